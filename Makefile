@@ -1,0 +1,36 @@
+# Onboard: every command goes through npm scripts so it runs on the project's own Node 24 (node_modules/.bin/node).
+.PHONY: run test spec generate check-generated mock lint bench localnet clean
+
+# npm ci installs exactly the lockfile; it reruns only when package-lock.json changes.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+run: node_modules/.installed
+	npm run start
+
+test: node_modules/.installed
+	npm test
+
+spec: node_modules/.installed
+	npm run spec
+
+generate: node_modules/.installed
+	npm run generate
+
+check-generated: node_modules/.installed
+	npm run check-generated
+
+mock: node_modules/.installed
+	npm run spec
+	npm run mock
+
+lint: node_modules/.installed
+	npm run spec:lint
+	npm run typecheck
+
+bench: node_modules/.installed
+	npm run bench
+
+clean:
+	rm -rf .data node_modules

@@ -1,0 +1,23 @@
+// Prints the README's status table from the contract and the handler registry (tests/docs keeps the README in
+// step): `npx tsx scripts/status-table.ts`.
+import { operations, type OperationId } from '../generated/server/catalogue.gen';
+import { systemClock, type Deps } from '../src/deps';
+import { createHandlers } from '../src/operations/index';
+import { isNotImplemented } from '../src/operations/notImplemented';
+
+export function statusRows(): { id: OperationId; route: string; status: string }[] {
+  // Handlers are only inspected, never called, so their dependencies can stay empty.
+  const handlers = createHandlers({ clock: systemClock } as Deps) as Record<OperationId, unknown>;
+  return (Object.keys(operations) as OperationId[])
+    .sort((a, b) => operations[a].path.localeCompare(operations[b].path) || a.localeCompare(b))
+    .map((id) => ({
+      id,
+      route: `${operations[id].method.toUpperCase()} ${operations[id].path}`,
+      status: isNotImplemented(handlers[id]) ? '501' : 'built',
+    }));
+}
+
+if (process.argv[1]?.endsWith('status-table.ts')) {
+  console.log('| operationId | route | status |\n|---|---|---|');
+  for (const r of statusRows()) console.log(`| ${r.id} | \`${r.route}\` | ${r.status} |`);
+}

@@ -1,0 +1,104 @@
+// make test: everything CI checks, in order, on a fresh machine with nothing but Node and npm.
+//   1. typecheck (tsc, strict)   2. contract lint (redocly)   3. generated code in step with openapi/
+//   4. unit + integration + contract tests (node's test runner) on a fresh embedded PostgreSQL
+//   5. with CI=true, the integration and contract tests again on the machine's PostgreSQL (127.0.0.1:5432)
+// Options: --only=<glob> runs just those test files (skips 1-3 and 5); TEST_DATABASE_URL=<admin url> uses that
+// PostgreSQL instead of the embedded one.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { projectRoot } from '../src/paths';
+
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.test.ts'];
+const DB_TESTS = ['tests/**/*.test.ts'];
+
+function step(title: string): void {
+  process.stdout.write(`\n== ${title}\n`);
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
+  const r = spawnSync(cmd, args, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    process.stdout.write(`\nFAILED: ${cmd} ${args.join(' ')} (exit ${r.status ?? r.signal})\n`);
+    process.exit(r.status || 1);
+  }
+}
+
+const bin = (name: string) => join(projectRoot, 'node_modules/.bin', name);
+
+function nodeTests(files: string[], adminUrl: string, label: string): void {
+  step(`tests (${label})`);
+  run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
+    TEST_PG_ADMIN_URL: adminUrl,
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+}
+
+async function reachable(url: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  if (!only) {
+    step('typecheck');
+    run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+    step('contract lint');
+    run(bin('redocly'), ['lint', 'openapi/openapi.yaml', '--config', 'openapi/redocly.yaml', '--format', 'summary']);
+    step('generated code in step with openapi/');
+    run(bin('tsx'), ['scripts/generate.ts', '--check']);
+  }
+
+  let adminUrl = process.env.TEST_DATABASE_URL;
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let dataDir: string | undefined;
+  if (!adminUrl) {
+    step('embedded PostgreSQL for the tests');
+    dataDir = mkdtempSync(join(tmpdir(), 'onboard-test-pg-'));
+    const port = await freePort();
+    const embedded = await startEmbeddedPostgres({ dataDir, port, database: 'postgres', persistent: false });
+    adminUrl = embedded.url;
+    stopEmbedded = embedded.stop;
+    process.stdout.write(`started on port ${port}\n`);
+  }
+  try {
+    nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract');
+  } finally {
+    await stopEmbedded?.();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  if (process.env.CI === 'true' && !only) {
+    const machineUrl = process.env.CI_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    if (await reachable(machineUrl)) {
+      nodeTests(DB_TESTS, machineUrl, "integration and contract on the machine's PostgreSQL");
+    } else {
+      process.stdout.write(`\n(CI: ${machineUrl} is not reachable; the machine-PostgreSQL pass is skipped)\n`);
+    }
+  }
+  process.stdout.write(`\nall checks passed in ${Math.round((Date.now() - started) / 1000)} s\n`);
+}
+
+await main();

@@ -1,0 +1,71 @@
+// buildApp(deps): the whole HTTP service as an Express app, with no globals, so tests build the same app as main.ts.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Document } from 'openapi-backend';
+import type { Deps } from './deps';
+import { docsRouter } from './http/docs';
+import { AppError, sendError } from './http/errors';
+import { createOperationRouter, type RequestLocals } from './http/operationRouter';
+import { assertRegistryComplete, createHandlers } from './operations/index';
+import type { HandlerRegistry } from './operations/types';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface BuildAppOptions {
+  /** The bundled contract (openapi/dist/openapi.json). */
+  document: Document;
+  /** Replace handlers (tests); defaults to createHandlers(deps). */
+  handlers?: HandlerRegistry;
+}
+
+export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<express.Express> {
+  const handlers = opts.handlers ?? createHandlers(deps);
+  assertRegistryComplete(handlers);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Credentials never reach the log.
+      redact: { paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'req.headers.dpop', 'req.headers.cookie'], censor: '[redacted]' },
+      // 501 is the documented answer of an operation not built yet, not a fault.
+      customLogLevel: (_req, res, err) => ((err || res.statusCode >= 500) && res.statusCode !== 501 ? 'error' : 'info'),
+    }),
+  );
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const locals = res.locals as RequestLocals;
+    locals.requestId = String(req.id);
+    locals.log = req.log;
+    next();
+  });
+
+  app.use(docsRouter(opts.document));
+
+  // A body that claims another media type is refused before routing; JSON bodies are parsed up to 1 MiB.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+      return next(new AppError('UNSUPPORTED_MEDIA_TYPE', { message: 'The body must be application/json' }));
+    }
+    next();
+  });
+  app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+
+  app.use(await createOperationRouter(opts.document, handlers));
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const locals = res.locals as RequestLocals;
+    sendError(res, err, locals.log ?? deps.log, locals.requestId ?? 'unknown');
+  });
+  return app;
+}

@@ -1,0 +1,66 @@
+// Reads the service configuration from the environment. Every setting has an embedded default so that `make run`
+// works on a fresh machine; production sets the URLs.
+import { resolve } from 'node:path';
+
+export type NetworkName = 'testnet' | 'mainnet';
+
+export interface Config {
+  /** Address and port the HTTP server listens on. */
+  host: string;
+  port: number;
+  /** PostgreSQL URL; when absent, an embedded PostgreSQL is started with its data in `<dataDir>/postgres`. */
+  databaseUrl: string | undefined;
+  /** Port of the embedded PostgreSQL (only used without databaseUrl). */
+  embeddedPostgresPort: number;
+  /** Where local state lives (embedded database, and later the local master key and the mail outbox). */
+  dataDir: string;
+  /** pino level: fatal, error, warn, info, debug, trace, silent. */
+  logLevel: string;
+  /** Stellar RPC URL per network; a network without one is reported as not configured. */
+  stellarRpcUrls: Partial<Record<NetworkName, string>>;
+  /** Public base URL printed in the banner and used in links. */
+  publicUrl: string;
+}
+
+export class ConfigError extends Error {}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = intFrom(env, 'PORT', 8080, 0, 65535);
+  const stellarRpcUrls: Partial<Record<NetworkName, string>> = {};
+  const testnet = urlFrom(env, 'STELLAR_TESTNET_RPC_URL');
+  const mainnet = urlFrom(env, 'STELLAR_MAINNET_RPC_URL');
+  if (testnet) stellarRpcUrls.testnet = testnet;
+  if (mainnet) stellarRpcUrls.mainnet = mainnet;
+  return {
+    host,
+    port,
+    databaseUrl: urlFrom(env, 'DATABASE_URL'),
+    embeddedPostgresPort: intFrom(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    dataDir: resolve(env.ONBOARD_DATA_DIR || '.data'),
+    logLevel: env.LOG_LEVEL || 'info',
+    stellarRpcUrls,
+    publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+  };
+}

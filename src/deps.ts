@@ -1,0 +1,26 @@
+// Everything a handler may need, built once in main.ts (tests build their own). No globals, no service locator.
+import type { Logger } from 'pino';
+import type { Db } from './infra/db/database';
+import type { NetworkName } from './config';
+import type { RpcHealth } from './infra/stellar/rpcHealth';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface Deps {
+  /** Structured logger (pino); request handlers get a child with the request id. */
+  log: Logger;
+  /** PostgreSQL through knex. */
+  db: Db;
+  /** Wall clock; tests can pin it. */
+  clock: Clock;
+  /** Health probe per configured Stellar network (RPC getHealth); a network absent here is not configured. */
+  stellarHealth: Partial<Record<NetworkName, () => Promise<RpcHealth>>>;
+  /** Service version, reported by /health. */
+  version: string;
+  /** When the process started, for /health uptime. */
+  startedAt: Date;
+}

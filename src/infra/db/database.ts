@@ -1,0 +1,38 @@
+// The database handle (knex over pg), migrations, and the one transaction helper.
+import knexFactory, { type Knex } from 'knex';
+import { migrations } from './migrations/index';
+
+export type Db = Knex;
+export type Trx = Knex.Transaction;
+
+export function createDb(url: string, opts: { poolMax?: number } = {}): Db {
+  return knexFactory({
+    client: 'pg',
+    connection: url,
+    pool: { min: 0, max: opts.poolMax ?? 10 },
+    // Migrations are listed in code (migrations/index.ts) so they load the same under tsx, tests and builds.
+    migrations: { migrationSource: migrationSource(), tableName: 'knex_migrations' },
+  });
+}
+
+function migrationSource(): Knex.MigrationSource<(typeof migrations)[number]> {
+  return {
+    getMigrations: async () => migrations,
+    getMigrationName: (m) => m.name,
+    getMigration: async (m) => m,
+  };
+}
+
+/** Brings the schema to the latest version; safe to run from several processes at once (knex takes a lock). */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest()) as [number, string[]];
+  return applied;
+}
+
+/**
+ * Runs `work` in one database transaction. Pass `trx` explicitly to everything inside; make no network calls (chain,
+ * KMS, email) inside: record intent, commit, call out, then record the outcome in a second transaction.
+ */
+export function withTx<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction(work);
+}

@@ -1,0 +1,11 @@
+// Every migration, in order. A migration is never edited once it has landed on main: add a new one.
+import type { Knex } from 'knex';
+import * as m0001 from './0001_service_meta';
+
+export interface Migration {
+  name: string;
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+export const migrations: Migration[] = [{ name: '0001_service_meta', ...m0001 }];

@@ -1,0 +1,49 @@
+// `make run`: config -> dependencies -> app -> listen, on embedded defaults when no URLs are configured.
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from './config';
+import { startService } from './service';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = pino({ level: config.logLevel });
+  const service = await startService(config, log);
+  const networks = (['testnet', 'mainnet'] as const)
+    .map((n) => `${n}: ${config.stellarRpcUrls[n] ?? 'not configured (set STELLAR_' + n.toUpperCase() + '_RPC_URL)'}`)
+    .join('\n    ');
+  process.stdout.write(
+    [
+      '',
+      `Onboard ${service.deps.version} is listening on ${service.url}`,
+      `  database:   ${service.databaseDescription}${service.migrationsApplied.length ? ` (applied ${service.migrationsApplied.length} migrations)` : ''}`,
+      `  stellar:    ${networks}`,
+      `  API docs:   ${service.url}/docs   (contract: ${service.url}/openapi.json)`,
+      `  try:        curl -s ${service.url}/health ; curl -s ${service.url}/ready`,
+      '  stop with Ctrl-C',
+      '',
+    ].join('\n') + '\n',
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    await service.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+// Handler types, derived from the generated operation table: one handler per operationId, typed by its request
+// parts and success content. Handlers return content; the router wraps it in the success envelope with the
+// operation's success code from the contract. Handlers never render errors: they throw AppError.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import type { OperationId, OperationTypes } from '../../generated/server/catalogue.gen';
+import type { AuthContext } from '../http/authenticate';
+
+export interface OperationRequest<Op extends OperationId> {
+  operationId: Op;
+  body: OperationTypes[Op]['body'];
+  query: OperationTypes[Op]['query'];
+  path: OperationTypes[Op]['path'];
+  headers: IncomingHttpHeaders;
+  auth: AuthContext;
+  requestId: string;
+  log: Logger;
+}
+
+export interface OperationResult<Op extends OperationId> {
+  content: OperationTypes[Op]['content'];
+  /** Extra response headers (e.g. Location, RateLimit-*). */
+  headers?: Record<string, string>;
+}
+
+export type Handler<Op extends OperationId> = (req: OperationRequest<Op>) => Promise<OperationResult<Op>>;
+
+/** Exactly one handler per operationId: a missing or extra key is a compile error. */
+export type HandlerRegistry = { [Op in OperationId]: Handler<Op> };

@@ -1,0 +1,88 @@
+// Assembles the running service: database (given or embedded), migrations, dependencies, HTTP server.
+// main.ts uses it for `make run`; the tests use it to run the real thing on a free port.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { pino, type Logger } from 'pino';
+import type { Document } from 'openapi-backend';
+import { buildApp } from './app';
+import type { Config } from './config';
+import { systemClock, type Deps } from './deps';
+import { createDb, migrateToLatest } from './infra/db/database';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
+import { probeRpcHealth } from './infra/stellar/rpcHealth';
+import { projectRoot } from './paths';
+
+export interface RunningService {
+  url: string;
+  deps: Deps;
+  /** Where the database lives, for the banner: `embedded (<dir>)` or the URL's host. */
+  databaseDescription: string;
+  migrationsApplied: string[];
+  close(): Promise<void>;
+}
+
+export function loadBundledSpec(): Document {
+  return JSON.parse(readFileSync(join(projectRoot, 'openapi/dist/openapi.json'), 'utf8')) as Document;
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  let databaseDescription: string;
+  if (databaseUrl) {
+    databaseDescription = new URL(databaseUrl).host;
+  } else {
+    const dir = join(config.dataDir, 'postgres');
+    log.info({ dir }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres({
+      dataDir: dir,
+      port: config.embeddedPostgresPort,
+      database: 'onboard',
+      onLog: (line) => log.debug({ component: 'postgres' }, line),
+    });
+    databaseUrl = embedded.url;
+    databaseDescription = `embedded PostgreSQL in ${dir} (port ${config.embeddedPostgresPort})`;
+  }
+  const db = createDb(databaseUrl);
+  try {
+    const migrationsApplied = await migrateToLatest(db);
+    const deps: Deps = {
+      log,
+      db,
+      clock: systemClock,
+      stellarHealth: Object.fromEntries(
+        Object.entries(config.stellarRpcUrls).map(([network, url]) => [network, () => probeRpcHealth(url)]),
+      ),
+      version: version(),
+      startedAt: new Date(),
+    };
+    const app = await buildApp(deps, { document: loadBundledSpec() });
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.port, config.host, () => resolve(s));
+      s.once('error', reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://${config.host}:${port}`,
+      deps,
+      databaseDescription,
+      migrationsApplied,
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await db.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await db.destroy();
+    await embedded?.stop();
+    throw err;
+  }
+}

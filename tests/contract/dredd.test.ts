@@ -1,0 +1,52 @@
+// dredd against the live service, for the 2xx answers of every built operation (see dredd-hooks.cjs for what dredd
+// checks and what it cannot).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { operations, type OperationId } from '../../generated/server/catalogue.gen';
+import { createHandlers } from '../../src/operations/index';
+import { isNotImplemented } from '../../src/operations/notImplemented';
+import { projectRoot } from '../../src/paths';
+import { headersFor } from '../support/credentials';
+import { startTestService, type TestService } from '../support/service';
+
+describe('dredd', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  test('every built operation answers its documented 2xx', async () => {
+    const handlers = createHandlers(svc.deps) as Record<OperationId, unknown>;
+    const builtIds = (Object.keys(operations) as OperationId[]).filter((id) => !isNotImplemented(handlers[id]));
+    const key = (id: OperationId) => `${operations[id].method.toUpperCase()} ${operations[id].path}`;
+    const credentials = Object.fromEntries(builtIds.map((id) => [key(id), operations[id].security[0] ? headersFor(operations[id].security[0]!) : {}]));
+    // Asynchronous on purpose: the service under test runs in this process and must keep answering.
+    const child = spawn(
+      join(projectRoot, 'node_modules/.bin/dredd'),
+      ['openapi/dist/openapi.json', svc.url, '--hookfiles=tests/contract/dredd-hooks.cjs', '--loglevel=warning', '--reporter=cli'],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, DREDD_BUILT_OPERATIONS: JSON.stringify(builtIds.map(key)), DREDD_CREDENTIALS: JSON.stringify(credentials), NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const r = { status, stdout, stderr };
+    const output = `${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
+    assert.equal(r.status, 0, output.slice(-3000));
+    const complete = output.match(/complete: (\d+) passing, (\d+) failing, (\d+) errors?, (\d+) skipped/);
+    assert.ok(complete, output.split("\n").filter((l) => !l.startsWith("skip")).join("\n").slice(-1500));
+    assert.equal(Number(complete[1]), builtIds.length, `expected one passing transaction per built operation\n${output.slice(-2000)}`);
+    assert.equal(Number(complete[2]), 0);
+    assert.equal(Number(complete[3]), 0);
+  });
+});

@@ -1,0 +1,152 @@
+// The error contract every operation shares: envelope, codes and statuses from the catalogue, validation details,
+// auth order, masking of unexpected errors, and credentials kept out of logs.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app';
+import { systemClock } from '../../src/deps';
+import { createHandlers } from '../../src/operations/index';
+import { loadBundledSpec } from '../../src/service';
+import { createDb } from '../../src/infra/db/database';
+import { sampleCredentials } from '../support/credentials';
+import { call, rawCall } from '../support/http';
+import { startTestService, type TestService } from '../support/service';
+
+const VALID_G = 'GAV3Y4WYDZ5NJTS6UJHGCI3KL5AJWEK6GX6MHDOB5UA6BLWN2ZTVWS2W';
+const secret = { 'x-service-api-key': sampleCredentials.secretKey };
+
+describe('error contract', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  test('unknown path: 404 NOT_FOUND in the error envelope', async () => {
+    const res = await rawCall(svc.url, 'GET', '/v1/nope');
+    assert.equal(res.status, 404);
+    assert.deepEqual({ code: (res.body as any).code, success: (res.body as any).success }, { code: 'NOT_FOUND', success: false });
+  });
+
+  test('wrong method: 405 METHOD_NOT_ALLOWED with Allow', async () => {
+    const res = await rawCall(svc.url, 'DELETE', '/v1/wallets/fund', { headers: secret });
+    assert.equal(res.status, 405);
+    assert.equal((res.body as any).code, 'METHOD_NOT_ALLOWED');
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+
+  test('missing key: 401 INVALID_CREDENTIALS before any validation', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { body: {} });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'INVALID_CREDENTIALS');
+  });
+
+  test('malformed key: 401 INVALID_CREDENTIALS', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': 'sec_testnet_short' }, body: { publicKey: VALID_G } });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'INVALID_CREDENTIALS');
+  });
+
+  test('publishable key on a secret route and the reverse: 403 API_KEY_TYPE_NOT_ALLOWED', async () => {
+    const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': sampleCredentials.publishableKey }, body: { publicKey: VALID_G } });
+    assert.equal(a.status, 403);
+    assert.equal(a.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
+    const b = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
+      headers: { 'x-service-api-key': sampleCredentials.secretKey, authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof },
+    });
+    assert.equal(b.status, 403);
+    assert.equal(b.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
+  });
+
+  test('session routes: missing token SDK_AUTH_INVALID_TOKEN, missing proof SDK_AUTH_DPOP_REQUIRED, bad proof SDK_AUTH_DPOP_INVALID', async () => {
+    const key = { 'x-service-api-key': sampleCredentials.publishableKey };
+    const noToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: key });
+    assert.equal(noToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
+    assert.match(noToken.headers.get('www-authenticate') ?? '', /^DPoP /);
+    const bearer = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'Bearer abc' } });
+    assert.equal(bearer.body.code, 'SDK_AUTH_INVALID_TOKEN');
+    const noProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc' } });
+    assert.equal(noProof.body.code, 'SDK_AUTH_DPOP_REQUIRED');
+    const badProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc', dpop: 'not-a-jwt' } });
+    assert.equal(badProof.body.code, 'SDK_AUTH_DPOP_INVALID');
+  });
+
+  test('missing or malformed publicKey: 400 VALIDATION_ERROR with details.fieldErrors', async () => {
+    const missing = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: {} });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'VALIDATION_ERROR');
+    assert.deepEqual(Object.keys(missing.body.details.fieldErrors), ['publicKey']);
+    const malformed = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: 'GABC' } });
+    assert.equal(malformed.status, 400);
+    assert.ok(malformed.body.details.fieldErrors.publicKey.length > 0);
+    const extra = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: VALID_G, admin: true } });
+    assert.deepEqual(extra.body.details.fieldErrors, { admin: ['is not allowed'] });
+  });
+
+  test('query parameters are validated and named as query.<name>', async () => {
+    const res = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history?limit=0&network=futurenet', {
+      headers: { 'x-service-api-key': sampleCredentials.publishableKey, authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof },
+    });
+    assert.equal(res.status, 400);
+    assert.deepEqual(Object.keys(res.body.details.fieldErrors).sort(), ['query.limit', 'query.network']);
+  });
+
+  test('unparsable JSON: 400 INVALID_JSON', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { ...secret, 'content-type': 'application/json' }, rawBody: '{"publicKey":' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'INVALID_JSON');
+  });
+
+  test('a body of another media type: 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const res = await rawCall(svc.url, 'POST', '/v1/wallets/fund', { headers: { ...secret, 'content-type': 'text/plain' }, rawBody: 'hello' });
+    assert.equal(res.status, 415);
+    assert.equal((res.body as any).code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: VALID_G } });
+    assert.equal(res.status, 501);
+    assert.equal(res.body.code, 'NOT_IMPLEMENTED');
+  });
+});
+
+describe('unexpected errors and logs', () => {
+  test('an unexpected exception is logged with its stack and answered as a masked 500; keys never reach the log', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = pino({ level: 'info' }, sink);
+    const db = createDb('postgres://unused@127.0.0.1:1/unused');
+    const deps = { log, db, clock: systemClock, stellarHealth: {}, version: '0.0.0', startedAt: new Date() };
+    const handlers = createHandlers(deps);
+    handlers.getHealth = async () => {
+      throw new Error('database password is hunter2');
+    };
+    const app = await buildApp(deps, { document: loadBundledSpec(), handlers });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const res = await call(url, 'getHealth', 'GET', '/health', { headers: { 'x-service-api-key': sampleCredentials.secretKey } });
+      assert.equal(res.status, 500);
+      assert.equal(res.body.code, 'INTERNAL_SERVER_ERROR');
+      assert.doesNotMatch(res.text, /hunter2/);
+      await call(url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': sampleCredentials.secretKey }, body: {} });
+      const logText = lines.join('');
+      assert.match(logText, /hunter2/, 'the cause is logged');
+      assert.match(logText, /"stack"/, 'with its stack');
+      assert.doesNotMatch(logText, new RegExp(sampleCredentials.secretKey), 'the API key is redacted');
+    } finally {
+      server.close();
+      await db.destroy();
+    }
+  });
+});

@@ -1,0 +1,22 @@
+// Runs the real service (same startService as `make run`) on a free port against a fresh test database.
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config';
+import { startService, type RunningService } from '../../src/service';
+import { freshDatabase } from './database';
+
+export interface TestService extends RunningService {
+  stop(): Promise<void>;
+}
+
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const db = await freshDatabase();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env });
+  const service = await startService(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  return {
+    ...service,
+    stop: async () => {
+      await service.close();
+      await db.drop();
+    },
+  };
+}
