@@ -2,9 +2,8 @@
 //   generated/client/        typed fetch client + types (@hey-api/openapi-ts)
 //   generated/server/catalogue.gen.ts   operation table, error catalogue (code -> status), security scheme names
 // `--check` (make check-generated, run by CI) regenerates and fails when the committed files differ.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@hey-api/openapi-ts';
 import { parse as parseYaml } from 'yaml';
@@ -129,15 +128,33 @@ export async function generate(bundle: () => void = bundleSpec): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
 
+/** Every generated file's content, keyed by path, to compare before and after regenerating. */
+function snapshot(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.set(relative(root, path), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(join(root, 'generated'));
+  walk(join(root, 'openapi/dist'));
+  return files;
+}
+
 async function main(): Promise<void> {
+  const before = process.argv.includes('--check') ? snapshot() : undefined;
   await generate();
-  if (!process.argv.includes('--check')) {
+  if (!before) {
     console.log('generated: openapi/dist/openapi.json, generated/client/, generated/server/catalogue.gen.ts');
     return;
   }
-  const drift = execFileSync('git', ['status', '--porcelain', '--', 'generated', 'openapi/dist'], { cwd: root, encoding: 'utf8' });
-  if (drift.trim()) {
-    console.error('generated code is out of date with openapi/ (run make generate and commit):\n' + drift);
+  const after = snapshot();
+  const drift = [...new Set([...before.keys(), ...after.keys()])].filter((f) => before.get(f) !== after.get(f)).sort();
+  if (drift.length) {
+    console.error(`generated code was out of date with openapi/ (now regenerated; review and commit):\n  ${drift.join('\n  ')}`);
     process.exit(1);
   }
   console.log('generated code matches openapi/');

@@ -1423,7 +1423,7 @@ export type RampSettingsInputWritable = {
 };
 
 /**
- * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+ * Visible ASCII, e.g. a UUID.
  */
 export type IdempotencyKey = string;
 
@@ -1522,7 +1522,7 @@ export type FundWalletData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -1861,7 +1861,7 @@ export type CreateAuthPolicyRowData = {
     body: AuthPolicyRowInput;
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -2686,7 +2686,7 @@ export type BuildTransactionData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -2841,7 +2841,7 @@ export type SubmitTransactionData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -2923,7 +2923,7 @@ export type RunTransactionData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -3286,7 +3286,7 @@ export type ClaimDistributionRuleData = {
     body?: never;
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -3694,7 +3694,7 @@ export type StartRampData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -4386,7 +4386,7 @@ export type CreateAppData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -4730,7 +4730,7 @@ export type AddMemberData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -4987,7 +4987,7 @@ export type CreateApiKeyData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -5056,7 +5056,7 @@ export type RotateApiKeyData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -5696,7 +5696,7 @@ export type UpdateTreasuryWalletsData = {
     };
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -5933,7 +5933,7 @@ export type CreateAppAuthPolicyRowData = {
     body: AuthPolicyRowInput;
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -6188,7 +6188,7 @@ export type CreateDistributionRuleData = {
     body: DistributionRuleInput;
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };
@@ -6516,7 +6516,7 @@ export type FundAppUserWalletData = {
     body?: never;
     headers?: {
         /**
-         * Makes a mutation safe to retry. The same key with the same body replays the stored answer for 24 hours; with a different body it answers 422 IDEMPOTENCY_KEY_REUSED; while the first request is in flight it answers 409. Keys are scoped to the caller (key and user).
+         * Visible ASCII, e.g. a UUID.
          */
         'Idempotency-Key'?: string;
     };

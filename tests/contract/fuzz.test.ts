@@ -15,7 +15,8 @@ import { operationObject, responseViolations, spec, validatorAt, type Json } fro
 import { startTestService, type TestService } from '../support/service';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+// CI replays one fixed seed so a landing is decided by the code, not by luck; local runs explore new inputs.
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env.CI === 'true' ? 20261121 : undefined;
 const ids = Object.keys(operations).sort() as OperationId[];
 
 function serverErrorViolation(id: OperationId, status: number, body: any): string[] {
