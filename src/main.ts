@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const service = await startService(config, log);
   const networks = (['testnet', 'mainnet'] as const)
     .map((n) => `${n}: ${config.stellarRpcUrls[n] ?? 'not configured (set STELLAR_' + n.toUpperCase() + '_RPC_URL)'}`)
-    .join('\n    ');
+    .join('\n              ');
   process.stdout.write(
     [
       '',

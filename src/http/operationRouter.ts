@@ -1,16 +1,16 @@
-// Binds the contract to the handlers: openapi-backend routes each request to its operationId and validates it
-// against the bundled spec; the gate authenticates; the handler runs; its content goes out in the success envelope.
-// Order per request: route (404/405) -> authenticate (401/403) -> validate (400) -> handler.
+// Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403) ->
+// validate against the bundled contract with openapi-backend (400) -> handler -> success envelope.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest } from '../operations/types';
-import { authenticate, type AuthContext } from './authenticate';
+import { authenticate } from './authenticate';
 import { AppError } from './errors';
 import { toFieldErrors } from './fieldErrors';
+import { createRouteTable } from './routeTable';
 
 /** Per-request values the router needs from Express (set by app.ts). */
 export interface RequestLocals {
@@ -39,77 +39,57 @@ function withoutExamples<T>(node: T): T {
 }
 
 export async function createOperationRouter(document: Document, handlers: HandlerRegistry): Promise<RequestHandler> {
+  // openapi-backend is the request validator (with Ajv 2020); routing is our compiled table (routeTable.ts).
   const api = new OpenAPIBackend({
     definition: withoutExamples(document),
     validate: true,
     coerceTypes: true,
     strict: true,
-    quick: true,
+    quick: true, // validators compile on an operation's first request, so start-up stays fast
     customizeAjv: (_ajv, ajvOpts) => createAjv(ajvOpts) as never,
   });
   // openapi-backend's own definition check only knows OpenAPI 3.0; the bundle is linted by redocly instead.
   api.validateDefinition = () => api.document;
-
-  const authByContext = new WeakMap<Context, AuthContext>();
-
-  api.register({
-    notFound: () => {
-      throw new AppError('NOT_FOUND', { message: 'No such path' });
-    },
-    methodNotAllowed: (c: Context) => {
-      const allowed = Object.entries(operations)
-        .filter(([, op]) => api.router.matchOperation({ method: op.method, path: c.request.path, headers: {} }, false)?.operationId === op.operationId)
-        .map(([, op]) => op.method.toUpperCase());
-      throw new AppError('METHOD_NOT_ALLOWED', {
-        message: `${c.request.method.toUpperCase()} is not allowed here`,
-        headers: allowed.length ? { Allow: [...new Set(allowed)].join(', ') } : {},
-      });
-    },
-    postRoutingHandler: (c: Context, req: Request) => {
-      // Runs before openapi-backend answers 404/405, so an unmatched request has no operation yet.
-      if (!c.operation) return;
-      const op = operations[c.operation.operationId as OperationId];
-      authByContext.set(c, authenticate(op.security, req.headers));
-    },
-    validationFail: (c: Context) => {
-      throw new AppError('VALIDATION_ERROR', {
-        message: 'Request validation failed',
-        details: { fieldErrors: toFieldErrors(c.validation.errors as never) },
-      });
-    },
-  });
-  // Authentication already ran in postRoutingHandler (it throws on failure); these tell openapi-backend so.
-  for (const scheme of Object.keys(document.components?.securitySchemes ?? {})) {
-    api.registerSecurityHandler(scheme, (c: Context) => authByContext.has(c));
-  }
-  for (const operationId of Object.keys(operations) as OperationId[]) {
-    const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
-    const op = operations[operationId];
-    api.register(operationId, async (c: Context, req: Request, res: Response) => {
-      const locals = res.locals as RequestLocals;
-      const result = await handler({
-        operationId,
-        body: c.request.requestBody,
-        query: c.request.query as never,
-        path: c.request.params as never,
-        headers: req.headers,
-        auth: authByContext.get(c) ?? {},
-        requestId: locals.requestId,
-        log: locals.log,
-      } as OperationRequest<OperationId>);
-      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-      res.status(op.successStatus).json({ content: result.content, code: op.successCode, success: true });
-    });
-  }
   await api.init();
+  const route = createRouteTable();
+  const operationObjects = new Map((Object.keys(operations) as OperationId[]).map((id) => [id, api.getOperation(id)!]));
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      await api.handleRequest(
-        { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body },
-        req,
-        res,
-      );
+      // 1. route
+      const match = route(req.method, req.path);
+      if (match.kind === 'notFound') throw new AppError('NOT_FOUND', { message: 'No such path' });
+      if (match.kind === 'methodNotAllowed') {
+        throw new AppError('METHOD_NOT_ALLOWED', { message: `${req.method} is not allowed here`, headers: { Allow: match.allow.join(', ') } });
+      }
+      const { operationId } = match;
+      const op = operations[operationId];
+      // 2. authenticate (before validation, so an anonymous caller learns nothing about the input rules)
+      const auth = authenticate(op.security, req.headers);
+      // 3. validate against the contract, with query and path parameters coerced to their schema types
+      const operation = operationObjects.get(operationId)!;
+      const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
+      const validation = api.validateRequest(raw, operation);
+      if (!validation.valid) {
+        throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: toFieldErrors(validation.errors as never) } });
+      }
+      const parsed = api.router.parseRequest(validation.coerced, operation);
+      // 4. the handler
+      const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
+      const locals = res.locals as RequestLocals;
+      const result = await handler({
+        operationId,
+        body: parsed.requestBody,
+        query: parsed.query as never,
+        path: match.params as never,
+        headers: req.headers,
+        auth,
+        requestId: locals.requestId,
+        log: locals.log,
+      } as OperationRequest<OperationId>);
+      // 5. the success envelope, with the operation's success code from the contract
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      res.status(op.successStatus).json({ content: result.content, code: op.successCode, success: true });
     } catch (err) {
       next(err);
     }

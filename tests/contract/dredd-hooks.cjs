@@ -27,3 +27,13 @@ hooks.beforeEachValidation((transaction, done) => {
   }
   done();
 });
+
+// Each tested transaction's result, written synchronously: dredd may exit before its own summary reaches a pipe.
+const fs = require('fs');
+hooks.afterEach((transaction, done) => {
+  if (!transaction.skip && process.env.DREDD_RESULTS_FILE) {
+    const status = transaction.test && transaction.test.status ? transaction.test.status : 'unknown';
+    fs.appendFileSync(process.env.DREDD_RESULTS_FILE, `${status} ${transaction.request.method} ${transaction.origin.resourceName}\n`);
+  }
+  done();
+});

@@ -1,0 +1,106 @@
+// What the contract layer costs per request: the service's GET /health (routing, envelope, logging) and a POST that
+// is authenticated, schema-validated and refused (400), against a bare Express route answering the same JSON with
+// the same logger, measured in the same run. Rounds alternate the targets so machine noise hits them alike; the
+// medians and their ratios are recorded. Traffic stays on 127.0.0.1.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import express from 'express';
+import { pino } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { loadConfig } from '../src/config';
+import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { projectRoot } from '../src/paths';
+import { startService } from '../src/service';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 10;
+
+interface Target {
+  name: string;
+  url: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+async function measure(t: Target): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
+  const r = await autocannon({ url: t.url, method: t.method, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: SECONDS });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+export async function runHttpFoundation(): Promise<void> {
+  const silent = pino({ level: 'silent' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
+  const db = await startEmbeddedPostgres({ dataDir, port: 54400 + Math.floor(Math.random() * 500), database: 'bench', persistent: false });
+  const service = await startService(loadConfig({ PORT: '0', DATABASE_URL: db.url, LOG_LEVEL: 'silent' }), silent);
+
+  const bare = express();
+  bare.use(pinoHttp({ logger: silent }));
+  bare.get('/health', (_req, res) => {
+    res.json({ content: { status: 'ok', version: '0.1.0', uptimeSeconds: 1 }, code: 'HEALTHY', success: true });
+  });
+  const bareServer = bare.listen(0, '127.0.0.1');
+  await new Promise((r) => bareServer.once('listening', r));
+  const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`;
+
+  const targets: Target[] = [
+    { name: 'baseline: bare Express GET /health', url: `${bareUrl}/health`, method: 'GET' },
+    { name: 'service GET /health', url: `${service.url}/health`, method: 'GET' },
+    {
+      name: 'service POST /v1/wallets/fund (key form check + schema validation -> 400)',
+      url: `${service.url}/v1/wallets/fund`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sec_testnet_BenchOnlyNotARealKey000000000000' },
+      body: JSON.stringify({ publicKey: 'GABC' }),
+    },
+  ];
+  const samples = new Map(targets.map((t) => [t.name, [] as Awaited<ReturnType<typeof measure>>[]]));
+  try {
+    await measure(targets[1]!); // warm-up: JIT and openapi-backend's lazy validator compilation
+    await measure(targets[2]!);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of targets) {
+        const m = await measure(t);
+        samples.get(t.name)!.push(m);
+        console.log(`round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`);
+      }
+    }
+  } finally {
+    bareServer.close();
+    await service.close();
+    await db.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const baseline = median(samples.get(targets[0]!.name)!.map((m) => m.rps));
+  const rows = targets.map((t) => {
+    const s = samples.get(t.name)!;
+    const rps = median(s.map((m) => m.rps));
+    return `| ${t.name} | ${Math.round(rps)} | ${median(s.map((m) => m.p50))} | ${median(s.map((m) => m.p99))} | ${(rps / baseline).toFixed(2)} |`;
+  });
+  const date = new Date().toISOString().slice(0, 10);
+  const report = [
+    `# HTTP foundation: cost of the contract layer (${date})`,
+    '',
+    `Command: \`make bench\` (bench/http-foundation.ts), autocannon ${CONNECTIONS} connections, ${SECONDS} s per sample, ${ROUNDS} alternating rounds, medians.`,
+    `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generator in the same process (shared, noisy machine: read the ratios).`,
+    '',
+    '| target | req/s (median) | p50 ms | p99 ms | throughput vs baseline |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+  const file = join(projectRoot, 'bench/results', `${date}-http-foundation.md`);
+  writeFileSync(file, report);
+  console.log(`\n${report}\nrecorded in ${file}`);
+}
