@@ -1,6 +1,6 @@
 // Reads the service configuration from the environment. Every setting has an embedded default so that `make run`
 // works on a fresh machine; production sets the URLs.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export type NetworkName = 'testnet' | 'mainnet';
 
@@ -20,6 +20,11 @@ export interface Config {
   stellarRpcUrls: Partial<Record<NetworkName, string>>;
   /** Public base URL printed in the banner and used in links. */
   publicUrl: string;
+  /**
+   * The in-process local ledger that plays testnet when no testnet RPC URL is set (LOCALNET=off disables it).
+   * undefined when disabled or when a testnet RPC URL is configured.
+   */
+  localnet: { port: number; ledgerCloseMs: number | 'manual'; dataDir: string } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -53,14 +58,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mainnet = urlFrom(env, 'STELLAR_MAINNET_RPC_URL');
   if (testnet) stellarRpcUrls.testnet = testnet;
   if (mainnet) stellarRpcUrls.mainnet = mainnet;
+  const localnetEnabled = !testnet && (env.LOCALNET ?? 'on') !== 'off';
+  if (env.LOCALNET && !['on', 'off'].includes(env.LOCALNET)) throw new ConfigError(`LOCALNET must be on or off, got "${env.LOCALNET}"`);
+  const ledgerSeconds = env.LOCALNET_LEDGER_SECONDS;
+  if (ledgerSeconds && ledgerSeconds !== 'manual' && !(Number(ledgerSeconds) > 0 && Number(ledgerSeconds) <= 60)) {
+    throw new ConfigError(`LOCALNET_LEDGER_SECONDS must be a number of seconds (0-60] or "manual", got "${ledgerSeconds}"`);
+  }
+  const dataDir = resolve(env.ONBOARD_DATA_DIR || '.data');
   return {
     host,
     port,
     databaseUrl: urlFrom(env, 'DATABASE_URL'),
     embeddedPostgresPort: intFrom(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
-    dataDir: resolve(env.ONBOARD_DATA_DIR || '.data'),
+    dataDir,
     logLevel: env.LOG_LEVEL || 'info',
     stellarRpcUrls,
     publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+    localnet: localnetEnabled
+      ? {
+          port: intFrom(env, 'LOCALNET_PORT', 8000, 0, 65535),
+          ledgerCloseMs: ledgerSeconds === 'manual' ? 'manual' : Math.round(Number(ledgerSeconds || 5) * 1000),
+          dataDir: join(dataDir, 'localnet'),
+        }
+      : undefined,
   };
 }

@@ -12,10 +12,13 @@ import { systemClock, type Deps } from './deps';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
+import { startLocalnet, type Localnet } from './localnet/index';
 import { projectRoot } from './paths';
 
 export interface RunningService {
   url: string;
+  /** The in-process local ledger playing testnet, when started (see Config.localnet). */
+  localnet?: Localnet;
   deps: Deps;
   /** Where the database lives, for the banner: `embedded (<dir>)` or the URL's host. */
   databaseDescription: string;
@@ -50,14 +53,25 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     databaseDescription = `embedded PostgreSQL in ${dir} (port ${config.embeddedPostgresPort})`;
   }
   const db = createDb(databaseUrl);
+  let localnet: Localnet | undefined;
   try {
+    const stellarRpcUrls = { ...config.stellarRpcUrls };
+    if (config.localnet) {
+      localnet = await startLocalnet({
+        port: config.localnet.port,
+        ledgerCloseMs: config.localnet.ledgerCloseMs,
+        dataDir: config.localnet.dataDir,
+        log: (msg) => log.debug({ component: 'localnet' }, msg),
+      });
+      stellarRpcUrls.testnet = localnet.rpcUrl;
+    }
     const migrationsApplied = await migrateToLatest(db);
     const deps: Deps = {
       log,
       db,
       clock: systemClock,
       stellarHealth: Object.fromEntries(
-        Object.entries(config.stellarRpcUrls).map(([network, url]) => [network, () => probeRpcHealth(url)]),
+        Object.entries(stellarRpcUrls).map(([network, url]) => [network, () => probeRpcHealth(url)]),
       ),
       version: version(),
       startedAt: new Date(),
@@ -70,6 +84,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const { port } = server.address() as AddressInfo;
     return {
       url: `http://${config.host}:${port}`,
+      ...(localnet ? { localnet } : {}),
       deps,
       databaseDescription,
       migrationsApplied,
@@ -77,10 +92,12 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await db.destroy();
+        await localnet?.stop();
         await embedded?.stop();
       },
     };
   } catch (err) {
+    await localnet?.stop();
     await db.destroy();
     await embedded?.stop();
     throw err;

@@ -23,11 +23,25 @@ describe('system endpoints', () => {
     assert.match(res.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
   });
 
-  test('GET /ready checks the database and reports unconfigured networks without failing', async () => {
+  test('GET /ready checks the database and the in-process localnet; an unconfigured network does not fail it', async () => {
     const res = await call(svc.url, 'getReadiness', 'GET', '/ready');
     assert.equal(res.status, 200);
     assert.equal(res.body.content.checks.database.status, 'up');
-    assert.equal(res.body.content.checks['stellar:testnet'].status, 'not_configured');
+    assert.equal(res.body.content.checks['stellar:testnet'].status, 'up');
+    assert.match(res.body.content.checks['stellar:testnet'].detail, /^latest ledger \d+$/);
+    assert.equal(res.body.content.checks['stellar:mainnet'].status, 'not_configured');
+  });
+
+  test('with LOCALNET=off and no RPC URL, testnet is reported not_configured', async () => {
+    const off = await startTestService({ LOCALNET: 'off' });
+    try {
+      const res = await call(off.url, 'getReadiness', 'GET', '/ready');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.content.checks['stellar:testnet'].status, 'not_configured');
+      assert.equal(off.localnet, undefined);
+    } finally {
+      await off.stop();
+    }
   });
 
   test('GET /ready answers 503 SERVICE_UNAVAILABLE when a configured Stellar RPC is unreachable', async () => {

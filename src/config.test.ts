@@ -1,0 +1,27 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from './config';
+
+test('embedded defaults: port 8080, no database URL, localnet playing testnet every 5 s', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, undefined);
+  assert.deepEqual(c.stellarRpcUrls, {});
+  assert.equal(c.localnet?.port, 8000);
+  assert.equal(c.localnet?.ledgerCloseMs, 5000);
+  assert.match(c.localnet?.dataDir ?? '', /\.data\/localnet$/);
+});
+
+test('a testnet RPC URL or LOCALNET=off turns localnet off', () => {
+  assert.equal(loadConfig({ STELLAR_TESTNET_RPC_URL: 'https://soroban-testnet.stellar.org' }).localnet, undefined);
+  assert.equal(loadConfig({ LOCALNET: 'off' }).localnet, undefined);
+  assert.equal(loadConfig({ LOCALNET_LEDGER_SECONDS: 'manual' }).localnet?.ledgerCloseMs, 'manual');
+  assert.equal(loadConfig({ LOCALNET_LEDGER_SECONDS: '0.5' }).localnet?.ledgerCloseMs, 500);
+});
+
+test('bad values stop start-up with a clear message', () => {
+  assert.throws(() => loadConfig({ PORT: 'abc' }), (e: unknown) => e instanceof ConfigError && /PORT must be an integer/.test(e.message));
+  assert.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), ConfigError);
+  assert.throws(() => loadConfig({ LOCALNET: 'maybe' }), ConfigError);
+  assert.throws(() => loadConfig({ LOCALNET_LEDGER_SECONDS: '-1' }), ConfigError);
+});
