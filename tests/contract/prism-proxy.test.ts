@@ -10,7 +10,7 @@ import { sampleCredentials } from '../support/credentials';
 import { startPrism, type Prism } from '../support/prism';
 import { startTestService, type TestService } from '../support/service';
 
-const VALID_G = 'GAV3Y4WYDZ5NJTS6UJHGCI3KL5AJWEK6GX6MHDOB5UA6BLWN2ZTVWS2W';
+const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
 describe('live service through the Prism validating proxy', () => {
   let svc: TestService;

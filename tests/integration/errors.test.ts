@@ -14,7 +14,7 @@ import { sampleCredentials } from '../support/credentials';
 import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
-const VALID_G = 'GAV3Y4WYDZ5NJTS6UJHGCI3KL5AJWEK6GX6MHDOB5UA6BLWN2ZTVWS2W';
+const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 const secret = { 'x-service-api-key': sampleCredentials.secretKey };
 
 describe('error contract', () => {

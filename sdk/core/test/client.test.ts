@@ -6,7 +6,7 @@ import { createOnboardClient, OnboardConfigError } from '../src/index';
 
 const KEY = `sec_testnet_${'TestOnlyNotARealKey0'.padEnd(32, '0')}`;
 const PUB_MAINNET = `pub_mainnet_${'TestOnlyNotARealKey0'.padEnd(32, '0')}`;
-const G = 'GAV3Y4WYDZ5NJTS6UJHGCI3KL5AJWEK6GX6MHDOB5UA6BLWN2ZTVWS2W';
+const G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
 describe('@onboard/core client', () => {
   let server: Server;
