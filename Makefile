@@ -1,8 +1,9 @@
 # Onboard: every command goes through npm scripts so it runs on the project's own Node 24 (node_modules/.bin/node).
 .PHONY: run test spec generate check-generated mock lint bench localnet clean
 
-# npm ci installs exactly the lockfile; it reruns only when package-lock.json changes.
-node_modules/.installed: package.json package-lock.json
+# npm ci installs exactly the lockfile; it reruns only when the lockfile changes (editing a script in package.json
+# does not wipe node_modules).
+node_modules/.installed: package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -34,3 +35,7 @@ bench: node_modules/.installed
 
 clean:
 	rm -rf .data node_modules
+
+# A standalone local Stellar network (RPC on :8000); ARGS="--ledger-seconds manual" etc. are passed through.
+localnet: node_modules/.installed
+	npm run localnet -- $(ARGS)
