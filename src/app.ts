@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
 import type { Deps } from './deps';
+import { createAuthenticator } from './http/authenticate';
 import { docsRouter } from './http/docs';
 import { AppError, sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
@@ -61,7 +62,7 @@ export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<expre
   });
   app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.use(await createOperationRouter(opts.document, handlers));
+  app.use(await createOperationRouter(opts.document, handlers, createAuthenticator(deps)));
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as RequestLocals;

@@ -2078,6 +2078,10 @@ export type StartEmailSignInErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
     429: Error;
@@ -2147,6 +2151,10 @@ export type VerifyEmailSignInErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
     429: Error;
@@ -2213,6 +2221,10 @@ export type StartOAuthSignInErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
     /**
      * The provider has no client credentials for the app (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
@@ -2293,6 +2305,10 @@ export type CompleteOAuthSignInErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * The provider has no client credentials for the app (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
@@ -2356,6 +2372,10 @@ export type RefreshSessionErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
     429: Error;
@@ -2410,6 +2430,10 @@ export type SignOutErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
     429: Error;
@@ -2460,6 +2484,10 @@ export type ListSessionsErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
     /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
@@ -3252,6 +3280,10 @@ export type ListDistributionRulesErrors = {
      */
     403: Error;
     /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
     429: Error;
@@ -3384,6 +3416,10 @@ export type ListKycProvidersErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
     /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */
@@ -3580,6 +3616,10 @@ export type ListRampProvidersErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
     /**
      * Rate limit or quota exceeded. Retry after the Retry-After seconds.
      */

@@ -1,5 +1,8 @@
-// Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403) ->
-// validate against the bundled contract with openapi-backend (400) -> handler -> success envelope.
+// Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
+// -> validate against the bundled contract with openapi-backend (400) -> handler -> success envelope.
+// CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
+// app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
+// Access-Control-Allow-Origin back.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import Ajv2020 from 'ajv/dist/2020';
@@ -7,7 +10,7 @@ import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest } from '../operations/types';
-import { authenticate } from './authenticate';
+import type { Authenticate } from './authenticate';
 import { AppError } from './errors';
 import { toFieldErrors } from './fieldErrors';
 import { createRouteTable } from './routeTable';
@@ -38,7 +41,13 @@ function withoutExamples<T>(node: T): T {
   ) as T;
 }
 
-export async function createOperationRouter(document: Document, handlers: HandlerRegistry): Promise<RequestHandler> {
+/** Request headers a browser may send cross-origin (the preflight's Access-Control-Allow-Headers). */
+const CORS_ALLOWED_HEADERS = 'x-service-api-key, authorization, dpop, content-type, idempotency-key, x-request-id';
+/** Response headers a browser script may read. */
+const CORS_EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location';
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+export async function createOperationRouter(document: Document, handlers: HandlerRegistry, authenticate: Authenticate): Promise<RequestHandler> {
   // openapi-backend is the request validator (with Ajv 2020); routing is our compiled table (routeTable.ts).
   const api = new OpenAPIBackend({
     definition: withoutExamples(document),
@@ -56,8 +65,22 @@ export async function createOperationRouter(document: Document, handlers: Handle
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      // 1. route
+      // 1. route (OPTIONS is never an operation: it is the CORS preflight of the path's operations)
       const match = route(req.method, req.path);
+      if (req.method === 'OPTIONS' && match.kind === 'methodNotAllowed') {
+        const allow = match.allow.filter((m) => m !== 'OPTIONS');
+        res.setHeader('Allow', allow.join(', '));
+        const origin = req.headers.origin;
+        if (origin) {
+          res.setHeader('Vary', 'Origin');
+          res.setHeader('Access-Control-Allow-Origin', origin);
+          res.setHeader('Access-Control-Allow-Methods', allow.join(', '));
+          res.setHeader('Access-Control-Allow-Headers', CORS_ALLOWED_HEADERS);
+          res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE_SECONDS);
+        }
+        res.status(204).end();
+        return;
+      }
       if (match.kind === 'notFound') throw new AppError('NOT_FOUND', { message: 'No such path' });
       if (match.kind === 'methodNotAllowed') {
         throw new AppError('METHOD_NOT_ALLOWED', { message: `${req.method} is not allowed here`, headers: { Allow: match.allow.join(', ') } });
@@ -65,7 +88,12 @@ export async function createOperationRouter(document: Document, handlers: Handle
       const { operationId } = match;
       const op = operations[operationId];
       // 2. authenticate (before validation, so an anonymous caller learns nothing about the input rules)
-      const auth = authenticate(op.security, req.headers);
+      const auth = await authenticate(op.security, req.headers);
+      if (auth.allowedOrigin) {
+        res.setHeader('Vary', 'Origin');
+        res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
+        res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+      }
       // 3. validate against the contract, with query and path parameters coerced to their schema types
       const operation = operationObjects.get(operationId)!;
       const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };

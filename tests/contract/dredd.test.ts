@@ -10,13 +10,15 @@ import { operations, type OperationId } from '../../generated/server/catalogue.g
 import { createHandlers } from '../../src/operations/index';
 import { isNotImplemented } from '../../src/operations/notImplemented';
 import { projectRoot } from '../../src/paths';
-import { headersFor } from '../support/credentials';
+import { headersFor, seedCredentials, type Credentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 
 describe('dredd', () => {
   let svc: TestService;
+  let creds: Credentials;
   before(async () => {
     svc = await startTestService();
+    creds = await seedCredentials(svc.deps.db);
   });
   after(async () => {
     await svc?.stop();
@@ -26,7 +28,7 @@ describe('dredd', () => {
     const handlers = createHandlers(svc.deps) as Record<OperationId, unknown>;
     const builtIds = (Object.keys(operations) as OperationId[]).filter((id) => !isNotImplemented(handlers[id]));
     const key = (id: OperationId) => `${operations[id].method.toUpperCase()} ${operations[id].path}`;
-    const credentials = Object.fromEntries(builtIds.map((id) => [key(id), operations[id].security[0] ? headersFor(operations[id].security[0]!) : {}]));
+    const credentials = Object.fromEntries(builtIds.map((id) => [key(id), operations[id].security[0] ? headersFor(operations[id].security[0]!, creds) : {}]));
     const resultsFile = join(mkdtempSync(join(tmpdir(), 'onboard-dredd-')), 'results.txt');
     writeFileSync(resultsFile, '');
     // Asynchronous on purpose: the service under test runs in this process and must keep answering.

@@ -13,6 +13,7 @@ import { rawCall } from '../support/http';
 import { bodySchemaPointer, credentials, parametersOf, requestArb, urlOf, type GeneratedRequest } from '../support/requests';
 import { operationObject, responseViolations, spec, validatorAt, type Json } from '../support/spec';
 import { startTestService, type TestService } from '../support/service';
+import { seedCredentials, type Credentials } from '../support/credentials';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 // CI replays one fixed seed so a landing is decided by the code, not by luck; local runs explore new inputs.
@@ -27,8 +28,11 @@ function serverErrorViolation(id: OperationId, status: number, body: any): strin
 
 describe('contract fuzzing over every operation', () => {
   let svc: TestService;
+  // Real keys of an active app, stored in the service's database: requests pass the gate's lookup.
+  let creds: Credentials;
   before(async () => {
     svc = await startTestService();
+    creds = await seedCredentials(svc.deps.db);
   });
   after(async () => {
     await svc?.stop();
@@ -39,7 +43,7 @@ describe('contract fuzzing over every operation', () => {
     test(`${id}: valid requests are accepted and answered per contract`, async () => {
       await fc.assert(
         fc.asyncProperty(requestArb(id), async (req) => {
-          const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id), ...req.headers }, body: req.body });
+          const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id, creds), ...req.headers }, body: req.body });
           const violations = [...serverErrorViolation(id, res.status, res.body), ...responseViolations(id, res)];
           const code = (res.body as any)?.code;
           if (res.status === 400 && (code === 'VALIDATION_ERROR' || code === 'INVALID_JSON')) {
@@ -74,7 +78,7 @@ describe('contract fuzzing over every operation', () => {
       }
       if (cases.length === 0) return t.skip('no inputs to break');
       for (const { label, req } of cases) {
-        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id), ...req.headers }, body: req.body });
+        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id, creds), ...req.headers }, body: req.body });
         const violations = responseViolations(id, res);
         if (res.status !== 400 || (res.body as any)?.code !== 'VALIDATION_ERROR') {
           violations.push(`negative_data_rejection: ${label} answered ${res.status} ${(res.body as any)?.code}`);
@@ -86,7 +90,7 @@ describe('contract fuzzing over every operation', () => {
     if (operations[id].security.length > 0) {
       test(`${id}: no credentials or partial credentials are refused with 401/403`, async () => {
         const [req] = fc.sample(requestArb(id), { numRuns: 1, seed: SEED ?? 7 });
-        const full = credentials(id);
+        const full = credentials(id, creds);
         const variants: Record<string, string>[] = [{}];
         for (const name of Object.keys(full)) {
           const partial = { ...full };

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '../../generated/client/client';
 import * as sdk from '../../generated/client/sdk.gen';
-import { sampleCredentials } from '../support/credentials';
+import { seedCredentials, type Credentials } from '../support/credentials';
 import { startPrism, type Prism } from '../support/prism';
 import { startTestService, type TestService } from '../support/service';
 
@@ -15,8 +15,11 @@ const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 describe('live service through the Prism validating proxy', () => {
   let svc: TestService;
   let prism: Prism;
+  // Real keys stored in the service's database, so requests pass the gate's lookup.
+  let creds: Credentials;
   before(async () => {
     svc = await startTestService();
+    creds = await seedCredentials(svc.deps.db);
     prism = await startPrism('proxy', svc.url);
   });
   after(async () => {
@@ -44,7 +47,7 @@ describe('live service through the Prism validating proxy', () => {
   });
 
   test('fundWallet answers conform: 501 while not built, 400 with fieldErrors', async () => {
-    const client = createClient({ baseUrl: prism.url, headers: { 'x-service-api-key': sampleCredentials.secretKey } });
+    const client = createClient({ baseUrl: prism.url, headers: { 'x-service-api-key': creds.secretKey } });
     const built = await sdk.fundWallet({ client, body: { publicKey: VALID_G } });
     expectNoViolations(built.response);
     assert.ok([200, 501].includes(built.response!.status));
@@ -57,13 +60,13 @@ describe('live service through the Prism validating proxy', () => {
   test('SDK, Server and Dashboard operations answer through the proxy without violations', async () => {
     const sdkClient = createClient({
       baseUrl: prism.url,
-      headers: { 'x-service-api-key': sampleCredentials.publishableKey, authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof },
+      headers: { 'x-service-api-key': creds.publishableKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
     });
     const history = await sdk.getTxHistory({ client: sdkClient, query: { limit: 10, offset: 0 } });
     expectNoViolations(history.response);
     const wallet = await sdk.getWallet({ client: sdkClient });
     expectNoViolations(wallet.response);
-    const dashboard = createClient({ baseUrl: prism.url, headers: { authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof } });
+    const dashboard = createClient({ baseUrl: prism.url, headers: { authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof } });
     const apps = await sdk.listApps({ client: dashboard });
     expectNoViolations(apps.response);
   });

@@ -10,17 +10,21 @@ import { systemClock } from '../../src/deps';
 import { createHandlers } from '../../src/operations/index';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';
-import { sampleCredentials } from '../support/credentials';
+import { sampleCredentials, seedCredentials, type Credentials } from '../support/credentials';
 import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
-const secret = { 'x-service-api-key': sampleCredentials.secretKey };
 
 describe('error contract', () => {
   let svc: TestService;
+  // Real keys stored in the service's database (the gate looks them up).
+  let creds: Credentials;
+  let secret: Record<string, string>;
   before(async () => {
     svc = await startTestService();
+    creds = await seedCredentials(svc.deps.db);
+    secret = { 'x-service-api-key': creds.secretKey };
   });
   after(async () => {
     await svc?.stop();
@@ -52,18 +56,18 @@ describe('error contract', () => {
   });
 
   test('publishable key on a secret route and the reverse: 403 API_KEY_TYPE_NOT_ALLOWED', async () => {
-    const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': sampleCredentials.publishableKey }, body: { publicKey: VALID_G } });
+    const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': creds.publishableKey }, body: { publicKey: VALID_G } });
     assert.equal(a.status, 403);
     assert.equal(a.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
     const b = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
-      headers: { 'x-service-api-key': sampleCredentials.secretKey, authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof },
+      headers: { 'x-service-api-key': creds.secretKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
     });
     assert.equal(b.status, 403);
     assert.equal(b.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
   });
 
   test('session routes: missing token SDK_AUTH_INVALID_TOKEN, missing proof SDK_AUTH_DPOP_REQUIRED, bad proof SDK_AUTH_DPOP_INVALID', async () => {
-    const key = { 'x-service-api-key': sampleCredentials.publishableKey };
+    const key = { 'x-service-api-key': creds.publishableKey };
     const noToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: key });
     assert.equal(noToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
     assert.match(noToken.headers.get('www-authenticate') ?? '', /^DPoP /);
@@ -89,7 +93,7 @@ describe('error contract', () => {
 
   test('query parameters are validated and named as query.<name>', async () => {
     const res = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history?limit=0&network=futurenet', {
-      headers: { 'x-service-api-key': sampleCredentials.publishableKey, authorization: `DPoP ${sampleCredentials.accessToken}`, dpop: sampleCredentials.dpopProof },
+      headers: { 'x-service-api-key': creds.publishableKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
     });
     assert.equal(res.status, 400);
     assert.deepEqual(Object.keys(res.body.details.fieldErrors).sort(), ['query.limit', 'query.network']);
@@ -139,6 +143,7 @@ describe('unexpected errors and logs', () => {
       assert.equal(res.status, 500);
       assert.equal(res.body.code, 'INTERNAL_SERVER_ERROR');
       assert.doesNotMatch(res.text, /hunter2/);
+      // The key lookup cannot reach this app's database: a masked 500, and still no key in the log.
       await call(url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': sampleCredentials.secretKey }, body: {} });
       const logText = lines.join('');
       assert.match(logText, /hunter2/, 'the cause is logged');

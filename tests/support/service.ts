@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/service';
 import { freshDatabase } from './database';
@@ -11,7 +11,8 @@ export interface TestService extends RunningService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+/** `log` replaces the silent logger (e.g. to capture the service's log lines). */
+export async function startTestService(env: Record<string, string> = {}, opts: { log?: Logger } = {}): Promise<TestService> {
   const db = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
   // The in-process localnet plays testnet as under `make run`, on a free port, closing ledgers only on demand.
@@ -25,7 +26,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOCALNET_LEDGER_SECONDS: 'manual',
     ...env,
   });
-  const service = await startService(config, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   return {
     ...service,
     stop: async () => {

@@ -14,6 +14,11 @@ const USER = 'postgres';
 // A local-only cluster bound to 127.0.0.1; this password guards nothing reachable from outside the machine.
 const PASSWORD = 'onboard-local';
 
+/** The URL of a database on the embedded cluster at `port` (also how other processes reach a running one). */
+export function embeddedDatabaseUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
@@ -46,7 +51,7 @@ export async function startEmbeddedPostgres(opts: {
     await client.end();
   }
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`,
+    url: embeddedDatabaseUrl(opts.port, opts.database),
     stop: () => pg.stop(),
   };
 }

@@ -1,0 +1,118 @@
+// The admin commands behind `npm run admin -- <command> ...`, apart from process set-up so tests run them in-process
+// against their own database. Keys are printed once, here, and never again: only their hashes are stored.
+import { parseArgs } from 'node:util';
+import type { Knex } from 'knex';
+import { createApiKey, revokeApiKey } from '../domain/apiKeys/apiKeys';
+import type { ApiKeyNetwork, ApiKeyType } from '../domain/apiKeys/keyFormat';
+import { addAppOrigins, createApp, createOperator, findApp, findOperatorByEmail, normalizeOrigin } from '../domain/apps/store';
+import { withTx } from '../infra/db/database';
+
+export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
+
+  create-app --name <name> --network <testnet|mainnet> --owner-email <email> [--origin <https://host>]...
+      creates the operator (unless one has this email), the app, and one publishable and one secret key of the
+      network; prints the keys once
+  create-key --app <app_...> --type <secret|publishable> --network <testnet|mainnet> [--label <text>] [--expires <ISO date>]
+      mints one more key for an app; prints it once
+  revoke-key --key <key_...>
+      revokes a key (requests with it then answer API_KEY_NOT_FOUND)
+  add-origin --app <app_...> --origin <https://host>...
+      allows browser requests from these origins`;
+
+export class UsageError extends Error {}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T {
+  if (!value || !allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function required(value: string | undefined, name: string): string {
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function origins(values: string[] | undefined): string[] {
+  for (const o of values ?? []) if (!normalizeOrigin(o)) throw new UsageError(`--origin ${o} is not an origin (scheme://host[:port])`);
+  return values ?? [];
+}
+
+const NETWORKS = ['testnet', 'mainnet'] as const;
+const TYPES = ['secret', 'publishable'] as const;
+
+/** Runs one admin command; writes its output with `out`. Throws UsageError on bad arguments. */
+export async function runAdminCommand(db: Knex, argv: string[], out: (line: string) => void, opts: { baseUrl?: string } = {}): Promise<void> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    options: {
+      name: { type: 'string' },
+      network: { type: 'string' },
+      'owner-email': { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      app: { type: 'string' },
+      type: { type: 'string' },
+      label: { type: 'string' },
+      expires: { type: 'string' },
+      key: { type: 'string' },
+    },
+  });
+  const baseUrl = opts.baseUrl ?? 'http://127.0.0.1:8080';
+  switch (command) {
+    case 'create-app': {
+      const name = required(values.name, 'name');
+      const network = oneOf<ApiKeyNetwork>(values.network, NETWORKS, 'network');
+      const email = required(values['owner-email'], 'owner-email');
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--owner-email is not an email address');
+      const allowed = origins(values.origin);
+      const created = await withTx(db, async (trx) => {
+        const operator = (await findOperatorByEmail(trx, email)) ?? (await createOperator(trx, { email }));
+        const app = await createApp(trx, { name, network, ownerOperatorId: operator.id });
+        await addAppOrigins(trx, app.id, allowed);
+        const publishable = await createApiKey(trx, { appId: app.id, type: 'publishable', network, label: 'created by admin CLI' });
+        const secret = await createApiKey(trx, { appId: app.id, type: 'secret', network, label: 'created by admin CLI' });
+        return { operator, app, publishable, secret };
+      });
+      out(`operator:        ${created.operator.id} (${created.operator.email})`);
+      out(`app:             ${created.app.id} "${created.app.name}" (${network})`);
+      out(`allowed origins: ${allowed.length ? allowed.map((o) => normalizeOrigin(o)).join(', ') : '(none: browser requests are refused until one is added)'}`);
+      out(`publishable key: ${created.publishable.key}`);
+      out(`secret key:      ${created.secret.key}`);
+      out('These keys are shown only now; only their hashes are stored. Keep the secret key out of client code.');
+      out(`try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`);
+      return;
+    }
+    case 'create-key': {
+      const appId = required(values.app, 'app');
+      const type = oneOf<ApiKeyType>(values.type, TYPES, 'type');
+      const network = oneOf<ApiKeyNetwork>(values.network, NETWORKS, 'network');
+      const expiresAt = values.expires ? new Date(values.expires) : undefined;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires must be an ISO date');
+      if (!(await findApp(db, appId))) throw new UsageError(`no app ${appId}`);
+      const key = await createApiKey(db, { appId, type, network, ...(values.label ? { label: values.label } : {}), ...(expiresAt ? { expiresAt } : {}) });
+      out(`key id: ${key.id}`);
+      out(`${type} key: ${key.key}`);
+      out('This key is shown only now; only its hash is stored.');
+      return;
+    }
+    case 'revoke-key': {
+      const keyId = required(values.key, 'key');
+      const found = await db('api_keys').where({ id: keyId }).first();
+      if (!found) throw new UsageError(`no key ${keyId}`);
+      await revokeApiKey(db, keyId);
+      out(`revoked ${keyId} (${found.display_prefix}...)`);
+      return;
+    }
+    case 'add-origin': {
+      const appId = required(values.app, 'app');
+      const allowed = origins(values.origin);
+      if (allowed.length === 0) throw new UsageError('--origin is required');
+      if (!(await findApp(db, appId))) throw new UsageError(`no app ${appId}`);
+      await addAppOrigins(db, appId, allowed);
+      out(`${appId} allows ${allowed.map((o) => normalizeOrigin(o)).join(', ')}`);
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command ${command}` : 'no command given');
+  }
+}
