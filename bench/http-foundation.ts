@@ -1,5 +1,5 @@
 // What the contract layer costs per request: the service's GET /health (routing, envelope, logging) and a POST that
-// is authenticated, schema-validated and refused (400), against a bare Express route answering the same JSON with
+// is authenticated (a real key, looked up in PostgreSQL), schema-validated and refused (400), against a bare Express route answering the same JSON with
 // the same logger, measured in the same run. Rounds alternate the targets so machine noise hits them alike; the
 // medians and their ratios are recorded. Traffic stays on 127.0.0.1.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import { loadConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
+import { createApiKey } from '../src/domain/apiKeys/apiKeys';
+import { createApp, createOperator } from '../src/domain/apps/store';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -42,7 +44,11 @@ export async function runHttpFoundation(): Promise<void> {
   const silent = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
   const db = await startEmbeddedPostgres({ dataDir, port: 54400 + Math.floor(Math.random() * 500), database: 'bench', persistent: false });
-  const service = await startService(loadConfig({ PORT: '0', DATABASE_URL: db.url, LOG_LEVEL: 'silent' }), silent);
+  const service = await startService(loadConfig({ PORT: '0', DATABASE_URL: db.url, LOG_LEVEL: 'silent', LOCALNET: 'off' }), silent);
+  // A real secret key, so the gate does its database lookup as in production.
+  const operator = await createOperator(service.deps.db, { email: 'bench@example.com' });
+  const app = await createApp(service.deps.db, { name: 'Bench app', network: 'testnet', ownerOperatorId: operator.id });
+  const secret = await createApiKey(service.deps.db, { appId: app.id, type: 'secret', network: 'testnet' });
 
   const bare = express();
   bare.use(pinoHttp({ logger: silent }));
@@ -57,10 +63,10 @@ export async function runHttpFoundation(): Promise<void> {
     { name: 'baseline: bare Express GET /health', url: `${bareUrl}/health`, method: 'GET' },
     { name: 'service GET /health', url: `${service.url}/health`, method: 'GET' },
     {
-      name: 'service POST /v1/wallets/fund (key form check + schema validation -> 400)',
+      name: 'service POST /v1/wallets/fund (key lookup + schema validation -> 400)',
       url: `${service.url}/v1/wallets/fund`,
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sec_testnet_BenchOnlyNotARealKey000000000000' },
+      headers: { 'content-type': 'application/json', 'x-service-api-key': secret.key },
       body: JSON.stringify({ publicKey: 'GABC' }),
     },
   ];
