@@ -44,7 +44,16 @@ export async function runHttpFoundation(): Promise<void> {
   const silent = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
   const db = await startEmbeddedPostgres({ dataDir, port: 54400 + Math.floor(Math.random() * 500), database: 'bench', persistent: false });
-  const service = await startService(loadConfig({ PORT: '0', DATABASE_URL: db.url, LOG_LEVEL: 'silent', LOCALNET: 'off' }), silent);
+  const service = await startService(loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      LOCALNET: 'off',
+      // The limits are applied (the per-minute count and the testnet quota upsert are part of the gate's cost) but set
+      // high enough that the benchmark's traffic is never refused.
+      RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
+      TESTNET_DAILY_QUOTA: '1000000000',
+    }), silent);
   // A real secret key, so the gate does its database lookup as in production.
   const operator = await createOperator(service.deps.db, { email: 'bench@example.com' });
   const app = await createApp(service.deps.db, { name: 'Bench app', network: 'testnet', ownerOperatorId: operator.id });

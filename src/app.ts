@@ -5,6 +5,7 @@ import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
 import type { Deps } from './deps';
 import { createAuthenticator } from './http/authenticate';
+import { createLimits } from './http/limits';
 import { docsRouter } from './http/docs';
 import { AppError, sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
@@ -62,7 +63,7 @@ export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<expre
   });
   app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.use(await createOperationRouter(opts.document, handlers, createAuthenticator(deps)));
+  app.use(await createOperationRouter(opts.document, handlers, createAuthenticator(deps), createLimits(deps, deps.limits)));
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as RequestLocals;

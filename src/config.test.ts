@@ -25,3 +25,15 @@ test('bad values stop start-up with a clear message', () => {
   assert.throws(() => loadConfig({ LOCALNET: 'maybe' }), ConfigError);
   assert.throws(() => loadConfig({ LOCALNET_LEDGER_SECONDS: '-1' }), ConfigError);
 });
+
+test('limits: 600 per key per minute in memory and 1,000 testnet requests per UTC day by default; configurable', () => {
+  assert.deepEqual(loadConfig({}).limits, { perKeyPerMinute: 600, store: 'memory', testnetDailyQuota: 1000 });
+  assert.deepEqual(loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '5', RATE_LIMIT_STORE: 'postgres', TESTNET_DAILY_QUOTA: '30' }).limits, {
+    perKeyPerMinute: 5,
+    store: 'postgres',
+    testnetDailyQuota: 30,
+  });
+  assert.throws(() => loadConfig({ RATE_LIMIT_STORE: 'redis' }), ConfigError);
+  assert.throws(() => loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '0' }), ConfigError);
+  assert.throws(() => loadConfig({ TESTNET_DAILY_QUOTA: '-1' }), ConfigError);
+});

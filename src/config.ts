@@ -4,6 +4,16 @@ import { join, resolve } from 'node:path';
 
 export type NetworkName = 'testnet' | 'mainnet';
 
+/** Per-key limits applied by the gate (src/http/limits.ts). */
+export interface LimitSettings {
+  /** Requests per API key per minute. */
+  perKeyPerMinute: number;
+  /** Where the per-minute counts live: this process, or the service's PostgreSQL (shared by all instances). */
+  store: 'memory' | 'postgres';
+  /** Requests per testnet key per UTC day, counted durably in PostgreSQL. */
+  testnetDailyQuota: number;
+}
+
 export interface Config {
   /** Address and port the HTTP server listens on. */
   host: string;
@@ -25,6 +35,11 @@ export interface Config {
    * undefined when disabled or when a testnet RPC URL is configured.
    */
   localnet: { port: number; ledgerCloseMs: number | 'manual'; dataDir: string } | undefined;
+  /**
+   * Per-key limits: RATE_LIMIT_PER_KEY_PER_MINUTE (600), RATE_LIMIT_STORE (memory | postgres, shared by every
+   * instance on the same database), TESTNET_DAILY_QUOTA (1000 requests per testnet key per UTC day).
+   */
+  limits: LimitSettings;
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOCALNET_LEDGER_SECONDS must be a number of seconds (0-60] or "manual", got "${ledgerSeconds}"`);
   }
   const dataDir = resolve(env.ONBOARD_DATA_DIR || '.data');
+  const store = env.RATE_LIMIT_STORE || 'memory';
+  if (store !== 'memory' && store !== 'postgres') throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
   return {
     host,
     port,
@@ -81,5 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           dataDir: join(dataDir, 'localnet'),
         }
       : undefined,
+    limits: {
+      perKeyPerMinute: intFrom(env, 'RATE_LIMIT_PER_KEY_PER_MINUTE', 600, 1, 1_000_000_000),
+      store,
+      testnetDailyQuota: intFrom(env, 'TESTNET_DAILY_QUOTA', 1000, 1, 1_000_000_000),
+    },
   };
 }

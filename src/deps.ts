@@ -1,7 +1,7 @@
 // Everything a handler may need, built once in main.ts (tests build their own). No globals, no service locator.
 import type { Logger } from 'pino';
 import type { Db } from './infra/db/database';
-import type { NetworkName } from './config';
+import type { LimitSettings, NetworkName } from './config';
 import type { RpcHealth } from './infra/stellar/rpcHealth';
 
 export interface Clock {
@@ -23,4 +23,6 @@ export interface Deps {
   version: string;
   /** When the process started, for /health uptime. */
   startedAt: Date;
+  /** Per-key rate limit and testnet quota (Config.limits); the defaults when absent. */
+  limits?: LimitSettings;
 }

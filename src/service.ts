@@ -75,6 +75,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       ),
       version: version(),
       startedAt: new Date(),
+      limits: config.limits,
     };
     const app = await buildApp(deps, { document: loadBundledSpec() });
     const server: Server = await new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
-// -> validate against the bundled contract with openapi-backend (400) -> handler -> success envelope.
+// -> the key's limits (429; RateLimit-* headers on every keyed answer) -> validate against the bundled contract with
+// openapi-backend (400) -> handler -> success envelope.
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
@@ -11,6 +12,7 @@ import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest } from '../operations/types';
 import type { Authenticate } from './authenticate';
+import type { ApplyLimits } from './limits';
 import { AppError } from './errors';
 import { toFieldErrors } from './fieldErrors';
 import { createRouteTable } from './routeTable';
@@ -47,7 +49,12 @@ const CORS_ALLOWED_HEADERS = 'x-service-api-key, authorization, dpop, content-ty
 const CORS_EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
-export async function createOperationRouter(document: Document, handlers: HandlerRegistry, authenticate: Authenticate): Promise<RequestHandler> {
+export async function createOperationRouter(
+  document: Document,
+  handlers: HandlerRegistry,
+  authenticate: Authenticate,
+  applyLimits?: ApplyLimits,
+): Promise<RequestHandler> {
   // openapi-backend is the request validator (with Ajv 2020); routing is our compiled table (routeTable.ts).
   const api = new OpenAPIBackend({
     definition: withoutExamples(document),
@@ -93,6 +100,10 @@ export async function createOperationRouter(document: Document, handlers: Handle
         res.setHeader('Vary', 'Origin');
         res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
         res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+      }
+      // 2b. the key's rate limit and testnet quota, counted only for an authenticated key (429 RATE_LIMITED)
+      if (auth.apiKey && applyLimits) {
+        for (const [name, value] of Object.entries(await applyLimits(auth.apiKey))) res.setHeader(name, value);
       }
       // 3. validate against the contract, with query and path parameters coerced to their schema types
       const operation = operationObjects.get(operationId)!;

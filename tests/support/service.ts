@@ -5,15 +5,20 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/service';
-import { freshDatabase } from './database';
+import { freshDatabase, type TestDatabase } from './database';
 
 export interface TestService extends RunningService {
+  /** The service's database (dropped by stop() unless it was passed in). */
+  database: TestDatabase;
   stop(): Promise<void>;
 }
 
-/** `log` replaces the silent logger (e.g. to capture the service's log lines). */
-export async function startTestService(env: Record<string, string> = {}, opts: { log?: Logger } = {}): Promise<TestService> {
-  const db = await freshDatabase();
+/**
+ * `log` replaces the silent logger (e.g. to capture the service's log lines); `database` runs the service on an
+ * existing test database (a restart, or a second instance), which stop() then leaves in place for its owner to drop.
+ */
+export async function startTestService(env: Record<string, string> = {}, opts: { log?: Logger; database?: TestDatabase } = {}): Promise<TestService> {
+  const db = opts.database ?? (await freshDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
   // The in-process localnet plays testnet as under `make run`, on a free port, closing ledgers only on demand.
   const config = loadConfig({
@@ -24,14 +29,18 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     ONBOARD_DATA_DIR: dataDir,
     LOCALNET_PORT: '0',
     LOCALNET_LEDGER_SECONDS: 'manual',
+    // Limits far above what any suite sends (the fuzzer sends many requests per key); limits.test.ts sets them low.
+    RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
+    TESTNET_DAILY_QUOTA: '1000000000',
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   return {
     ...service,
+    database: db,
     stop: async () => {
       await service.close();
-      await db.drop();
+      if (!opts.database) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_service_meta';
 import * as m0002 from './0002_apps_and_keys';
+import * as m0003 from './0003_limits';
 
 export interface Migration {
   name: string;
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '0001_service_meta', ...m0001 },
   { name: '0002_apps_and_keys', ...m0002 },
+  { name: '0003_limits', ...m0003 },
 ];

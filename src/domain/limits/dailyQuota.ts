@@ -1,0 +1,45 @@
+// The testnet key quota (interface spec, Limits: 1,000 requests per key per UTC day), counted durably in PostgreSQL.
+// One atomic statement per request: the row is created at 1 or incremented only while under the quota, so concurrent
+// requests can never push the count past it, and a restart does not reset it.
+import type { Knex } from 'knex';
+
+/** The UTC day of an instant, as `YYYY-MM-DD`. */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** Whole seconds from `now` until the next UTC midnight (at least 1). */
+export function secondsUntilNextUtcMidnight(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+}
+
+/**
+ * Counts one request of `keyId` on `day`. Returns the count including this request, or undefined when the key had
+ * already used its `quota` for that day (nothing is counted then).
+ */
+export async function consumeDailyQuota(db: Knex, keyId: string, day: string, quota: number): Promise<number | undefined> {
+  const result = await db.raw<{ rows: { count: number }[] }>(
+    `insert into api_key_daily_usage (key_id, day, count) values (?, ?, 1)
+     on conflict (key_id, day) do update set count = api_key_daily_usage.count + 1
+     where api_key_daily_usage.count < ?
+     returning count`,
+    [keyId, day, quota],
+  );
+  return result.rows[0]?.count;
+}
+
+/** Sets a key's count for a day (tests and operator tooling). */
+export async function setDailyUsage(db: Knex, keyId: string, day: string, count: number): Promise<void> {
+  await db.raw(
+    `insert into api_key_daily_usage (key_id, day, count) values (?, ?, ?)
+     on conflict (key_id, day) do update set count = excluded.count`,
+    [keyId, day, count],
+  );
+}
+
+/** A key's count for a day (0 when it made no request). */
+export async function dailyUsage(db: Knex, keyId: string, day: string): Promise<number> {
+  const row = await db('api_key_daily_usage').where({ key_id: keyId, day }).first<{ count: number } | undefined>();
+  return row?.count ?? 0;
+}
