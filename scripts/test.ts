@@ -1,7 +1,7 @@
 // make test: everything CI checks, in order, on a fresh machine with nothing but Node and npm.
 //   1. typecheck (tsc, strict)   2. contract lint (redocly)   3. generated code in step with openapi/
 //   4. unit + integration + contract tests (node's test runner) on a fresh embedded PostgreSQL
-//   5. with CI=true, the integration and contract tests again on the machine's PostgreSQL (127.0.0.1:5432)
+//   5. with CI=true, the integration, contract and security tests again on the machine's PostgreSQL (127.0.0.1:5432)
 // Options: --only=<glob> runs just those test files (skips 1-3 and 5); TEST_DATABASE_URL=<admin url> uses that
 // PostgreSQL instead of the embedded one.
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { projectRoot } from '../src/paths';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.test.ts'];
-const DB_TESTS = ['tests/integration/**/*.test.ts', 'tests/contract/**/*.test.ts'];
+const DB_TESTS = ['tests/integration/**/*.test.ts', 'tests/contract/**/*.test.ts', 'tests/security/**/*.test.ts'];
 
 function step(title: string): void {
   process.stdout.write(`\n== ${title}\n`);
