@@ -72,11 +72,19 @@ export async function runHttpFoundation(): Promise<void> {
     { name: 'baseline: bare Express GET /health', url: `${bareUrl}/health`, method: 'GET' },
     { name: 'service GET /health', url: `${service.url}/health`, method: 'GET' },
     {
-      name: 'service POST /v1/wallets/fund (key lookup + schema validation -> 400)',
+      name: 'service POST /v1/wallets/fund, invalid body (gate + limits + validation -> 400)',
       url: `${service.url}/v1/wallets/fund`,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-service-api-key': secret.key },
       body: JSON.stringify({ publicKey: 'GABC' }),
+    },
+    {
+      // The gate's cost on a keyed no-op (issue 4): key lookup, rate limit and testnet quota, validation, then 501.
+      name: 'service POST /v1/wallets/fund, valid body (gate + limits + validation -> 501 no-op)',
+      url: `${service.url}/v1/wallets/fund`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': secret.key },
+      body: JSON.stringify({ publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2' }),
     },
   ];
   const samples = new Map(targets.map((t) => [t.name, [] as Awaited<ReturnType<typeof measure>>[]]));
@@ -98,10 +106,11 @@ export async function runHttpFoundation(): Promise<void> {
   }
 
   const baseline = median(samples.get(targets[0]!.name)!.map((m) => m.rps));
+  const unauthenticated = median(samples.get(targets[1]!.name)!.map((m) => m.rps));
   const rows = targets.map((t) => {
     const s = samples.get(t.name)!;
     const rps = median(s.map((m) => m.rps));
-    return `| ${t.name} | ${Math.round(rps)} | ${median(s.map((m) => m.p50))} | ${median(s.map((m) => m.p99))} | ${(rps / baseline).toFixed(2)} |`;
+    return `| ${t.name} | ${Math.round(rps)} | ${median(s.map((m) => m.p50))} | ${median(s.map((m) => m.p99))} | ${(rps / baseline).toFixed(2)} | ${(rps / unauthenticated).toFixed(2)} |`;
   });
   const date = new Date().toISOString().slice(0, 10);
   const report = [
@@ -110,8 +119,8 @@ export async function runHttpFoundation(): Promise<void> {
     `Command: \`make bench\` (bench/http-foundation.ts), autocannon ${CONNECTIONS} connections, ${SECONDS} s per sample, ${ROUNDS} alternating rounds, medians.`,
     `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generator in the same process (shared, noisy machine: read the ratios).`,
     '',
-    '| target | req/s (median) | p50 ms | p99 ms | throughput vs baseline |',
-    '|---|---|---|---|---|',
+    '| target | req/s (median) | p50 ms | p99 ms | throughput vs baseline | vs unauthenticated GET /health |',
+    '|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

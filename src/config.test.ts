@@ -10,6 +10,8 @@ test('embedded defaults: port 8080, no database URL, localnet playing testnet ev
   assert.equal(c.localnet?.port, 8000);
   assert.equal(c.localnet?.ledgerCloseMs, 5000);
   assert.match(c.localnet?.dataDir ?? '', /\.data\/localnet$/);
+  assert.equal(c.demoSeed, true);
+  assert.equal(loadConfig({ DEMO_SEED: 'off' }).demoSeed, false);
 });
 
 test('a testnet RPC URL or LOCALNET=off turns localnet off', () => {
@@ -23,6 +25,7 @@ test('bad values stop start-up with a clear message', () => {
   assert.throws(() => loadConfig({ PORT: 'abc' }), (e: unknown) => e instanceof ConfigError && /PORT must be an integer/.test(e.message));
   assert.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), ConfigError);
   assert.throws(() => loadConfig({ LOCALNET: 'maybe' }), ConfigError);
+  assert.throws(() => loadConfig({ DEMO_SEED: 'yes' }), ConfigError);
   assert.throws(() => loadConfig({ LOCALNET_LEDGER_SECONDS: '-1' }), ConfigError);
 });
 

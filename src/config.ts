@@ -35,6 +35,8 @@ export interface Config {
    * undefined when disabled or when a testnet RPC URL is configured.
    */
   localnet: { port: number; ledgerCloseMs: number | 'manual'; dataDir: string } | undefined;
+  /** Seed a demo operator, app and keys on the first run against an empty database (DEMO_SEED=off disables). */
+  demoSeed: boolean;
   /**
    * Per-key limits: RATE_LIMIT_PER_KEY_PER_MINUTE (600), RATE_LIMIT_STORE (memory | postgres, shared by every
    * instance on the same database), TESTNET_DAILY_QUOTA (1000 requests per testnet key per UTC day).
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOCALNET_LEDGER_SECONDS must be a number of seconds (0-60] or "manual", got "${ledgerSeconds}"`);
   }
   const dataDir = resolve(env.ONBOARD_DATA_DIR || '.data');
+  if (env.DEMO_SEED && !['on', 'off'].includes(env.DEMO_SEED)) throw new ConfigError(`DEMO_SEED must be on or off, got "${env.DEMO_SEED}"`);
   const store = env.RATE_LIMIT_STORE || 'memory';
   if (store !== 'memory' && store !== 'postgres') throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
   return {
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     stellarRpcUrls,
     publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+    demoSeed: env.DEMO_SEED !== 'off',
     localnet: localnetEnabled
       ? {
           port: intFrom(env, 'LOCALNET_PORT', 8000, 0, 65535),

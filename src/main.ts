@@ -1,6 +1,7 @@
 // `make run`: config -> dependencies -> app -> listen, on embedded defaults when no URLs are configured.
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config';
+import { seedDemoOnFirstRun } from './cli/demoSeed';
 import { startService } from './service';
 
 async function main(): Promise<void> {
@@ -36,6 +37,9 @@ async function main(): Promise<void> {
       '',
     ].join('\n') + '\n',
   );
+  if (config.demoSeed) {
+    await seedDemoOnFirstRun(service.deps.db, (line) => process.stdout.write(`${line}\n`), service.url);
+  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
