@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { loadConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
 import { createApiKey } from '../src/domain/apiKeys/apiKeys';
@@ -43,7 +44,7 @@ async function measure(t: Target): Promise<{ rps: number; p50: number; p99: numb
 export async function runHttpFoundation(): Promise<void> {
   const silent = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const db = await startEmbeddedPostgres({ dataDir, port: 54400 + Math.floor(Math.random() * 500), database: 'bench', persistent: false });
+  const db = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'bench', persistent: false });
   const service = await startService(loadConfig({
       PORT: '0',
       DATABASE_URL: db.url,

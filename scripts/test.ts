@@ -6,11 +6,11 @@
 // PostgreSQL instead of the embedded one.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { isDatabaseReachable } from '../src/infra/db/database';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
@@ -36,28 +36,6 @@ function nodeTests(files: string[], adminUrl: string, label: string): void {
   run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
     TEST_PG_ADMIN_URL: adminUrl,
   });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
-}
-
-async function reachable(url: string): Promise<boolean> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function main(): Promise<void> {
@@ -92,7 +70,7 @@ async function main(): Promise<void> {
 
   if (process.env.CI === 'true' && !only) {
     const machineUrl = process.env.CI_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-    if (await reachable(machineUrl)) {
+    if (await isDatabaseReachable(machineUrl)) {
       nodeTests(DB_TESTS, machineUrl, "integration and contract on the machine's PostgreSQL");
     } else {
       process.stdout.write(`\n(CI: ${machineUrl} is not reachable; the machine-PostgreSQL pass is skipped)\n`);

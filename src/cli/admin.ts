@@ -2,22 +2,10 @@
 // Uses DATABASE_URL when set; otherwise the embedded PostgreSQL of `make run` (reached on its port when the service is
 // running, started from .data/postgres for the duration of the command when it is not). Migrations run first.
 import { join } from 'node:path';
-import pg from 'pg';
 import { ConfigError, loadConfig } from '../config';
-import { createDb, migrateToLatest } from '../infra/db/database';
+import { createDb, isDatabaseReachable, migrateToLatest } from '../infra/db/database';
 import { embeddedDatabaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from '../infra/db/embeddedPostgres';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './adminCommands';
-
-async function reachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
@@ -30,7 +18,7 @@ async function main(): Promise<number> {
   let embedded: EmbeddedDatabase | undefined;
   if (!url) {
     url = embeddedDatabaseUrl(config.embeddedPostgresPort, 'onboard');
-    if (!(await reachable(url))) {
+    if (!(await isDatabaseReachable(url))) {
       embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort, database: 'onboard' });
       url = embedded.url;
     }

@@ -1,5 +1,6 @@
 // The database handle (knex over pg), migrations, and the one transaction helper.
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 import { migrations } from './migrations/index';
 
 export type Db = Knex;
@@ -35,4 +36,16 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
  */
 export function withTx<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   return db.transaction(work);
+}
+
+/** Whether a PostgreSQL server answers at `url` (a 2 s connection attempt). */
+export async function isDatabaseReachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
 }
