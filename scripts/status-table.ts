@@ -1,13 +1,16 @@
 // Prints the README's status table from the contract and the handler registry (tests/docs keeps the README in
 // step): `npx tsx scripts/status-table.ts`.
 import { operations, type OperationId } from '../generated/server/catalogue.gen';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { systemClock, type Deps } from '../src/deps';
+import { secretsFromBytes } from '../src/infra/secrets/serviceSecret';
 import { createHandlers } from '../src/operations/index';
 import { isNotImplemented } from '../src/operations/notImplemented';
 
 export function statusRows(): { id: OperationId; route: string; status: string }[] {
-  // Handlers are only inspected, never called, so their dependencies can stay empty.
-  const handlers = createHandlers({ clock: systemClock } as Deps) as Record<OperationId, unknown>;
+  // Handlers are only inspected, never called: their dependencies are the few that factories use when built.
+  const handlers = createHandlers({ clock: systemClock, log: pino({ level: 'silent' }), secrets: secretsFromBytes(randomBytes(32), 'status table') } as Deps) as Record<OperationId, unknown>;
   return (Object.keys(operations) as OperationId[])
     .sort((a, b) => operations[a].path.localeCompare(operations[b].path) || a.localeCompare(b))
     .map((id) => ({

@@ -4,10 +4,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
 import type { Deps } from './deps';
-import { createAuthenticator } from './http/authenticate';
+import { createGate } from './http/authenticate';
 import { createLimits } from './http/limits';
+import { createIdempotency } from './http/idempotency';
 import { docsRouter } from './http/docs';
-import { AppError, sendError } from './http/errors';
+import { AppError } from './domain/errors';
+import { sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
 import { assertRegistryComplete, createHandlers } from './operations/index';
 import type { HandlerRegistry } from './operations/types';
@@ -63,7 +65,7 @@ export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<expre
   });
   app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.use(await createOperationRouter(opts.document, handlers, createAuthenticator(deps), createLimits(deps, deps.limits)));
+  app.use(await createOperationRouter(opts.document, handlers, createGate(deps), createLimits(deps, deps.limits), deps.publicUrl, createIdempotency(deps)));
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as RequestLocals;

@@ -30,6 +30,8 @@ export interface Config {
   stellarRpcUrls: Partial<Record<NetworkName, string>>;
   /** Public base URL printed in the banner and used in links. */
   publicUrl: string;
+  /** Whether PUBLIC_URL was set: only then do DPoP proofs' `htu` have to name it (else the request's Host is used). */
+  publicUrlConfigured: boolean;
   /**
    * The in-process local ledger that plays testnet when no testnet RPC URL is set (LOCALNET=off disables it).
    * undefined when disabled or when a testnet RPC URL is configured.
@@ -42,6 +44,12 @@ export interface Config {
    * instance on the same database), TESTNET_DAILY_QUOTA (1000 requests per testnet key per UTC day).
    */
   limits: LimitSettings;
+  /** REFRESH_REUSE_GRACE_SECONDS (10): a rotated refresh token still yields its successor this long (concurrent refreshes). */
+  sessions: { refreshReuseGraceSeconds: number };
+  /** ONBOARD_SECRET (hex or base64url, >= 32 bytes); unset = `<dataDir>/service-secret`, created on first start. */
+  serviceSecret: string | undefined;
+  /** Outgoing mail: SMTP_URL (unset = the dev outbox in `<dataDir>/outbox`) and MAIL_FROM. */
+  mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +73,12 @@ function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
     throw new ConfigError(`${name} must be a URL, got "${raw}"`);
   }
   return raw;
+}
+
+function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const url = urlFrom(env, 'SMTP_URL');
+  if (url && !/^smtps?:$/.test(new URL(url).protocol)) throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL`);
+  return url;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -94,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     stellarRpcUrls,
     publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+    publicUrlConfigured: Boolean(env.PUBLIC_URL),
     demoSeed: env.DEMO_SEED !== 'off',
     localnet: localnetEnabled
       ? {
@@ -106,6 +121,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perKeyPerMinute: intFrom(env, 'RATE_LIMIT_PER_KEY_PER_MINUTE', 600, 1, 1_000_000_000),
       store,
       testnetDailyQuota: intFrom(env, 'TESTNET_DAILY_QUOTA', 1000, 1, 1_000_000_000),
+    },
+    sessions: { refreshReuseGraceSeconds: intFrom(env, 'REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300) },
+    serviceSecret: env.ONBOARD_SECRET || undefined,
+    mail: {
+      smtpUrl: smtpUrlFrom(env),
+      from: env.MAIL_FROM || 'Onboard <no-reply@onboard.local>',
+      outboxDir: join(dataDir, 'outbox'),
     },
   };
 }

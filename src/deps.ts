@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { Db } from './infra/db/database';
 import type { LimitSettings, NetworkName } from './config';
 import type { RpcHealth } from './infra/stellar/rpcHealth';
+import type { Mailer } from './infra/mail/mailer';
+import type { ServiceSecrets } from './infra/secrets/serviceSecret';
+import type { SessionSettings } from './domain/sessions/sessions';
 
 export interface Clock {
   now(): Date;
@@ -25,4 +28,15 @@ export interface Deps {
   startedAt: Date;
   /** Per-key rate limit and testnet quota (Config.limits); the defaults when absent. */
   limits?: LimitSettings;
+  /** Keys derived from the service secret (token signing, DPoP nonces, code hashes). */
+  secrets: ServiceSecrets;
+  /** Outgoing email: dev outbox by default, SMTP when configured. */
+  mailer: Mailer;
+  /** Session settings (Config.sessions); the defaults when absent. */
+  sessionSettings?: SessionSettings;
+  /**
+   * The public base URL clients address (PUBLIC_URL), when configured: DPoP proofs' `htu` must match it. Without it
+   * the request's own Host header is used (development and tests).
+   */
+  publicUrl?: string;
 }

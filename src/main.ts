@@ -2,6 +2,7 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { seedDemoOnFirstRun } from './cli/demoSeed';
+import { ServiceSecretError } from './infra/secrets/serviceSecret';
 import { startService } from './service';
 
 async function main(): Promise<void> {
@@ -16,7 +17,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ level: config.logLevel });
-  const service = await startService(config, log);
+  let service;
+  try {
+    service = await startService(config, log);
+  } catch (err) {
+    if (err instanceof ServiceSecretError) {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
   const describeNetwork = (n: 'testnet' | 'mainnet'): string => {
     if (n === 'testnet' && service.localnet && config.localnet) {
       const cadence = config.localnet.ledgerCloseMs === 'manual' ? 'closes on demand' : `a ledger every ${config.localnet.ledgerCloseMs / 1000} s`;

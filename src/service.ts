@@ -12,6 +12,9 @@ import { systemClock, type Deps } from './deps';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
+import { createMailer } from './infra/mail/index';
+import { startMaintenance } from './infra/jobs/maintenance';
+import { loadServiceSecrets } from './infra/secrets/serviceSecret';
 import { startLocalnet, type Localnet } from './localnet/index';
 import { projectRoot } from './paths';
 
@@ -35,6 +38,9 @@ function version(): string {
 }
 
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
+  // Read before anything starts: a bad secret stops start-up without leaving a database running.
+  const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
+  const mailer = createMailer(config.mail, log);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   let databaseDescription: string;
@@ -76,6 +82,10 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       version: version(),
       startedAt: new Date(),
       limits: config.limits,
+      secrets,
+      mailer,
+      sessionSettings: config.sessions,
+      ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     const app = await buildApp(deps, { document: loadBundledSpec() });
     const server: Server = await new Promise((resolve, reject) => {
@@ -83,6 +93,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       s.once('error', reject);
     });
     const { port } = server.address() as AddressInfo;
+    const stopMaintenance = startMaintenance(db, deps.clock, log);
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
@@ -90,9 +101,11 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       databaseDescription,
       migrationsApplied,
       close: async () => {
+        stopMaintenance();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await db.destroy();
+        await mailer.close();
         await localnet?.stop();
         await embedded?.stop();
       },

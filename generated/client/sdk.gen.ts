@@ -1215,9 +1215,9 @@ export const updateMember = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * List an app's API keys
  *
- * Every key of the app, newest first, including revoked and expired ones. A key is listed by its `prefix` (type,
- * network and the first 4 characters of the random part) with its creation and last-use dates; the full key is
- * never shown here, for secret and publishable keys alike (it is returned only once, when the key is generated or
+ * The app's keys, newest first (the newest 500), including revoked and expired ones. A key is listed by its `prefix`
+ * (type, network and the first 4 characters of the random part) with its creation and last-use dates; the full key
+ * is never shown here, for secret and publishable keys alike (it is returned only once, when the key is generated or
  * rotated). Another operator's app answers 404 APPLICATION_NOT_FOUND.
  *
  */
@@ -1262,8 +1262,11 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
  *
  * **The new `key` is in this answer only: shown only once; store it now.**
  *
- * A revoked key cannot be rotated (409 API_KEY_ALREADY_REVOKED; generate a new key). An unknown key id answers 404
- * API_KEY_ID_NOT_FOUND; another operator's app answers 404 APPLICATION_NOT_FOUND.
+ * A key is replaced at most once, so two concurrent rotations of one key never mint two successors: rotating a key
+ * that was already rotated answers 409 API_KEY_ALREADY_ROTATED with `details.replacedByKeyId` (rotate that key
+ * instead, or revoke the old one to end its overlap at once). A revoked key cannot be rotated (409
+ * API_KEY_ALREADY_REVOKED; generate a new key). An unknown key id answers 404 API_KEY_ID_NOT_FOUND; another
+ * operator's app answers 404 APPLICATION_NOT_FOUND.
  *
  */
 export const rotateApiKey = <ThrowOnError extends boolean = false>(options: Options<RotateApiKeyData, ThrowOnError>): RequestResult<RotateApiKeyResponses, RotateApiKeyErrors, ThrowOnError> => (options.client ?? client).post<RotateApiKeyResponses, RotateApiKeyErrors, ThrowOnError>({

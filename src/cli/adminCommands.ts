@@ -88,7 +88,10 @@ export async function runAdminCommand(db: Knex, argv: string[], out: (line: stri
       const network = oneOf<ApiKeyNetwork>(values.network, NETWORKS, 'network');
       const expiresAt = values.expires ? new Date(values.expires) : undefined;
       if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires must be an ISO date');
-      if (!(await findApp(db, appId))) throw new UsageError(`no app ${appId}`);
+      const app = await findApp(db, appId);
+      if (!app) throw new UsageError(`no app ${appId}`);
+      // A key's network is its app's (testnet and mainnet apps are separate apps), as in the Dashboard.
+      if (app.network !== network) throw new UsageError(`${appId} is a ${app.network} app: its keys are ${app.network} keys`);
       const key = await createApiKey(db, { appId, type, network, ...(values.label ? { label: values.label } : {}), ...(expiresAt ? { expiresAt } : {}) });
       out(`key id: ${key.id}`);
       out(`${type} key: ${key.key}`);

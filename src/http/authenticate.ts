@@ -2,17 +2,25 @@
 // proof) so that the first failure gives the spec's code. One check per security scheme of the contract; the map is
 // typed by the generated scheme names, so a scheme added to the spec without a check fails the build.
 //
-// API keys are looked up (issue #4): unknown or revoked -> API_KEY_NOT_FOUND, expired -> API_KEY_EXPIRED, archived or
-// missing app -> APPLICATION_NOT_FOUND, wrong type for the route -> API_KEY_TYPE_NOT_ALLOWED, a browser Origin not in
-// the app's list -> ORIGIN_NOT_ALLOWED. Sessions and DPoP proofs are still checked for form only (issue #5); every
-// operation that takes them answers 501 until then, so nothing is served on an unverified session.
+// API keys are looked up: unknown or revoked -> API_KEY_NOT_FOUND, expired -> API_KEY_EXPIRED, archived or missing
+// app -> APPLICATION_NOT_FOUND, wrong type for the route -> API_KEY_TYPE_NOT_ALLOWED, a browser Origin not in the
+// app's list -> ORIGIN_NOT_ALLOWED.
+// Sessions: `Authorization: DPoP <access token>`; the token's signature, audience (Dashboard or SDK) and expiry
+// (SDK_AUTH_INVALID_TOKEN / SDK_AUTH_TOKEN_EXPIRED), then its session must be live (sign-out ends tokens at once);
+// an end-user token must belong to the key's app. A missing token answers INVALID_CREDENTIALS on the Dashboard and
+// SDK_AUTH_INVALID_TOKEN on the SDK API. DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
+// invalid or signed by another key than the token's -> SDK_AUTH_DPOP_INVALID, no fresh nonce ->
+// SDK_AUTH_DPOP_USE_NONCE.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../deps';
 import { findKeyForGate, touchApiKey } from '../domain/apiKeys/apiKeys';
 import { parseApiKey, type ApiKeyNetwork, type ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { normalizeOrigin } from '../domain/apps/store';
-import { AppError } from './errors';
+import type { Audience } from '../domain/sessions/accessTokens';
+import { createDpopVerifier } from '../domain/sessions/dpop';
+import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../domain/sessions/sessions';
+import { AppError } from '../domain/errors';
 
 /** The key a request was authenticated with; never holds the key itself. */
 export interface AuthenticatedKey {
@@ -23,20 +31,56 @@ export interface AuthenticatedKey {
   network: ApiKeyNetwork;
 }
 
+/** The operator behind a verified Dashboard session (operatorSession + dpopProof). */
+export interface AuthenticatedOperator {
+  operatorId: string;
+  /** The session (refresh-token family) the access token belongs to. */
+  sessionId: string;
+}
+
+/** The end user behind a verified SDK API session (userSession + dpopProof). */
+export interface AuthenticatedUser {
+  userId: string;
+  sessionId: string;
+  appId: string;
+}
+
 export interface AuthContext {
+  /** The operator of a Dashboard API request, once the access token and its DPoP proof are verified. */
+  operator?: AuthenticatedOperator;
+  /** The end user of an SDK API request, once the access token and its DPoP proof are verified. */
+  user?: AuthenticatedUser;
   /** The app key the request presented in x-service-api-key, looked up and checked. */
   apiKey?: AuthenticatedKey;
   /** The request's browser origin, present only when it is in the app's allowed origins (CORS echoes it). */
   allowedOrigin?: string;
-  /** The raw access token from `Authorization: DPoP <token>` (form checked only until the sessions issue). */
+  /** The verified access token's DPoP key thumbprint: the request's proof must be signed by that key. */
+  tokenJkt?: string;
+  /** The access token itself, for the proof's `ath` (never logged). */
   accessToken?: string;
-  /** The raw DPoP proof JWT (form checked only until the sessions issue). */
-  dpopProof?: string;
+  /** The thumbprint of the key that signed the request's verified DPoP proof (sign-in binds new tokens to it). */
+  dpopJkt?: string;
+  /** Set while the gate runs: the session of a verified token, whose liveness is checked last. */
+  sessionToCheck?: { sessionId: string; audience: Audience; subjectId: string };
 }
 
-export type Authenticate = (requirements: readonly (readonly string[])[], headers: IncomingHttpHeaders) => Promise<AuthContext>;
+/** What the gate needs of a request. */
+export interface GateRequest {
+  method: string;
+  /** The URL as the client addressed it, for DPoP `htu` (scheme, host, path). */
+  url: string;
+  headers: IncomingHttpHeaders;
+}
 
-type SchemeCheck = (headers: IncomingHttpHeaders, auth: AuthContext) => void | Promise<void>;
+export interface Gate {
+  authenticate(requirements: readonly (readonly string[])[], request: GateRequest): Promise<AuthContext>;
+  /** The DPoP nonce clients should use now (sent as `DPoP-Nonce` on every answer of a DPoP operation). */
+  dpopNonce(): string;
+}
+
+type SchemeCheck = (request: GateRequest, auth: AuthContext) => void | Promise<void>;
+
+const DPOP_ALGORITHMS = 'EdDSA ES256';
 
 /** last_used_at is written at most this often per key (and never awaited), so the gate adds no write per request. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -46,35 +90,14 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-function requireDpopToken(missingCode: 'SDK_AUTH_INVALID_TOKEN' | 'INVALID_CREDENTIALS'): SchemeCheck {
-  return (headers, auth) => {
-    const value = header(headers, 'authorization');
-    const match = value?.match(/^DPoP ([A-Za-z0-9\-._~+/]+=*)$/);
-    if (!match) {
-      throw new AppError(missingCode, {
-        message: value ? 'Authorization must use the DPoP scheme: "DPoP <access token>"' : 'Missing Authorization header',
-        headers: { 'WWW-Authenticate': 'DPoP algs="ES256 EdDSA"' },
-      });
-    }
-    auth.accessToken = match[1];
-  };
-}
-
-const dpopProof: SchemeCheck = (headers, auth) => {
-  const proof = header(headers, 'dpop');
-  if (!proof) throw new AppError('SDK_AUTH_DPOP_REQUIRED', { message: 'Missing DPoP proof header' });
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof)) {
-    throw new AppError('SDK_AUTH_DPOP_INVALID', { message: 'The DPoP proof is not a compact JWS' });
-  }
-  auth.dpopProof = proof;
-};
-
 // Keys before sessions before proofs: the key names the app a session must belong to.
 const ORDER: SecuritySchemeName[] = ['secretKey', 'publishableKey', 'operatorSession', 'userSession', 'dpopProof'];
 
-/** The gate, bound to the database (key lookups) and the clock (expiry). */
-export function createAuthenticator(deps: Pick<Deps, 'db' | 'clock' | 'log'>): Authenticate {
+/** The gate, bound to the database (key and session lookups), the service secret (tokens, nonces) and the clock. */
+export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' | 'sessionSettings'>): Gate {
   const lastTouched = new Map<string, number>();
+  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const dpop = createDpopVerifier(deps.db, deps.secrets);
 
   function touch(keyId: string, now: Date): void {
     const last = lastTouched.get(keyId);
@@ -84,7 +107,7 @@ export function createAuthenticator(deps: Pick<Deps, 'db' | 'clock' | 'log'>): A
   }
 
   function requireKeyOfType(type: ApiKeyType): SchemeCheck {
-    return async (headers, auth) => {
+    return async ({ headers }, auth) => {
       // 1. form: present and of the spec's shape (no database work for garbage)
       const raw = header(headers, 'x-service-api-key');
       if (!raw) throw new AppError('INVALID_CREDENTIALS', { message: 'Missing x-service-api-key header' });
@@ -120,11 +143,51 @@ export function createAuthenticator(deps: Pick<Deps, 'db' | 'clock' | 'log'>): A
     };
   }
 
+  function requireSession(audience: Audience): SchemeCheck {
+    return async ({ headers }, auth) => {
+      // 1. form: `Authorization: DPoP <token>` (a Bearer token is refused: these tokens are sender-constrained)
+      const value = header(headers, 'authorization');
+      const match = value?.match(/^DPoP ([A-Za-z0-9\-._~+/]+=*)$/);
+      if (!match) {
+        throw new AppError(audience === 'operator' && !value ? 'INVALID_CREDENTIALS' : 'SDK_AUTH_INVALID_TOKEN', {
+          message: value ? 'Authorization must use the DPoP scheme: "DPoP <access token>"' : 'Missing Authorization header',
+          headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` },
+        });
+      }
+      // 2. the token: signature, audience, expiry (its session's liveness is checked once the proof is verified)
+      const claims = await sessions.tokens.verify(match[1]!, audience, deps.clock.now());
+      auth.sessionToCheck = { sessionId: claims.sessionId, audience, subjectId: claims.subjectId };
+      if (audience === 'user') {
+        if (!auth.apiKey || claims.appId !== auth.apiKey.appId) {
+          throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The access token is not valid for this app' });
+        }
+        auth.user = { userId: claims.subjectId, sessionId: claims.sessionId, appId: claims.appId };
+      } else {
+        auth.operator = { operatorId: claims.subjectId, sessionId: claims.sessionId };
+      }
+      auth.accessToken = match[1]!;
+      auth.tokenJkt = claims.jkt;
+    };
+  }
+
+  const dpopProof: SchemeCheck = async ({ method, url, headers }, auth) => {
+    const proof = header(headers, 'dpop');
+    if (!proof) throw new AppError('SDK_AUTH_DPOP_REQUIRED', { message: 'Missing DPoP proof header', headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` } });
+    const { jkt } = await dpop.verify({ proof, method, url, now: deps.clock.now(), ...(auth.accessToken ? { accessToken: auth.accessToken } : {}) });
+    if (auth.tokenJkt && auth.tokenJkt !== jkt) {
+      throw new AppError('SDK_AUTH_DPOP_INVALID', {
+        message: 'The DPoP proof is signed by another key than the access token is bound to',
+        headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof"' },
+      });
+    }
+    auth.dpopJkt = jkt;
+  };
+
   const checks: Record<SecuritySchemeName, SchemeCheck> = {
     secretKey: requireKeyOfType('secret'),
     publishableKey: requireKeyOfType('publishable'),
-    userSession: requireDpopToken('SDK_AUTH_INVALID_TOKEN'),
-    operatorSession: requireDpopToken('INVALID_CREDENTIALS'),
+    userSession: requireSession('user'),
+    operatorSession: requireSession('operator'),
     dpopProof,
   };
 
@@ -132,19 +195,28 @@ export function createAuthenticator(deps: Pick<Deps, 'db' | 'clock' | 'log'>): A
    * Returns the auth context of the first satisfied requirement, or throws the first requirement's error.
    * `requirements` is the operation's list of alternatives, each a list of scheme names that must all pass.
    */
-  return async (requirements, headers) => {
+  async function authenticate(requirements: readonly (readonly string[])[], request: GateRequest): Promise<AuthContext> {
     if (requirements.length === 0) return {};
     let firstError: unknown;
     for (const requirement of requirements) {
       const auth: AuthContext = {};
       try {
         const schemes = [...requirement].sort((a, b) => ORDER.indexOf(a as SecuritySchemeName) - ORDER.indexOf(b as SecuritySchemeName));
-        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](headers, auth);
+        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth);
+        // Last, the session must be live (sign-out ends its tokens at once). After the proof, so that a replayed proof
+        // is refused as such even when its first use ended the session.
+        if (auth.sessionToCheck) {
+          const { sessionId, audience, subjectId } = auth.sessionToCheck;
+          await sessions.requireLive(deps.db, sessionId, audience, subjectId);
+          delete auth.sessionToCheck;
+        }
         return auth;
       } catch (err) {
         firstError ??= err;
       }
     }
     throw firstError;
-  };
+  }
+
+  return { authenticate, dpopNonce: () => dpop.currentNonce(deps.clock.now()) };
 }

@@ -1,40 +1,8 @@
-// The one error type handlers and domain code throw, and the one mapper that writes the error envelope.
-// What the client sees (code, message, details) is kept apart from what the log sees (cause, stack).
+// The one mapper that writes the error envelope. What the client sees (code, message, details) is kept apart from
+// what the log sees (cause, stack). The error type itself, AppError, lives in src/domain/errors.ts.
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { errorCatalogue, type ErrorCode } from '../../generated/server/catalogue.gen';
-
-export interface AppErrorOptions {
-  message?: string;
-  details?: Record<string, unknown>;
-  /** Extra top-level body fields the catalogue allows for this code (applicationId, resultCode, limit, kycUrl...). */
-  fields?: Record<string, unknown>;
-  headers?: Record<string, string>;
-  /** Internal cause: logged, never sent. */
-  cause?: unknown;
-}
-
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly details: Record<string, unknown> | undefined;
-  readonly fields: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-
-  constructor(code: ErrorCode, opts: AppErrorOptions = {}) {
-    super(opts.message ?? errorCatalogue[code].description, { cause: opts.cause });
-    this.name = 'AppError';
-    this.code = code;
-    this.status = errorCatalogue[code].status;
-    this.details = opts.details;
-    this.fields = opts.fields ?? {};
-    this.headers = opts.headers ?? {};
-  }
-}
-
-export function statusOf(code: ErrorCode): number {
-  return errorCatalogue[code].status;
-}
+import { AppError } from '../domain/errors';
 
 /** Body-parser failures carry a `type`; map the ones a client can cause to catalogue codes. */
 function fromBodyParser(err: unknown): AppError | undefined {

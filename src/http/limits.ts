@@ -12,7 +12,7 @@ import type { LimitSettings } from '../config';
 import type { Deps } from '../deps';
 import { consumeDailyQuota, secondsUntilNextUtcMidnight, utcDay } from '../domain/limits/dailyQuota';
 import type { AuthenticatedKey } from './authenticate';
-import { AppError } from './errors';
+import { AppError } from '../domain/errors';
 
 export const DEFAULT_LIMITS: LimitSettings = { perKeyPerMinute: 600, store: 'memory', testnetDailyQuota: 1000 };
 
@@ -33,22 +33,30 @@ function rateLimited(w: Window, message: string): AppError {
   return new AppError('RATE_LIMITED', { message, headers: { 'Retry-After': String(w.resetSeconds), ...headersOf(w) } });
 }
 
-function createRateLimiter(deps: Pick<Deps, 'db'>, settings: LimitSettings): RateLimiterAbstract {
-  const common = { points: settings.perKeyPerMinute, duration: 60, keyPrefix: 'key_minute' };
-  if (settings.store === 'memory') return new RateLimiterMemory(common);
+/**
+ * A fixed-window limiter in the configured store: this process's memory, or the service's PostgreSQL
+ * (rate_limit_points of migration 0003, shared by every instance) with a memory limiter as insurance, so a database
+ * hiccup falls back to a per-process limit rather than refusing every request. Also used by the abuse limits.
+ */
+export function createFixedWindowLimiter(
+  deps: Pick<Deps, 'db'>,
+  store: LimitSettings['store'],
+  window: { points: number; durationSeconds: number; keyPrefix: string },
+): RateLimiterAbstract {
+  const common = { points: window.points, duration: window.durationSeconds, keyPrefix: window.keyPrefix };
+  if (store === 'memory') return new RateLimiterMemory(common);
   return new RateLimiterPostgres({
     ...common,
     storeClient: deps.db,
     storeType: 'knex',
     tableName: 'rate_limit_points',
     tableCreated: true, // migration 0003
-    // A database hiccup falls back to a per-process limit rather than refusing every request.
     insuranceLimiter: new RateLimiterMemory(common),
   });
 }
 
 export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): ApplyLimits {
-  const limiter = createRateLimiter(deps, settings);
+  const limiter = createFixedWindowLimiter(deps, settings.store, { points: settings.perKeyPerMinute, durationSeconds: 60, keyPrefix: 'key_minute' });
   return async (key) => {
     // 1. the per-minute rate (a refused request does not count against the day's quota)
     let res: RateLimiterRes;

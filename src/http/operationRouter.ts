@@ -1,6 +1,6 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
 // -> the key's limits (429; RateLimit-* headers on every keyed answer) -> validate against the bundled contract with
-// openapi-backend (400) -> handler -> success envelope.
+// openapi-backend (400) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope.
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
@@ -11,9 +11,10 @@ import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest } from '../operations/types';
-import type { Authenticate } from './authenticate';
+import type { Gate } from './authenticate';
 import type { ApplyLimits } from './limits';
-import { AppError } from './errors';
+import type { Idempotency } from './idempotency';
+import { AppError } from '../domain/errors';
 import { toFieldErrors } from './fieldErrors';
 import { createRouteTable } from './routeTable';
 
@@ -46,14 +47,24 @@ function withoutExamples<T>(node: T): T {
 /** Request headers a browser may send cross-origin (the preflight's Access-Control-Allow-Headers). */
 const CORS_ALLOWED_HEADERS = 'x-service-api-key, authorization, dpop, content-type, idempotency-key, x-request-id';
 /** Response headers a browser script may read. */
-const CORS_EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location';
+const CORS_EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location, Idempotent-Replayed';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+/** The URL the client addressed: PUBLIC_URL + path when configured, else scheme and Host of the request + path. */
+function requestUrl(req: Request, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '') + req.path;
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.path}`;
+}
 
 export async function createOperationRouter(
   document: Document,
   handlers: HandlerRegistry,
-  authenticate: Authenticate,
+  gate: Gate,
   applyLimits?: ApplyLimits,
+  /** PUBLIC_URL when configured: the base of the URL DPoP proofs must name (else the request's Host). */
+  publicUrl?: string,
+  /** Idempotency-Key handling (idempotency.ts) for the operations whose contract declares the header. */
+  idempotency?: Idempotency,
 ): Promise<RequestHandler> {
   // openapi-backend is the request validator (with Ajv 2020); routing is our compiled table (routeTable.ts).
   const api = new OpenAPIBackend({
@@ -95,7 +106,10 @@ export async function createOperationRouter(
       const { operationId } = match;
       const op = operations[operationId];
       // 2. authenticate (before validation, so an anonymous caller learns nothing about the input rules)
-      const auth = await authenticate(op.security, req.headers);
+      const usesDpop = (op.security as readonly (readonly string[])[]).some((r) => r.includes('dpopProof'));
+      // Every answer of a DPoP operation, errors included, carries the nonce the next proof should use.
+      if (usesDpop) res.setHeader('DPoP-Nonce', gate.dpopNonce());
+      const auth = await gate.authenticate(op.security, { method: req.method, url: requestUrl(req, publicUrl), headers: req.headers });
       if (auth.allowedOrigin) {
         res.setHeader('Vary', 'Origin');
         res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
@@ -116,16 +130,19 @@ export async function createOperationRouter(
       // 4. the handler
       const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
       const locals = res.locals as RequestLocals;
-      const result = await handler({
+      const request = {
         operationId,
         body: parsed.requestBody,
         query: parsed.query as never,
         path: match.params as never,
         headers: req.headers,
         auth,
+        ip: req.ip ?? req.socket.remoteAddress ?? 'unknown',
         requestId: locals.requestId,
         log: locals.log,
-      } as OperationRequest<OperationId>);
+      } as OperationRequest<OperationId>;
+      // Operations declaring Idempotency-Key run once per caller and key; a repeat gets the stored answer.
+      const result = op.idempotent && idempotency ? await idempotency(request, () => handler(request)) : await handler(request);
       // 5. the success envelope, with the operation's success code from the contract
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       res.status(op.successStatus).json({ content: result.content, code: op.successCode, success: true });

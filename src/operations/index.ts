@@ -3,6 +3,27 @@
 // notImplemented(...) and listed as 501 in the README's status table.
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../deps';
+import { archiveApp } from './dashboard-apps/archiveApp';
+import { createApp } from './dashboard-apps/createApp';
+import { getApp } from './dashboard-apps/getApp';
+import { listApps } from './dashboard-apps/listApps';
+import { restoreApp } from './dashboard-apps/restoreApp';
+import { updateApp } from './dashboard-apps/updateApp';
+import { createApiKey } from './dashboard-keys/createApiKey';
+import { listApiKeys } from './dashboard-keys/listApiKeys';
+import { revokeApiKey } from './dashboard-keys/revokeApiKey';
+import { rotateApiKey } from './dashboard-keys/rotateApiKey';
+import { addMember } from './dashboard-members/addMember';
+import { listMembers } from './dashboard-members/listMembers';
+import { removeMember } from './dashboard-members/removeMember';
+import { updateMember } from './dashboard-members/updateMember';
+import { getAppDomains } from './dashboard-settings/getAppDomains';
+import { updateAppDomains } from './dashboard-settings/updateAppDomains';
+import { getCurrentOperator } from './dashboard-auth/getCurrentOperator';
+import { refreshOperatorSession } from './dashboard-auth/refreshOperatorSession';
+import { signOutOperator } from './dashboard-auth/signOutOperator';
+import { startOperatorEmailSignIn } from './dashboard-auth/startOperatorEmailSignIn';
+import { verifyOperatorEmailSignIn } from './dashboard-auth/verifyOperatorEmailSignIn';
 import { notImplemented } from './notImplemented';
 import { getHealth } from './system/getHealth';
 import { getReadiness } from './system/getReadiness';
@@ -10,14 +31,14 @@ import type { HandlerRegistry } from './types';
 
 export function createHandlers(deps: Deps): HandlerRegistry {
   return {
-    addMember: notImplemented('addMember'),
-    archiveApp: notImplemented('archiveApp'),
+    addMember: addMember(deps),
+    archiveApp: archiveApp(deps),
     buildTransaction: notImplemented('buildTransaction'),
     claimDistributionRule: notImplemented('claimDistributionRule'),
     completeOAuthSignIn: notImplemented('completeOAuthSignIn'),
     completeOperatorOAuthSignIn: notImplemented('completeOperatorOAuthSignIn'),
-    createApiKey: notImplemented('createApiKey'),
-    createApp: notImplemented('createApp'),
+    createApiKey: createApiKey(deps),
+    createApp: createApp(deps),
     createAppAuthPolicyRow: notImplemented('createAppAuthPolicyRow'),
     createAuthPolicyRow: notImplemented('createAuthPolicyRow'),
     createDistributionRule: notImplemented('createDistributionRule'),
@@ -28,12 +49,12 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     deleteDistributionRule: notImplemented('deleteDistributionRule'),
     fundAppUserWallet: notImplemented('fundAppUserWallet'),
     fundWallet: notImplemented('fundWallet'),
-    getApp: notImplemented('getApp'),
-    getAppDomains: notImplemented('getAppDomains'),
+    getApp: getApp(deps),
+    getAppDomains: getAppDomains(deps),
     getAppMetrics: notImplemented('getAppMetrics'),
     getAppUser: notImplemented('getAppUser'),
     getAuthProviders: notImplemented('getAuthProviders'),
-    getCurrentOperator: notImplemented('getCurrentOperator'),
+    getCurrentOperator: getCurrentOperator(deps),
     getFeePolicy: notImplemented('getFeePolicy'),
     getHealth: getHealth(deps),
     getKycSettings: notImplemented('getKycSettings'),
@@ -49,56 +70,56 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     getWalletBalances: notImplemented('getWalletBalances'),
     getWebhookConfig: notImplemented('getWebhookConfig'),
     introspectUserToken: notImplemented('introspectUserToken'),
-    listApiKeys: notImplemented('listApiKeys'),
+    listApiKeys: listApiKeys(deps),
     listAppAuthPolicyRows: notImplemented('listAppAuthPolicyRows'),
     listAppDistributionRules: notImplemented('listAppDistributionRules'),
     listAppTransactions: notImplemented('listAppTransactions'),
     listAppUsers: notImplemented('listAppUsers'),
-    listApps: notImplemented('listApps'),
+    listApps: listApps(deps),
     listAuditLog: notImplemented('listAuditLog'),
     listAuthPolicyRows: notImplemented('listAuthPolicyRows'),
     listDistributionRules: notImplemented('listDistributionRules'),
     listKycProviders: notImplemented('listKycProviders'),
-    listMembers: notImplemented('listMembers'),
+    listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
     listSessions: notImplemented('listSessions'),
     listWebhookEvents: notImplemented('listWebhookEvents'),
     redeliverWebhookEvent: notImplemented('redeliverWebhookEvent'),
-    refreshOperatorSession: notImplemented('refreshOperatorSession'),
+    refreshOperatorSession: refreshOperatorSession(deps),
     refreshSession: notImplemented('refreshSession'),
-    removeMember: notImplemented('removeMember'),
-    restoreApp: notImplemented('restoreApp'),
-    revokeApiKey: notImplemented('revokeApiKey'),
+    removeMember: removeMember(deps),
+    restoreApp: restoreApp(deps),
+    revokeApiKey: revokeApiKey(deps),
     revokeSession: notImplemented('revokeSession'),
-    rotateApiKey: notImplemented('rotateApiKey'),
+    rotateApiKey: rotateApiKey(deps),
     rotateWebhookSecret: notImplemented('rotateWebhookSecret'),
     runTransaction: notImplemented('runTransaction'),
     setUserExternalId: notImplemented('setUserExternalId'),
     signAuthEntry: notImplemented('signAuthEntry'),
     signOut: notImplemented('signOut'),
-    signOutOperator: notImplemented('signOutOperator'),
+    signOutOperator: signOutOperator(deps),
     signTransaction: notImplemented('signTransaction'),
     startEmailSignIn: notImplemented('startEmailSignIn'),
     startKycSession: notImplemented('startKycSession'),
     startOAuthSignIn: notImplemented('startOAuthSignIn'),
-    startOperatorEmailSignIn: notImplemented('startOperatorEmailSignIn'),
+    startOperatorEmailSignIn: startOperatorEmailSignIn(deps),
     startOperatorOAuthSignIn: notImplemented('startOperatorOAuthSignIn'),
     startRamp: notImplemented('startRamp'),
     submitTransaction: notImplemented('submitTransaction'),
-    updateApp: notImplemented('updateApp'),
+    updateApp: updateApp(deps),
     updateAppAuthPolicyRow: notImplemented('updateAppAuthPolicyRow'),
-    updateAppDomains: notImplemented('updateAppDomains'),
+    updateAppDomains: updateAppDomains(deps),
     updateAuthPolicyRow: notImplemented('updateAuthPolicyRow'),
     updateAuthProviders: notImplemented('updateAuthProviders'),
     updateDistributionRule: notImplemented('updateDistributionRule'),
     updateFeePolicy: notImplemented('updateFeePolicy'),
     updateKycSettings: notImplemented('updateKycSettings'),
-    updateMember: notImplemented('updateMember'),
+    updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),
     updateTreasuryWallets: notImplemented('updateTreasuryWallets'),
     updateWebhookConfig: notImplemented('updateWebhookConfig'),
     verifyEmailSignIn: notImplemented('verifyEmailSignIn'),
-    verifyOperatorEmailSignIn: notImplemented('verifyOperatorEmailSignIn'),
+    verifyOperatorEmailSignIn: verifyOperatorEmailSignIn(deps),
     verifySep10Challenge: notImplemented('verifySep10Challenge'),
   };
 }

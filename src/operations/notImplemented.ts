@@ -1,7 +1,7 @@
 // The handler of an operation that is in the contract but not built yet: 501 NOT_IMPLEMENTED, listed as such in the
 // README's status table (a test keeps the two in step).
 import type { OperationId } from '../../generated/server/catalogue.gen';
-import { AppError } from '../http/errors';
+import { AppError } from '../domain/errors';
 import type { Handler } from './types';
 
 const NOT_IMPLEMENTED = Symbol('notImplemented');

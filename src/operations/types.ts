@@ -13,6 +13,8 @@ export interface OperationRequest<Op extends OperationId> {
   path: OperationTypes[Op]['path'];
   headers: IncomingHttpHeaders;
   auth: AuthContext;
+  /** The client's IP address as Express sees it (per-IP abuse limits). */
+  ip: string;
   requestId: string;
   log: Logger;
 }

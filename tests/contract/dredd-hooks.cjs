@@ -1,22 +1,32 @@
 // Dredd hooks (CommonJS: dredd loads hooks with require). Dredd turns every documented status of every operation
-// into a transaction; it can only make the happy path happen, so we keep the 2xx transactions of operations that
-// are built (DREDD_BUILT_OPERATIONS, from the handler registry) and skip the rest. Dredd's OAS3 support checks the
+// into a transaction; it can only make the happy path happen, so we keep the 2xx transactions of the operations
+// dredd.test.ts lists (DREDD_TESTED_OPERATIONS: built, and reproducible from examples) and skip the rest. Each kept
+// transaction gets fresh credentials from the test's oracle (DREDD_CREDENTIALS_ORACLE): DPoP proofs are single use. Dredd's OAS3 support checks the
 // status, headers and the presence of the example's keys, not the body schema: response_schema_conformance comes
 // from the Prism proxy test and the fuzzer.
 const hooks = require('hooks');
 
-const built = new Set(JSON.parse(process.env.DREDD_BUILT_OPERATIONS || '[]'));
-const credentials = JSON.parse(process.env.DREDD_CREDENTIALS || '{}');
+const tested = JSON.parse(process.env.DREDD_TESTED_OPERATIONS || '{}');
+const oracle = process.env.DREDD_CREDENTIALS_ORACLE;
 
 hooks.beforeEach((transaction, done) => {
   const status = Number(transaction.expected.statusCode);
-  const key = `${transaction.request.method} ${transaction.origin.resourceName}`;
-  if (status < 200 || status >= 300 || !built.has(key)) {
+  const operationId = tested[`${transaction.request.method} ${transaction.origin.resourceName}`];
+  if (status < 200 || status >= 300 || !operationId) {
     transaction.skip = true;
-  } else {
-    Object.assign(transaction.request.headers, credentials[key] || {});
+    return done();
   }
-  done();
+  const query = new URLSearchParams({ operationId, method: transaction.request.method, path: transaction.fullPath.split('?')[0] });
+  fetch(`${oracle}?${query}`)
+    .then((res) => res.json())
+    .then((headers) => {
+      Object.assign(transaction.request.headers, headers);
+      done();
+    })
+    .catch((err) => {
+      transaction.fail = `no credentials: ${err}`;
+      done();
+    });
 });
 
 // Express answers `application/json; charset=utf-8`; dredd compares the media type literally.

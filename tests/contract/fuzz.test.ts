@@ -13,7 +13,7 @@ import { rawCall } from '../support/http';
 import { bodySchemaPointer, credentials, parametersOf, requestArb, urlOf, type GeneratedRequest } from '../support/requests';
 import { operationObject, responseViolations, spec, validatorAt, type Json } from '../support/spec';
 import { startTestService, type TestService } from '../support/service';
-import { seedCredentials, type Credentials } from '../support/credentials';
+import { seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 // CI replays one fixed seed so a landing is decided by the code, not by luck; local runs explore new inputs.
@@ -28,12 +28,16 @@ function serverErrorViolation(id: OperationId, status: number, body: any): strin
 
 describe('contract fuzzing over every operation', () => {
   let svc: TestService;
-  // Real keys of an active app, stored in the service's database: requests pass the gate's lookup.
-  let creds: Credentials;
+  // Real keys of an active app, stored in the service's database: requests pass the gate's lookup. Each operation's
+  // tests get fresh live sessions (a fuzzed sign-out must not end the session of the operations after it), and
+  // every request a fresh DPoP proof.
+  let seeded: SeededCredentials;
   before(async () => {
     svc = await startTestService();
-    creds = await seedCredentials(svc.deps.db);
+    seeded = await seedCredentials(svc.deps.db);
   });
+  const sessionsFor = () => withSessions(svc.deps, seeded);
+  const headers = (id: OperationId, creds: SeededCredentials, method: string, url: string) => credentials(id, creds, { method, url: svc.url + url });
   after(async () => {
     await svc?.stop();
   });
@@ -41,9 +45,10 @@ describe('contract fuzzing over every operation', () => {
   for (const id of ids) {
     const method = operations[id].method.toUpperCase();
     test(`${id}: valid requests are accepted and answered per contract`, async () => {
+      const creds = await sessionsFor();
       await fc.assert(
         fc.asyncProperty(requestArb(id), async (req) => {
-          const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id, creds), ...req.headers }, body: req.body });
+          const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
           const violations = [...serverErrorViolation(id, res.status, res.body), ...responseViolations(id, res)];
           const code = (res.body as any)?.code;
           if (res.status === 400 && (code === 'VALIDATION_ERROR' || code === 'INVALID_JSON')) {
@@ -59,6 +64,7 @@ describe('contract fuzzing over every operation', () => {
       const { op } = operationObject(id);
       const [base] = fc.sample(requestArb(id), { numRuns: 1, seed: SEED ?? 42 });
       assert.ok(base);
+      const creds = await sessionsFor();
       const cases: { label: string; req: GeneratedRequest }[] = [];
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       if (bodySchema && base.body && typeof base.body === 'object' && !Array.isArray(base.body)) {
@@ -78,7 +84,7 @@ describe('contract fuzzing over every operation', () => {
       }
       if (cases.length === 0) return t.skip('no inputs to break');
       for (const { label, req } of cases) {
-        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...credentials(id, creds), ...req.headers }, body: req.body });
+        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
         const violations = responseViolations(id, res);
         if (res.status !== 400 || (res.body as any)?.code !== 'VALIDATION_ERROR') {
           violations.push(`negative_data_rejection: ${label} answered ${res.status} ${(res.body as any)?.code}`);
@@ -90,7 +96,8 @@ describe('contract fuzzing over every operation', () => {
     if (operations[id].security.length > 0) {
       test(`${id}: no credentials or partial credentials are refused with 401/403`, async () => {
         const [req] = fc.sample(requestArb(id), { numRuns: 1, seed: SEED ?? 7 });
-        const full = credentials(id, creds);
+        const creds = await sessionsFor();
+        const full = await headers(id, creds, method, urlOf(id, req!));
         const variants: Record<string, string>[] = [{}];
         for (const name of Object.keys(full)) {
           const partial = { ...full };

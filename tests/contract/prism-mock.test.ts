@@ -37,7 +37,7 @@ describe('Prism mock of the contract', () => {
       const body = op.requestBody ? resolve(op.requestBody).node.content?.['application/json']?.example : undefined;
       const res = await fetch(prism.url + url, {
         method: method.toUpperCase(),
-        headers: { ...credentials(id), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...(await credentials(id)), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '../../generated/client/client';
 import * as sdk from '../../generated/client/sdk.gen';
-import { seedCredentials, type Credentials } from '../support/credentials';
+import { headersFor, seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
 import { startPrism, type Prism } from '../support/prism';
 import { startTestService, type TestService } from '../support/service';
 
@@ -15,17 +15,31 @@ const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 describe('live service through the Prism validating proxy', () => {
   let svc: TestService;
   let prism: Prism;
-  // Real keys stored in the service's database, so requests pass the gate's lookup.
-  let creds: Credentials;
+  // Real keys stored in the service's database and live sessions, so requests pass the gate.
+  let creds: SeededCredentials;
   before(async () => {
     svc = await startTestService();
-    creds = await seedCredentials(svc.deps.db);
+    creds = await withSessions(svc.deps, await seedCredentials(svc.deps.db));
     prism = await startPrism('proxy', svc.url);
   });
   after(async () => {
     await prism?.stop();
     await svc?.stop();
   });
+
+  /**
+   * A generated client whose every request carries the requirement's credentials and a fresh DPoP proof. The proof
+   * names the URL the service receives (Prism forwards to it), not Prism's.
+   */
+  function signedClient(requirement: string[]) {
+    const client = createClient({ baseUrl: prism.url });
+    client.interceptors.request.use(async (request) => {
+      const target = { method: request.method, url: svc.url + new URL(request.url).pathname };
+      for (const [name, value] of Object.entries(await headersFor(requirement, creds, target))) request.headers.set(name, value);
+      return request;
+    });
+    return client;
+  }
 
   function expectNoViolations(maybe: Response | undefined): Response {
     assert.ok(maybe, 'no response');
@@ -58,16 +72,16 @@ describe('live service through the Prism validating proxy', () => {
   });
 
   test('SDK, Server and Dashboard operations answer through the proxy without violations', async () => {
-    const sdkClient = createClient({
-      baseUrl: prism.url,
-      headers: { 'x-service-api-key': creds.publishableKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
-    });
+    const sdkClient = signedClient(['publishableKey', 'userSession', 'dpopProof']);
     const history = await sdk.getTxHistory({ client: sdkClient, query: { limit: 10, offset: 0 } });
     expectNoViolations(history.response);
     const wallet = await sdk.getWallet({ client: sdkClient });
     expectNoViolations(wallet.response);
-    const dashboard = createClient({ baseUrl: prism.url, headers: { authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof } });
+    const dashboard = signedClient(['operatorSession', 'dpopProof']);
     const apps = await sdk.listApps({ client: dashboard });
     expectNoViolations(apps.response);
+    const me = await sdk.getCurrentOperator({ client: dashboard });
+    expectNoViolations(me.response);
+    assert.equal(me.response!.status, 200);
   });
 });

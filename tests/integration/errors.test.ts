@@ -2,15 +2,20 @@
 // auth order, masking of unexpected errors, and credentials kept out of logs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { capturingLogger } from '../support/log';
 import { buildApp } from '../../src/app';
 import { systemClock } from '../../src/deps';
 import { createHandlers } from '../../src/operations/index';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';
-import { sampleCredentials, seedCredentials, type Credentials } from '../support/credentials';
+import { createMailer } from '../../src/infra/mail/index';
+import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
+import { headersFor, PLACEHOLDER_ACCESS_TOKEN, PLACEHOLDER_DPOP_PROOF, sampleCredentials, seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
 import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
@@ -19,7 +24,7 @@ const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 describe('error contract', () => {
   let svc: TestService;
   // Real keys stored in the service's database (the gate looks them up).
-  let creds: Credentials;
+  let creds: SeededCredentials;
   let secret: Record<string, string>;
   before(async () => {
     svc = await startTestService();
@@ -60,22 +65,26 @@ describe('error contract', () => {
     assert.equal(a.status, 403);
     assert.equal(a.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
     const b = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
-      headers: { 'x-service-api-key': creds.secretKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
+      headers: { 'x-service-api-key': creds.secretKey, authorization: `DPoP ${PLACEHOLDER_ACCESS_TOKEN}`, dpop: PLACEHOLDER_DPOP_PROOF },
     });
     assert.equal(b.status, 403);
     assert.equal(b.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
   });
 
-  test('session routes: missing token SDK_AUTH_INVALID_TOKEN, missing proof SDK_AUTH_DPOP_REQUIRED, bad proof SDK_AUTH_DPOP_INVALID', async () => {
+  test('session routes: missing or unknown token SDK_AUTH_INVALID_TOKEN, missing proof SDK_AUTH_DPOP_REQUIRED, bad proof SDK_AUTH_DPOP_INVALID', async () => {
     const key = { 'x-service-api-key': creds.publishableKey };
     const noToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: key });
     assert.equal(noToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
     assert.match(noToken.headers.get('www-authenticate') ?? '', /^DPoP /);
     const bearer = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'Bearer abc' } });
     assert.equal(bearer.body.code, 'SDK_AUTH_INVALID_TOKEN');
-    const noProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc' } });
+    const unknownToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc' } });
+    assert.equal(unknownToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
+    const { userSession } = await withSessions(svc.deps, creds);
+    const token = { ...key, authorization: `DPoP ${userSession!.accessToken}` };
+    const noProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: token });
     assert.equal(noProof.body.code, 'SDK_AUTH_DPOP_REQUIRED');
-    const badProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc', dpop: 'not-a-jwt' } });
+    const badProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...token, dpop: 'not-a-jwt' } });
     assert.equal(badProof.body.code, 'SDK_AUTH_DPOP_INVALID');
   });
 
@@ -92,8 +101,9 @@ describe('error contract', () => {
   });
 
   test('query parameters are validated and named as query.<name>', async () => {
+    const withSession = await withSessions(svc.deps, creds);
     const res = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history?limit=0&network=futurenet', {
-      headers: { 'x-service-api-key': creds.publishableKey, authorization: `DPoP ${creds.accessToken}`, dpop: creds.dpopProof },
+      headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, { method: 'GET', url: `${svc.url}/v1/tx/history` }),
     });
     assert.equal(res.status, 400);
     assert.deepEqual(Object.keys(res.body.details.fieldErrors).sort(), ['query.limit', 'query.network']);
@@ -120,16 +130,18 @@ describe('error contract', () => {
 
 describe('unexpected errors and logs', () => {
   test('an unexpected exception is logged with its stack and answered as a masked 500; keys never reach the log', async () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    });
-    const log = pino({ level: 'info' }, sink);
+    const { log, lines } = capturingLogger('info');
     const db = createDb('postgres://unused@127.0.0.1:1/unused');
-    const deps = { log, db, clock: systemClock, stellarHealth: {}, version: '0.0.0', startedAt: new Date() };
+    const deps = {
+      log,
+      db,
+      clock: systemClock,
+      stellarHealth: {},
+      version: '0.0.0',
+      startedAt: new Date(),
+      secrets: secretsFromBytes(randomBytes(32), 'test'),
+      mailer: createMailer({ smtpUrl: undefined, from: 'test@onboard.local', outboxDir: mkdtempSync(join(tmpdir(), 'onboard-outbox-')) }, log),
+    };
     const handlers = createHandlers(deps);
     handlers.getHealth = async () => {
       throw new Error('database password is hunter2');

@@ -3,8 +3,7 @@
 // and preflights; and no key ever in clear in the database or the log.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { capturingLogger } from '../support/log';
 import { operations } from '../../generated/server/catalogue.gen';
 import { createApiKey, revokeApiKey, setApiKeyExpiry } from '../../src/domain/apiKeys/apiKeys';
 import { archiveApp } from '../../src/domain/apps/store';
@@ -25,16 +24,10 @@ test('every operation behind an API key documents the gate\'s statuses (401, 403
 describe('the gate: API keys and origins', () => {
   let svc: TestService;
   let creds: SeededCredentials;
-  const logLines: string[] = [];
+  const captured = capturingLogger();
+  const logLines = captured.lines;
   before(async () => {
-    // Capture everything the service logs, at the most verbose level, to search it for keys.
-    const sink = new Writable({
-      write(chunk, _enc, cb) {
-        logLines.push(String(chunk));
-        cb();
-      },
-    });
-    svc = await startTestService({}, { log: pino({ level: 'trace' }, sink) });
+    svc = await startTestService({}, { log: captured.log });
     creds = await seedCredentials(svc.deps.db, { origins: ['https://app.example.com', 'http://localhost:3000'] });
   });
   after(async () => {

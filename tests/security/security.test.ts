@@ -8,9 +8,10 @@
 //   Session cases (requirements with userSession, operatorSession or dpopProof): no session token, a non-DPoP
 //   Authorization, missing DPoP proof, malformed DPoP proof.
 //
-// Sessions and DPoP proofs are checked for form only until the sessions issue (#5); that issue adds its cases
-// (expired or revoked session, session of another app, proof not bound to the token, wrong htm/htu, replayed jti) to
-// SESSION_CASES below, with whatever they need seeded in `prepareFixtures`.
+// Sessions are real: `withSessions` mints a live Dashboard session and a live end-user session, and every valid
+// request carries a fresh DPoP proof for its method and URL. The session cases add: an expired access token, a
+// revoked session, a token of the other surface, an end-user token of another app, a proof signed by another key
+// than the token's, a replayed proof, a proof without the server nonce.
 //
 // One service holds every case but the limit, which runs on a second service with a per-key limit of one request
 // per minute. Each case is its own subtest named `<operationId>: <case>`; they run with limited concurrency.
@@ -21,7 +22,9 @@ import { operations, type OperationId, type SecuritySchemeName } from '../../gen
 import { createApiKey, generateApiKey, revokeApiKey, setApiKeyExpiry } from '../../src/domain/apiKeys/apiKeys';
 import type { ApiKeyType } from '../../src/domain/apiKeys/keyFormat';
 import { archiveApp } from '../../src/domain/apps/store';
-import { headersFor, seedCredentials, type SeededCredentials } from '../support/credentials';
+import { headersFor, seedCredentials, withSessions, type SeededCredentials, type SessionCredential } from '../support/credentials';
+import { createDpopKey, dpopProof } from '../support/dpop';
+import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../src/domain/sessions/sessions';
 import { call } from '../support/http';
 import { requestArb, urlOf, type GeneratedRequest } from '../support/requests';
 import { startTestService, type TestService } from '../support/service';
@@ -49,6 +52,12 @@ interface Fixtures {
   expired: Record<ApiKeyType, string>;
   /** Keys of an app that was archived. */
   archived: SeededCredentials;
+  /** Sessions of the same subjects that no longer work. */
+  expiredSession: { operator: SessionCredential; user: SessionCredential };
+  revokedSession: { operator: SessionCredential; user: SessionCredential };
+  /** A live end-user session of another app. */
+  otherAppUser: SessionCredential;
+  svcUrl: string;
 }
 
 interface Expected {
@@ -61,16 +70,19 @@ interface Expected {
 interface Case {
   name: string;
   /** Headers of the request: the requirement's well-formed credentials with this case's break applied. */
-  headers(op: Protected, f: Fixtures): Record<string, string>;
+  headers(op: Protected, f: Fixtures): Promise<Record<string, string>>;
   expect(op: Protected): Expected;
+  /** Send the request twice (replay cases); the second answer is checked. */
+  twice?: boolean;
 }
 
 const typeOf = (r: Requirement): ApiKeyType => (r.includes('secretKey') ? 'secret' : 'publishable');
 const otherType = (t: ApiKeyType): ApiKeyType => (t === 'secret' ? 'publishable' : 'secret');
 const keyOf = (creds: SeededCredentials, t: ApiKeyType) => (t === 'secret' ? creds.secretKey : creds.publishableKey);
-const valid = (op: Protected, f: Fixtures) => headersFor(op.requirement, f.creds);
-const withKey = (op: Protected, f: Fixtures, key: string | undefined) => {
-  const h = valid(op, f);
+const targetOf = (op: Protected, f: Fixtures) => ({ method: op.method, url: f.svcUrl + urlOf(op.id, op.request) });
+const valid = (op: Protected, f: Fixtures) => headersFor(op.requirement, f.creds, targetOf(op, f));
+const withKey = async (op: Protected, f: Fixtures, key: string | undefined) => {
+  const h = await valid(op, f);
   if (key === undefined) delete h['x-service-api-key'];
   else h['x-service-api-key'] = key;
   return h;
@@ -102,33 +114,70 @@ const KEY_CASES: Case[] = [
   },
   {
     name: 'Origin not allowed',
-    headers: (op, f) => ({ ...valid(op, f), origin: 'https://evil.example.com' }),
+    headers: async (op, f) => ({ ...(await valid(op, f)), origin: 'https://evil.example.com' }),
     expect: () => ({ status: 403, code: 'ORIGIN_NOT_ALLOWED' }),
   },
 ];
 
+const hasSession = (r: Requirement) => r.includes('userSession') || r.includes('operatorSession');
+const sessionCode = (op: Protected) => (op.requirement.includes('userSession') ? 'SDK_AUTH_INVALID_TOKEN' : 'INVALID_CREDENTIALS');
+const audienceOf = (r: Requirement): 'user' | 'operator' => (r.includes('userSession') ? 'user' : 'operator');
+
+/** Valid headers for the operation, but with another session (token + a proof by that session's key). */
+async function withSession(op: Protected, f: Fixtures, session: SessionCredential): Promise<Record<string, string>> {
+  const creds = { ...f.creds, [audienceOf(op.requirement) === 'user' ? 'userSession' : 'operatorSession']: session };
+  return headersFor(op.requirement, creds, targetOf(op, f));
+}
+
 const SESSION_CASES: (Case & { applies(r: Requirement): boolean })[] = [
   {
     name: 'no session token',
-    applies: (r) => r.includes('userSession') || r.includes('operatorSession'),
-    headers: (op, f) => {
-      const h = valid(op, f);
+    applies: hasSession,
+    headers: async (op, f) => {
+      const h = await valid(op, f);
       delete h.authorization;
       return h;
     },
-    expect: (op) => ({ status: 401, code: op.requirement.includes('userSession') ? 'SDK_AUTH_INVALID_TOKEN' : 'INVALID_CREDENTIALS' }),
+    expect: (op) => ({ status: 401, code: sessionCode(op) }),
   },
   {
     name: 'session token not in the DPoP scheme',
-    applies: (r) => r.includes('userSession') || r.includes('operatorSession'),
-    headers: (op, f) => ({ ...valid(op, f), authorization: `Bearer ${f.creds.accessToken}` }),
-    expect: (op) => ({ status: 401, code: op.requirement.includes('userSession') ? 'SDK_AUTH_INVALID_TOKEN' : 'INVALID_CREDENTIALS' }),
+    applies: hasSession,
+    headers: async (op, f) => {
+      const h = await valid(op, f);
+      return { ...h, authorization: h.authorization!.replace(/^DPoP /, 'Bearer ') };
+    },
+    expect: () => ({ status: 401, code: 'SDK_AUTH_INVALID_TOKEN' }),
+  },
+  {
+    name: 'expired access token',
+    applies: hasSession,
+    headers: (op, f) => withSession(op, f, f.expiredSession[audienceOf(op.requirement)]),
+    expect: () => ({ status: 401, code: 'SDK_AUTH_TOKEN_EXPIRED' }),
+  },
+  {
+    name: 'revoked session',
+    applies: hasSession,
+    headers: (op, f) => withSession(op, f, f.revokedSession[audienceOf(op.requirement)]),
+    expect: () => ({ status: 401, code: 'SDK_AUTH_INVALID_TOKEN' }),
+  },
+  {
+    name: 'token of the other surface',
+    applies: hasSession,
+    headers: (op, f) => withSession(op, f, audienceOf(op.requirement) === 'user' ? f.creds.operatorSession! : f.creds.userSession!),
+    expect: () => ({ status: 401, code: 'SDK_AUTH_INVALID_TOKEN' }),
+  },
+  {
+    name: 'end-user token of another app',
+    applies: (r) => r.includes('userSession'),
+    headers: (op, f) => withSession(op, f, f.otherAppUser),
+    expect: () => ({ status: 401, code: 'SDK_AUTH_INVALID_TOKEN' }),
   },
   {
     name: 'missing DPoP proof',
     applies: (r) => r.includes('dpopProof'),
-    headers: (op, f) => {
-      const h = valid(op, f);
+    headers: async (op, f) => {
+      const h = await valid(op, f);
       delete h.dpop;
       return h;
     },
@@ -137,7 +186,34 @@ const SESSION_CASES: (Case & { applies(r: Requirement): boolean })[] = [
   {
     name: 'malformed DPoP proof',
     applies: (r) => r.includes('dpopProof'),
-    headers: (op, f) => ({ ...valid(op, f), dpop: 'not a compact JWS' }),
+    headers: async (op, f) => ({ ...(await valid(op, f)), dpop: 'not a compact JWS' }),
+    expect: () => ({ status: 401, code: 'SDK_AUTH_DPOP_INVALID' }),
+  },
+  {
+    name: 'proof not signed by the session key',
+    applies: hasSession,
+    headers: async (op, f) => {
+      const session = audienceOf(op.requirement) === 'user' ? f.creds.userSession! : f.creds.operatorSession!;
+      return withSession(op, f, { ...session, key: await createDpopKey() });
+    },
+    expect: () => ({ status: 401, code: 'SDK_AUTH_DPOP_INVALID' }),
+  },
+  {
+    name: 'proof without the server nonce',
+    applies: (r) => r.includes('dpopProof'),
+    headers: async (op, f) => {
+      const h = await valid(op, f);
+      const session = hasSession(op.requirement) ? (audienceOf(op.requirement) === 'user' ? f.creds.userSession! : f.creds.operatorSession!) : f.creds.operatorSession!;
+      const t = targetOf(op, f);
+      return { ...h, dpop: await dpopProof(session.key, { method: t.method, url: t.url, ...(hasSession(op.requirement) ? { accessToken: session.accessToken } : {}) }) };
+    },
+    expect: () => ({ status: 401, code: 'SDK_AUTH_DPOP_USE_NONCE' }),
+  },
+  {
+    name: 'replayed proof',
+    applies: (r) => r.includes('dpopProof'),
+    twice: true,
+    headers: (op, f) => valid(op, f),
     expect: () => ({ status: 401, code: 'SDK_AUTH_DPOP_INVALID' }),
   },
 ];
@@ -185,8 +261,9 @@ describe('security: every operation behind an API key or a session', { concurren
   let svc: TestService;
   let fixtures: Fixtures;
 
-  async function prepareFixtures(db: TestService['deps']['db']): Promise<Fixtures> {
-    const creds = await seedCredentials(db, { origins: ['https://app.example.com'] });
+  async function prepareFixtures(deps: TestService['deps'], svcUrl: string): Promise<Fixtures> {
+    const db = deps.db;
+    const creds = await withSessions(deps, await seedCredentials(db, { origins: ['https://app.example.com'] }));
     const archived = await seedCredentials(db, { name: 'Archived app' });
     await archiveApp(db, archived.app.id);
     const make = async (type: ApiKeyType, spoil: (id: string) => Promise<void>) => {
@@ -194,11 +271,31 @@ describe('security: every operation behind an API key or a session', { concurren
       await spoil(key.id);
       return key.key;
     };
-    const revoke = (id: string) => revokeApiKey(db, id);
+    const revoke = async (id: string) => {
+      await revokeApiKey(db, id);
+    };
     const expire = (id: string) => setApiKeyExpiry(db, id, new Date(Date.now() - 60_000));
+    // Sessions of the same operator and app: one whose access token expired (signed an hour ago for a minute), one
+    // signed out; and a live end-user session of another app.
+    const sessions = createSessionService(deps.secrets, DEFAULT_SESSION_SETTINGS);
+    const expiredOf = async (s: SessionCredential, audience: 'user' | 'operator'): Promise<SessionCredential> => ({
+      ...s,
+      accessToken: await sessions.tokens.sign(
+        { audience, subjectId: s.subjectId, sessionId: s.sessionId, jkt: s.key.jkt, ...(audience === 'user' ? { appId: creds.app.id } : {}) },
+        new Date(Date.now() - 3_600_000),
+        60,
+      ),
+    });
+    const revoked = await withSessions(deps, creds);
+    for (const s of [revoked.operatorSession!, revoked.userSession!]) await sessions.revoke(db, s.sessionId, 'sign_out', new Date());
+    const other = await withSessions(deps, await seedCredentials(db, { name: 'Another app' }));
     return {
       creds,
       archived,
+      svcUrl,
+      expiredSession: { operator: await expiredOf(creds.operatorSession!, 'operator'), user: await expiredOf(creds.userSession!, 'user') },
+      revokedSession: { operator: revoked.operatorSession!, user: revoked.userSession! },
+      otherAppUser: other.userSession!,
       revoked: { secret: await make('secret', revoke), publishable: await make('publishable', revoke) },
       expired: { secret: await make('secret', expire), publishable: await make('publishable', expire) },
     };
@@ -206,7 +303,7 @@ describe('security: every operation behind an API key or a session', { concurren
 
   before(async () => {
     svc = await startTestService({ LOCALNET: 'off' });
-    fixtures = await prepareFixtures(svc.deps.db);
+    fixtures = await prepareFixtures(svc.deps, svc.url);
   });
   after(async () => {
     await svc?.stop();
@@ -215,7 +312,7 @@ describe('security: every operation behind an API key or a session', { concurren
   for (const op of keyed) {
     for (const c of KEY_CASES) {
       test(`${op.id}: ${c.name}`, async () => {
-        const res = await send(svc, op, c.headers(op, fixtures));
+        const res = await send(svc, op, await c.headers(op, fixtures));
         check(res, c.expect(op));
         if (c.name === 'Origin not allowed') assert.equal(res.headers.get('access-control-allow-origin'), null, 'no CORS headers for a refused origin');
       });
@@ -225,7 +322,11 @@ describe('security: every operation behind an API key or a session', { concurren
   for (const op of sessioned) {
     for (const c of SESSION_CASES.filter((s) => s.applies(op.requirement))) {
       test(`${op.id}: ${c.name}`, async () => {
-        check(await send(svc, op, c.headers(op, fixtures)), c.expect(op));
+        // A replay sends a valid request first, which may act (e.g. sign out): it gets sessions of its own.
+        const f = c.twice ? { ...fixtures, creds: await withSessions(svc.deps, fixtures.creds) } : fixtures;
+        const headers = await c.headers(op, f);
+        if (c.twice) await send(svc, op, headers);
+        check(await send(svc, op, headers), c.expect(op));
       });
     }
   }
@@ -236,7 +337,7 @@ describe('security: over the limit (RATE_LIMIT_PER_KEY_PER_MINUTE=1)', { concurr
   let creds: SeededCredentials;
   before(async () => {
     svc = await startTestService({ LOCALNET: 'off', RATE_LIMIT_PER_KEY_PER_MINUTE: '1' });
-    creds = await seedCredentials(svc.deps.db, { name: 'Limited app' });
+    creds = await withSessions(svc.deps, await seedCredentials(svc.deps.db, { name: 'Limited app' }));
   });
   after(async () => {
     await svc?.stop();
@@ -245,11 +346,13 @@ describe('security: over the limit (RATE_LIMIT_PER_KEY_PER_MINUTE=1)', { concurr
   for (const op of keyed) {
     test(`${op.id}: over the limit`, async () => {
       // A fresh key per operation: its one request of the minute passes the limit, the next is refused.
+      // Fresh sessions too: the first request may act on its session (e.g. sign out), and each proof is single use.
       const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: typeOf(op.requirement), network: 'testnet', label: `limit ${op.id}` });
-      const headers = { ...headersFor(op.requirement, creds), 'x-service-api-key': key.key };
-      const first = await send(svc, op, headers);
+      const own = await withSessions(svc.deps, creds);
+      const headers = async () => ({ ...(await headersFor(op.requirement, own, { method: op.method, url: svc.url + urlOf(op.id, op.request) })), 'x-service-api-key': key.key });
+      const first = await send(svc, op, await headers());
       assert.notEqual(first.status, 429, `the first request is within the limit: ${first.text.slice(0, 300)}`);
-      check(await send(svc, op, headers), { status: 429, code: 'RATE_LIMITED', retryAfter: true });
+      check(await send(svc, op, await headers()), { status: 429, code: 'RATE_LIMITED', retryAfter: true });
     });
   }
 });

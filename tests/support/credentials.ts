@@ -1,20 +1,42 @@
 // Credentials for each security scheme, used by the contract harness and the integration tests.
-// `seedCredentials(db)` stores real ones through the domain code (an operator, an active testnet app, one publishable
-// and one secret key), so they pass the gate's lookup; `sampleCredentials` are of the right form only, for the Prism
-// mock (which checks presence) and for tests that want an unknown key. Sessions and DPoP proofs are form-only until
-// the sessions issue (#5).
+// `seedCredentials(db)` stores real keys through the domain code (an operator, an active testnet app, one publishable
+// and one secret key), so they pass the gate's lookup; `withSessions(deps, creds)` adds live sessions minted by the
+// service's own session machinery (the app owner's Dashboard session and an end-user session of the app), each bound
+// to its own DPoP key; `headersFor` then signs a fresh DPoP proof per request (method, URL, access token, the
+// server's current nonce). `sampleCredentials` are of the right form only, for the Prism mock (which checks presence)
+// and for tests that want an unknown key or token.
 import type { Knex } from 'knex';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../../src/deps';
+import { createDpopVerifier } from '../../src/domain/sessions/dpop';
+import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../src/domain/sessions/sessions';
+import { OPERATOR_SESSION_POLICY } from '../../src/domain/operators/operators';
+import { createDpopKey, dpopProof, type DpopKey } from './dpop';
 import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import { createApiKey } from '../../src/domain/apiKeys/apiKeys';
 import { addAppOrigins, createApp, createOperator, type App, type Operator } from '../../src/domain/apps/store';
 import { withTx } from '../../src/infra/db/database';
 
+export interface SessionCredential {
+  accessToken: string;
+  key: DpopKey;
+  sessionId: string;
+  subjectId: string;
+}
+
 export interface Credentials {
   secretKey: string;
   publishableKey: string;
-  accessToken: string;
-  dpopProof: string;
+  /** Live sessions (withSessions); without them, headersFor sends form-valid placeholders. */
+  operatorSession?: SessionCredential;
+  userSession?: SessionCredential;
+  /** The server's current DPoP nonce. */
+  dpopNonce?: () => string;
 }
+
+/** Form-valid, never issued: an access token and a DPoP proof the gate refuses (Prism mock, negative tests). */
+export const PLACEHOLDER_ACCESS_TOKEN = 'test-only.access.token';
+export const PLACEHOLDER_DPOP_PROOF = 'eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJ0ZXN0Ijp0cnVlfQ.c2lnbmF0dXJl';
 
 const RANDOM = 'TestOnlyNotARealKey0000000000000';
 
@@ -22,8 +44,6 @@ const RANDOM = 'TestOnlyNotARealKey0000000000000';
 export const sampleCredentials: Credentials = {
   secretKey: `sec_testnet_${RANDOM}`,
   publishableKey: `pub_testnet_${RANDOM}`,
-  accessToken: 'test-only.access.token',
-  dpopProof: 'eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJ0ZXN0Ijp0cnVlfQ.c2lnbmF0dXJl',
 };
 
 export interface SeededCredentials extends Credentials {
@@ -60,9 +80,50 @@ export async function seedCredentials(db: Knex, opts: { origins?: string[]; name
   });
 }
 
-/** Headers satisfying one security requirement (a list of scheme names that must all pass). */
-export function headersFor(requirement: readonly string[], credentials: Credentials = sampleCredentials): Record<string, string> {
+/**
+ * Adds live sessions to seeded credentials: a Dashboard session of the app's owner and an end-user session of the
+ * app, minted by the service's session machinery with the service's secret (as sign-in would), each bound to a new
+ * DPoP key. Call it again for fresh sessions (e.g. after a test signed one out).
+ */
+export async function withSessions(deps: Pick<Deps, 'db' | 'secrets'>, creds: SeededCredentials): Promise<SeededCredentials> {
+  const sessions = createSessionService(deps.secrets, DEFAULT_SESSION_SETTINGS);
+  const now = new Date();
+  const mint = async (audience: 'operator' | 'user', subjectId: string): Promise<SessionCredential> => {
+    const key = await createDpopKey();
+    const tokens = await sessions.start(deps.db, {
+      audience,
+      subjectId,
+      ...(audience === 'user' ? { appId: creds.app.id, network: creds.app.network } : {}),
+      jkt: key.jkt,
+      authMethod: 'email',
+      policy: OPERATOR_SESSION_POLICY,
+      now,
+    });
+    return { accessToken: tokens.accessToken, key, sessionId: tokens.sessionId, subjectId };
+  };
+  const verifier = createDpopVerifier(deps.db, deps.secrets);
+  return {
+    ...creds,
+    operatorSession: await mint('operator', creds.operator.id),
+    userSession: await mint('user', `usr_${randomBytes(11).toString('hex')}`),
+    dpopNonce: () => verifier.currentNonce(new Date()),
+  };
+}
+
+/** The request a DPoP proof is for. */
+export interface ProofTarget {
+  method: string;
+  /** Absolute URL (query ignored). */
+  url: string;
+}
+
+/**
+ * Headers satisfying one security requirement (a list of scheme names that must all pass). With live sessions and a
+ * target, the session headers are the access token and a fresh proof for that request; otherwise placeholders.
+ */
+export async function headersFor(requirement: readonly string[], credentials: Credentials = sampleCredentials, target?: ProofTarget): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
+  const session = requirement.includes('userSession') ? credentials.userSession : requirement.includes('operatorSession') ? credentials.operatorSession : undefined;
   for (const scheme of requirement as SecuritySchemeName[]) {
     switch (scheme) {
       case 'secretKey':
@@ -73,11 +134,22 @@ export function headersFor(requirement: readonly string[], credentials: Credenti
         break;
       case 'userSession':
       case 'operatorSession':
-        headers.authorization = `DPoP ${credentials.accessToken}`;
+        headers.authorization = `DPoP ${session?.accessToken ?? PLACEHOLDER_ACCESS_TOKEN}`;
         break;
-      case 'dpopProof':
-        headers.dpop = credentials.dpopProof;
+      case 'dpopProof': {
+        // An operation with a proof but no session (sign-in, refresh) is signed with the operator session's key.
+        const key = (session ?? credentials.operatorSession)?.key;
+        headers.dpop =
+          key && target
+            ? await dpopProof(key, {
+                method: target.method,
+                url: target.url,
+                ...(session ? { accessToken: session.accessToken } : {}),
+                ...(credentials.dpopNonce ? { nonce: credentials.dpopNonce() } : {}),
+              })
+            : PLACEHOLDER_DPOP_PROOF;
         break;
+      }
     }
   }
   return headers;

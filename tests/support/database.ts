@@ -1,7 +1,9 @@
 // A fresh, empty database per test file on the suite's PostgreSQL (embedded by default, the machine's with CI=true).
 // scripts/test.ts sets TEST_PG_ADMIN_URL; each call creates a uniquely named database and drops it afterwards.
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import { createDb, migrateToLatest, type Db } from '../../src/infra/db/database';
 
 export interface TestDatabase {
   url: string;
@@ -14,27 +16,45 @@ export function adminUrl(): string {
   return url;
 }
 
-export async function freshDatabase(): Promise<TestDatabase> {
-  const name = `onboard_t_${randomBytes(6).toString('hex')}`;
+async function asAdmin(sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(sql);
   } finally {
     await admin.end();
   }
+}
+
+/** A unique database name and its URL on the suite's server; nothing is created yet. */
+function newDatabaseName(): { name: string; url: string } {
+  const name = `onboard_t_${randomBytes(6).toString('hex')}`;
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl() });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return { name, url: url.toString() };
+}
+
+export async function freshDatabase(): Promise<TestDatabase> {
+  const { name, url } = newDatabaseName();
+  await asAdmin(`create database ${name}`);
+  return { url, drop: () => asAdmin(`drop database if exists ${name} with (force)`) };
+}
+
+/**
+ * A fresh database with the service's schema for the test file that calls it (at its top level): created and
+ * migrated before its tests, dropped after. The knex handle is returned at once (it connects on first use), with a
+ * pool of 20 so concurrency tests can hold many connections.
+ */
+export function useMigratedDatabase(): Db {
+  const { name, url } = newDatabaseName();
+  const db = createDb(url, { poolMax: 20 });
+  before(async () => {
+    await asAdmin(`create database ${name}`);
+    await migrateToLatest(db);
+  });
+  after(async () => {
+    await db.destroy();
+    await asAdmin(`drop database if exists ${name} with (force)`);
+  });
+  return db;
 }

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import { valueArb } from './arbitraries';
-import { headersFor, type Credentials } from './credentials';
+import { headersFor, type Credentials, type ProofTarget } from './credentials';
 import { operationObject, resolve, validatorAt, escapePointer, type Json } from './spec';
 
 export interface GeneratedRequest {
@@ -50,9 +50,12 @@ export function urlOf(id: OperationId, req: GeneratedRequest): string {
   return qs ? `${path}?${qs}` : path;
 }
 
-/** Headers for the operation's first security requirement; form-only sample credentials unless others are given. */
-export function credentials(id: OperationId, creds?: Credentials): Record<string, string> {
+/**
+ * Headers for the operation's first security requirement: form-only sample credentials unless others are given; with
+ * live sessions, `target` (the request's method and absolute URL) gets a fresh DPoP proof.
+ */
+export async function credentials(id: OperationId, creds?: Credentials, target?: ProofTarget): Promise<Record<string, string>> {
   const first = operations[id].security[0];
-  return first ? headersFor(first, creds) : {};
+  return first ? headersFor(first, creds, target) : {};
 }
 

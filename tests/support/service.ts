@@ -10,6 +10,8 @@ import { freshDatabase, type TestDatabase } from './database';
 export interface TestService extends RunningService {
   /** The service's database (dropped by stop() unless it was passed in). */
   database: TestDatabase;
+  /** The service's ONBOARD_DATA_DIR (a fresh temporary directory): the dev mail outbox is in `outbox/`. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
   return {
     ...service,
     database: db,
+    dataDir,
     stop: async () => {
       await service.close();
       if (!opts.database) await db.drop();

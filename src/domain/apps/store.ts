@@ -1,11 +1,13 @@
-// Storage of operators, apps, members and allowed origins. Every function takes the knex handle (or transaction) to
-// use, so callers compose them in one withTx.
+// Storage of operators, apps (with their settings) and allowed origins; members are in members.ts, the Domains
+// settings (origins and redirect URIs together) in domains.ts. Every function takes the knex handle (or transaction)
+// to use, so callers compose them in one withTx.
 import type { Knex } from 'knex';
 import { newId } from '../ids';
 import type { ApiKeyNetwork } from '../apiKeys/keyFormat';
 
 export type AppStatus = 'active' | 'archived';
 export type MemberRole = 'owner' | 'admin' | 'developer';
+export type FundingMode = 'immediate' | 'deferred';
 
 export interface Operator {
   id: string;
@@ -14,9 +16,20 @@ export interface Operator {
   createdAt: Date;
 }
 
-export interface App {
-  id: string;
+/** What an app's operators change in its settings; a change applies to wallets and tokens created after it. */
+export interface AppSettings {
   name: string;
+  fundingMode: FundingMode;
+  /** XLM paid to each wallet at activation: a decimal string in canonical form ("0", "2.5"), never a float. */
+  startingBalanceXlm: string;
+  /** Issued assets as `CODE:ISSUER`, in the operator's order. */
+  assets: string[];
+  accessTokenTtlMinutes: number;
+  refreshTokenTtlDays: number;
+}
+
+export interface App extends AppSettings {
+  id: string;
   network: ApiKeyNetwork;
   status: AppStatus;
   ownerOperatorId: string;
@@ -24,8 +37,19 @@ export interface App {
   archivedAt: Date | null;
 }
 
+/** An app with the role a given operator holds in it. */
+export interface AppMembership {
+  app: App;
+  role: MemberRole;
+}
+
 function toOperator(row: any): Operator {
   return { id: row.id, email: row.email, stellarAccount: row.stellar_account, createdAt: row.created_at };
+}
+
+/** A PostgreSQL numeric as text ("2.5000000") in the API's canonical form ("2.5"): exact, no float on the way. */
+export function canonicalDecimal(value: string): string {
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
 }
 
 function toApp(row: any): App {
@@ -35,10 +59,24 @@ function toApp(row: any): App {
     network: row.network,
     status: row.status,
     ownerOperatorId: row.owner_operator_id,
+    fundingMode: row.funding_mode,
+    startingBalanceXlm: canonicalDecimal(String(row.starting_balance_xlm)),
+    assets: row.assets,
+    accessTokenTtlMinutes: row.access_token_ttl_minutes,
+    refreshTokenTtlDays: row.refresh_token_ttl_days,
     createdAt: row.created_at,
     archivedAt: row.archived_at,
   };
 }
+
+const SETTING_COLUMNS: Record<keyof AppSettings, string> = {
+  name: 'name',
+  fundingMode: 'funding_mode',
+  startingBalanceXlm: 'starting_balance_xlm',
+  assets: 'assets',
+  accessTokenTtlMinutes: 'access_token_ttl_minutes',
+  refreshTokenTtlDays: 'refresh_token_ttl_days',
+};
 
 /** Creates an operator; emails are stored lower-cased (one operator per address). */
 export async function createOperator(db: Knex, input: { email?: string; stellarAccount?: string }): Promise<Operator> {
@@ -48,17 +86,47 @@ export async function createOperator(db: Knex, input: { email?: string; stellarA
   return toOperator(row);
 }
 
+/** The operator with this email, created when the address never signed in; safe when called concurrently. */
+export async function findOrCreateOperatorByEmail(db: Knex, email: string): Promise<Operator> {
+  const normalized = email.trim().toLowerCase();
+  // ON CONFLICT DO NOTHING waits for a concurrent insert of the same address, after which the lookup sees it.
+  const [row] = await db('operators').insert({ id: newId('op'), email: normalized }).onConflict('email').ignore().returning('*');
+  return row ? toOperator(row) : (await findOperatorByEmail(db, normalized))!;
+}
+
+export async function findOperator(db: Knex, operatorId: string): Promise<Operator | undefined> {
+  const row = await db('operators').where({ id: operatorId }).first();
+  return row ? toOperator(row) : undefined;
+}
+
 export async function findOperatorByEmail(db: Knex, email: string): Promise<Operator | undefined> {
   const row = await db('operators').where({ email: email.trim().toLowerCase() }).first();
   return row ? toOperator(row) : undefined;
 }
 
-/** Creates an app owned by `ownerOperatorId`, with the owner's membership (role owner). Call inside a transaction. */
-export async function createApp(db: Knex, input: { name: string; network: ApiKeyNetwork; ownerOperatorId: string }): Promise<App> {
+/**
+ * Creates an app owned by `ownerOperatorId` with the default settings (the migration's column defaults: immediate
+ * funding, starting balance 0, no assets, 15-minute access and 30-day refresh tokens) and the owner's membership,
+ * invited and joined at creation. `at` defaults to the database's clock. Call inside a transaction.
+ */
+export async function createApp(db: Knex, input: { name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date }): Promise<App> {
   const [row] = await db('apps')
-    .insert({ id: newId('app'), name: input.name, network: input.network, owner_operator_id: input.ownerOperatorId })
+    .insert({
+      id: newId('app'),
+      name: input.name,
+      network: input.network,
+      owner_operator_id: input.ownerOperatorId,
+      created_at: input.at ?? db.fn.now(),
+    })
     .returning('*');
-  await db('app_members').insert({ app_id: row.id, operator_id: input.ownerOperatorId, role: 'owner' });
+  await db('app_members').insert({
+    id: newId('mem'),
+    app_id: row.id,
+    operator_id: input.ownerOperatorId,
+    role: 'owner',
+    invited_at: row.created_at,
+    joined_at: row.created_at,
+  });
   return toApp(row);
 }
 
@@ -67,12 +135,42 @@ export async function findApp(db: Knex, appId: string): Promise<App | undefined>
   return row ? toApp(row) : undefined;
 }
 
-export async function archiveApp(db: Knex, appId: string, at: Date = new Date()): Promise<void> {
-  await db('apps').where({ id: appId, status: 'active' }).update({ status: 'archived', archived_at: at });
+/** At most this many apps are listed per operator (the contract's bound on listApps). */
+const MAX_LISTED_APPS = 500;
+
+/** The apps an operator is a member of, newest first, with the operator's role in each. */
+export async function listOperatorApps(db: Knex, operatorId: string, opts: { includeArchived: boolean }): Promise<AppMembership[]> {
+  const query = db('apps as a')
+    .join('app_members as m', 'm.app_id', 'a.id')
+    .where('m.operator_id', operatorId)
+    .select('a.*', 'm.role as member_role')
+    .orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])
+    .limit(MAX_LISTED_APPS);
+  if (!opts.includeArchived) query.where('a.status', 'active');
+  return (await query).map((row: any) => ({ app: toApp(row), role: row.member_role as MemberRole }));
 }
 
-export async function restoreApp(db: Knex, appId: string): Promise<void> {
+/** Changes the given settings of an active app; undefined when the app is missing or archived. */
+export async function updateAppSettings(db: Knex, appId: string, changes: Partial<AppSettings>): Promise<App | undefined> {
+  const update: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (value !== undefined) update[SETTING_COLUMNS[key as keyof AppSettings]] = value;
+  }
+  const active = db('apps').where({ id: appId, status: 'active' });
+  const [row] = Object.keys(update).length ? await active.update(update).returning('*') : await active.select('*');
+  return row ? toApp(row) : undefined;
+}
+
+/** Archives an app (an archived one keeps its first archive time); returns it, or undefined when missing. */
+export async function archiveApp(db: Knex, appId: string, at: Date = new Date()): Promise<App | undefined> {
+  await db('apps').where({ id: appId, status: 'active' }).update({ status: 'archived', archived_at: at });
+  return findApp(db, appId);
+}
+
+/** Restores an archived app (an active one is unchanged); returns it, or undefined when missing. */
+export async function restoreApp(db: Knex, appId: string): Promise<App | undefined> {
   await db('apps').where({ id: appId }).update({ status: 'active', archived_at: null });
+  return findApp(db, appId);
 }
 
 /**
@@ -91,16 +189,19 @@ export function normalizeOrigin(value: string): string | undefined {
   return url.origin;
 }
 
-/** Adds allowed origins to an app (duplicates ignored); throws on a value that is not an origin. */
+/** Adds allowed origins at the end of an app's list (duplicates ignored); throws on a value that is not an origin. */
 export async function addAppOrigins(db: Knex, appId: string, origins: string[]): Promise<void> {
-  const rows = origins.map((o) => {
+  const last = await db('app_origins').where({ app_id: appId }).max<{ max: number | null }>('position as max').first();
+  const start = (last?.max ?? -1) + 1;
+  const rows = origins.map((o, i) => {
     const origin = normalizeOrigin(o);
     if (!origin) throw new Error(`not an origin: ${o}`);
-    return { app_id: appId, origin };
+    return { app_id: appId, origin, position: start + i };
   });
   if (rows.length) await db('app_origins').insert(rows).onConflict(['app_id', 'origin']).ignore();
 }
 
+/** An app's allowed origins, in the operator's order. */
 export async function listAppOrigins(db: Knex, appId: string): Promise<string[]> {
-  return (await db('app_origins').where({ app_id: appId }).orderBy('origin').pluck('origin')) as string[];
+  return (await db('app_origins').where({ app_id: appId }).orderBy([{ column: 'position' }, { column: 'origin' }]).pluck('origin')) as string[];
 }

@@ -43,3 +43,8 @@ export async function dailyUsage(db: Knex, keyId: string, day: string): Promise<
   const row = await db('api_key_daily_usage').where({ key_id: keyId, day }).first<{ count: number } | undefined>();
   return row?.count ?? 0;
 }
+
+/** Deletes the counts of days before `keepFromDay` (`YYYY-MM-DD`): only the current UTC day is ever consulted. */
+export async function pruneDailyUsage(db: Knex, keepFromDay: string): Promise<number> {
+  return db('api_key_daily_usage').where('day', '<', keepFromDay).delete();
+}

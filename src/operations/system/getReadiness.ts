@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps';
-import { AppError } from '../../http/errors';
+import { AppError } from '../../domain/errors';
 import type { Handler } from '../types';
 
 type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs?: number; detail?: string };

@@ -1,0 +1,44 @@
+// Housekeeping that keeps short-lived security records from piling up: DPoP proof ids past their replay window,
+// dead email codes, expired idempotency records, and daily quota counts of past days. Every prune is an idempotent
+// DELETE by time, so any number of instances may run this loop against one database at once.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Clock } from '../../deps';
+import { deleteExpiredEmailCodes } from '../../domain/emailCodes/emailCodes';
+import { pruneDailyUsage, utcDay } from '../../domain/limits/dailyQuota';
+import { pruneIdempotencyKeys } from '../../domain/idempotency/store';
+import { pruneDpopProofJtis } from '../../domain/sessions/dpop';
+
+export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
+
+type Prune = (db: Knex, now: Date) => Promise<number>;
+
+/** Every prune, by name. */
+export const PRUNES: Record<string, Prune> = {
+  dpopProofJtis: pruneDpopProofJtis,
+  emailCodes: deleteExpiredEmailCodes,
+  idempotencyKeys: pruneIdempotencyKeys,
+  // yesterday's counts are kept a day for support questions ("why was I limited at 23:59?")
+  apiKeyDailyUsage: (db, now) => pruneDailyUsage(db, utcDay(new Date(now.getTime() - 86_400_000))),
+};
+
+/** Runs every prune once; a failing prune is logged and does not stop the others. */
+export async function runMaintenance(db: Knex, clock: Clock, log: Logger): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const [name, prune] of Object.entries(PRUNES)) {
+    try {
+      removed[name] = await prune(db, clock.now());
+    } catch (err) {
+      log.warn({ err, prune: name }, 'maintenance prune failed');
+    }
+  }
+  log.debug({ removed }, 'maintenance done');
+  return removed;
+}
+
+/** Starts the loop (first run after one interval); returns a stop function. */
+export function startMaintenance(db: Knex, clock: Clock, log: Logger, intervalMs = MAINTENANCE_INTERVAL_MS): () => void {
+  const timer = setInterval(() => void runMaintenance(db, clock, log), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,26 @@
+import type { Deps } from '../../deps';
+import { appNotFound, requireAppAccess } from '../../domain/apps/access';
+import { assetsFieldErrors } from '../../domain/apps/assets';
+import { updateAppSettings } from '../../domain/apps/store';
+import { AppError } from '../../domain/errors';
+import { requireOperator } from '../operator';
+import type { Handler } from '../types';
+import { appContent } from './appContent';
+
+/** Changes the given settings of an active app (never its network); omitted settings are unchanged. */
+export function updateApp(deps: Pick<Deps, 'db'>): Handler<'updateApp'> {
+  return async (req) => {
+    // 1. authenticate and authorize (any member of an active app)
+    const { operatorId } = requireOperator(req.auth);
+    const { role } = await requireAppAccess(deps.db, operatorId, req.path.appId);
+    // 2. validate what the contract's schema cannot (issuer checksums)
+    const { name, fundingMode, startingBalanceXlm, assets, accessTokenTtlMinutes, refreshTokenTtlDays } = req.body;
+    const fieldErrors = assets ? assetsFieldErrors(assets) : {};
+    if (Object.keys(fieldErrors).length) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
+    // 3. update (only while the app is still active: an archive in between answers 404)
+    const app = await updateAppSettings(deps.db, req.path.appId, { name, fundingMode, startingBalanceXlm, assets, accessTokenTtlMinutes, refreshTokenTtlDays });
+    if (!app) throw appNotFound();
+    // 4. respond
+    return { content: appContent({ app, role }) };
+  };
+}

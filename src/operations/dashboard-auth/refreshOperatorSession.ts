@@ -1,0 +1,20 @@
+import type { Deps } from '../../deps';
+import { OPERATOR_SESSION_POLICY } from '../../domain/operators/operators';
+import { tokensView } from '../../domain/operators/signIn';
+import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import type { Handler } from '../types';
+
+/** Rotates an operator's refresh token (reuse revokes the family: domain/sessions/sessions.ts). */
+export function refreshOperatorSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshOperatorSession'> {
+  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  return async (req) => {
+    const refreshed = await sessions.refresh(deps.db, {
+      audience: 'operator',
+      refreshToken: req.body.refreshToken,
+      jkt: req.auth.dpopJkt!,
+      now: deps.clock.now(),
+      policyFor: async () => OPERATOR_SESSION_POLICY,
+    });
+    return { content: tokensView(refreshed) };
+  };
+}
