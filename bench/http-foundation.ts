@@ -80,8 +80,9 @@ export async function runHttpFoundation(): Promise<void> {
       body: JSON.stringify({ publicKey: 'GABC' }),
     },
     {
-      // The gate's cost on a keyed no-op (issue 4): key lookup, rate limit and testnet quota, validation, then 501.
-      name: 'service POST /v1/wallets/fund, valid body (gate + limits + validation -> 501 no-op)',
+      // The gate's cost on a near no-op (issue 4): key lookup, rate limit and testnet quota, validation, then one
+      // indexed read that finds no such wallet (404; it was the 501 of an unbuilt handler until issue 6).
+      name: 'service POST /v1/wallets/fund, unknown wallet (gate + limits + validation + one read -> 404)',
       url: `${service.url}/v1/wallets/fund`,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-service-api-key': secret.key },

@@ -4,7 +4,7 @@
 //   5. with CI=true, the integration, contract and security tests again on the machine's PostgreSQL (127.0.0.1:5432)
 // Options: --only=<glob> runs just those test files (skips 1-3 and 5); TEST_DATABASE_URL=<admin url> uses that
 // PostgreSQL instead of the embedded one.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,19 +21,25 @@ function step(title: string): void {
   process.stdout.write(`\n== ${title}\n`);
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): void {
-  const r = spawnSync(cmd, args, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.status !== 0) {
-    process.stdout.write(`\nFAILED: ${cmd} ${args.join(' ')} (exit ${r.status ?? r.signal})\n`);
-    process.exit(r.status || 1);
+/**
+ * Runs a step and waits for it without blocking this process: the embedded PostgreSQL started here writes its log
+ * through pipes this event loop drains, and a blocked loop (spawnSync) would let those pipes fill until PostgreSQL
+ * itself blocks (seen as DROP DATABASE hanging once a long suite had logged about 64 KB).
+ */
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const child = spawn(cmd, args, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
+  if (code !== 0) {
+    process.stdout.write(`\nFAILED: ${cmd} ${args.join(' ')} (exit ${code ?? signal})\n`);
+    process.exit(code || 1);
   }
 }
 
 const bin = (name: string) => join(projectRoot, 'node_modules/.bin', name);
 
-function nodeTests(files: string[], adminUrl: string, label: string): void {
+async function nodeTests(files: string[], adminUrl: string, label: string): Promise<void> {
   step(`tests (${label})`);
-  run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
+  await run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
     TEST_PG_ADMIN_URL: adminUrl,
   });
 }
@@ -42,11 +48,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   if (!only) {
     step('typecheck');
-    run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+    await run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
     step('contract lint');
-    run(bin('redocly'), ['lint', 'openapi/openapi.yaml', '--config', 'openapi/redocly.yaml', '--format', 'summary']);
+    await run(bin('redocly'), ['lint', 'openapi/openapi.yaml', '--config', 'openapi/redocly.yaml', '--format', 'summary']);
     step('generated code in step with openapi/');
-    run(bin('tsx'), ['scripts/generate.ts', '--check']);
+    await run(bin('tsx'), ['scripts/generate.ts', '--check']);
   }
 
   let adminUrl = process.env.TEST_DATABASE_URL;
@@ -62,7 +68,7 @@ async function main(): Promise<void> {
     process.stdout.write(`started on port ${port}\n`);
   }
   try {
-    nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract');
+    await nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract');
   } finally {
     await stopEmbedded?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -71,7 +77,7 @@ async function main(): Promise<void> {
   if (process.env.CI === 'true' && !only) {
     const machineUrl = process.env.CI_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
     if (await isDatabaseReachable(machineUrl)) {
-      nodeTests(DB_TESTS, machineUrl, "integration and contract on the machine's PostgreSQL");
+      await nodeTests(DB_TESTS, machineUrl, "integration and contract on the machine's PostgreSQL");
     } else {
       process.stdout.write(`\n(CI: ${machineUrl} is not reachable; the machine-PostgreSQL pass is skipped)\n`);
     }

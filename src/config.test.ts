@@ -40,3 +40,41 @@ test('limits: 600 per key per minute in memory and 1,000 testnet requests per UT
   assert.throws(() => loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '0' }), ConfigError);
   assert.throws(() => loadConfig({ TESTNET_DAILY_QUOTA: '-1' }), ConfigError);
 });
+
+test('OAuth: public Google and GitHub endpoints and no Dashboard clients by default; overridable; clients need both halves', () => {
+  assert.deepEqual(loadConfig({}).oauth, {
+    googleIssuerUrl: 'https://accounts.google.com',
+    githubOAuthUrl: 'https://github.com',
+    githubApiUrl: 'https://api.github.com',
+    dashboard: { redirectUris: [] },
+  });
+  const c = loadConfig({
+    GOOGLE_ISSUER_URL: 'http://127.0.0.1:9000',
+    DASHBOARD_GITHUB_CLIENT_ID: 'Iv1.abc',
+    DASHBOARD_GITHUB_CLIENT_SECRET: 'shh',
+    DASHBOARD_OAUTH_REDIRECT_URIS: 'https://dash.example.com/cb, http://localhost:5173/cb',
+  }).oauth;
+  assert.equal(c.googleIssuerUrl, 'http://127.0.0.1:9000');
+  assert.deepEqual(c.dashboard, { github: { clientId: 'Iv1.abc', clientSecret: 'shh' }, redirectUris: ['https://dash.example.com/cb', 'http://localhost:5173/cb'] });
+  assert.throws(() => loadConfig({ DASHBOARD_GOOGLE_CLIENT_ID: 'id-only' }), (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message));
+  assert.throws(() => loadConfig({ DASHBOARD_OAUTH_REDIRECT_URIS: 'https://dash.example.com/cb#x' }), ConfigError);
+  assert.throws(() => loadConfig({ DASHBOARD_OAUTH_REDIRECT_URIS: 'javascript:alert(1)' }), ConfigError);
+  assert.throws(() => loadConfig({ GITHUB_API_URL: 'not a url' }), ConfigError);
+});
+
+test('key management: the local master key file by default; AWS KMS needs a key id and a region', () => {
+  assert.deepEqual(loadConfig({ ONBOARD_DATA_DIR: '/srv/onboard' }).kms, { provider: 'local', masterKeyFile: '/srv/onboard/master-key' });
+  assert.deepEqual(loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'alias/onboard', AWS_REGION: 'eu-west-1' }).kms, {
+    provider: 'aws',
+    keyId: 'alias/onboard',
+    region: 'eu-west-1',
+  });
+  assert.equal(
+    (loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', AWS_KMS_ENDPOINT: 'http://127.0.0.1:4566' }).kms as { endpoint?: string }).endpoint,
+    'http://127.0.0.1:4566',
+  );
+  assert.throws(() => loadConfig({ KMS_PROVIDER: 'vault' }), ConfigError);
+  assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_REGION: 'eu-west-1' }), /AWS_KMS_KEY_ID/);
+  assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k' }), /AWS_REGION/);
+  assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'r', AWS_KMS_ENDPOINT: 'not a url' }), ConfigError);
+});

@@ -14,6 +14,77 @@ export interface LimitSettings {
   testnetDailyQuota: number;
 }
 
+/** SEP-10 operator sign-in (Stellar wallet): what challenges name and which network they are for. */
+export interface Sep10Settings {
+  /** The domain challenges name: `<homeDomain> auth` and the `web_auth_domain` value (the Dashboard's domain). */
+  homeDomain: string;
+  /** The network whose passphrase challenges are signed with and whose accounts (signers, thresholds) are read. */
+  network: NetworkName;
+}
+
+/**
+ * Where wallet keys are wrapped (KMS_PROVIDER): `local`, a master key file in the data directory (created on first
+ * start, mode 0600), or `aws`, a symmetric AWS KMS key (AWS_KMS_KEY_ID, AWS_REGION, optional AWS_KMS_ENDPOINT;
+ * credentials from the AWS SDK's default chain).
+ */
+export type KmsSettings =
+  | { provider: 'local'; masterKeyFile: string }
+  | { provider: 'aws'; keyId: string; region: string; endpoint?: string };
+
+/** A client registered at Google or GitHub. */
+export interface OAuthClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * Google and GitHub sign-in: where the providers are (other values for tests and self-hosting) and the Dashboard's own
+ * clients with the callback URLs it may send (apps' clients are in their settings, in the database).
+ */
+export interface OAuthSettings {
+  /** GOOGLE_ISSUER_URL: the OpenID Connect issuer, discovered through its `/.well-known/openid-configuration`. */
+  googleIssuerUrl: string;
+  /** GITHUB_OAUTH_URL: serves `/login/oauth/authorize` and `/login/oauth/access_token`. */
+  githubOAuthUrl: string;
+  /** GITHUB_API_URL: serves `/user` and `/user/emails`. */
+  githubApiUrl: string;
+  dashboard: {
+    /** DASHBOARD_GOOGLE_CLIENT_ID and DASHBOARD_GOOGLE_CLIENT_SECRET; absent: operators cannot use Google. */
+    google?: OAuthClientCredentials;
+    /** DASHBOARD_GITHUB_CLIENT_ID and DASHBOARD_GITHUB_CLIENT_SECRET; absent: operators cannot use GitHub. */
+    github?: OAuthClientCredentials;
+    /** DASHBOARD_OAUTH_REDIRECT_URIS: the exact callback URLs the Dashboard may send as `redirectUri`. */
+    redirectUris: string[];
+  };
+}
+
+export const DEFAULT_OAUTH_SETTINGS: OAuthSettings = {
+  googleIssuerUrl: 'https://accounts.google.com',
+  githubOAuthUrl: 'https://github.com',
+  githubApiUrl: 'https://api.github.com',
+  dashboard: { redirectUris: [] },
+};
+
+/** Wallet activation (the funding flow in src/domain/wallets/funding.ts). */
+export interface FundingSettings {
+  /**
+   * ACTIVATION_TIMEOUT_SECONDS (30, at least 15): how long a fund request waits for the ledger. The activation
+   * transaction is valid for this long, so once it has passed unapplied it can never apply and the recovery loop may
+   * rebuild it. Validators refuse a transaction that may expire within the next two ledgers (10 s at 5 s a ledger).
+   */
+  activationTimeoutSeconds: number;
+  /** ACTIVATION_RETRY_SECONDS (10): how often each instance looks for unfinished activations to reconcile or retry. */
+  retryIntervalSeconds: number;
+  /**
+   * ACTIVATION_CHANNELS (0): channel accounts per funding wallet, so that several activation batches land in one
+   * ledger. 0: the funding wallet is the source (one batch of up to 18 wallets per ledger). Each channel adds a batch
+   * per ledger, locks 1 XLM of reserve in the funding wallet and holds a 2 XLM fee float.
+   */
+  channels: number;
+}
+
+export const DEFAULT_FUNDING_SETTINGS: FundingSettings = { activationTimeoutSeconds: 30, retryIntervalSeconds: 10, channels: 0 };
+
 export interface Config {
   /** Address and port the HTTP server listens on. */
   host: string;
@@ -22,7 +93,7 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Port of the embedded PostgreSQL (only used without databaseUrl). */
   embeddedPostgresPort: number;
-  /** Where local state lives (embedded database, and later the local master key and the mail outbox). */
+  /** Where local state lives: embedded database, localnet, service secret, local master key, mail outbox. */
   dataDir: string;
   /** pino level: fatal, error, warn, info, debug, trace, silent. */
   logLevel: string;
@@ -50,6 +121,16 @@ export interface Config {
   serviceSecret: string | undefined;
   /** Outgoing mail: SMTP_URL (unset = the dev outbox in `<dataDir>/outbox`) and MAIL_FROM. */
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
+  /** SEP10_HOME_DOMAIN (default: PUBLIC_URL's host, else `localhost`) and SEP10_NETWORK (testnet | mainnet, default testnet). */
+  sep10: Sep10Settings;
+  /** Google and GitHub sign-in: provider endpoints and the Dashboard's own clients (OAuthSettings). */
+  oauth: OAuthSettings;
+  /** Key management for wallet keys (KmsSettings). */
+  kms: KmsSettings;
+  /** STELLAR_TESTNET_FRIENDBOT_URL: friendbot for an external testnet; default: the one its RPC advertises (getNetwork). */
+  testnetFriendbotUrl: string | undefined;
+  /** Wallet activation timing (FundingSettings). */
+  funding: FundingSettings;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +160,58 @@ function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
   const url = urlFrom(env, 'SMTP_URL');
   if (url && !/^smtps?:$/.test(new URL(url).protocol)) throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL`);
   return url;
+}
+
+/** A manageData name holds at most 64 bytes, and the first operation's name is `<home domain> auth`. */
+const MAX_HOME_DOMAIN_LENGTH = 64 - ' auth'.length;
+
+function sep10From(env: NodeJS.ProcessEnv): Sep10Settings {
+  const publicUrl = urlFrom(env, 'PUBLIC_URL');
+  const homeDomain = env.SEP10_HOME_DOMAIN || (publicUrl ? new URL(publicUrl).host : 'localhost');
+  if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(homeDomain) || homeDomain.length > MAX_HOME_DOMAIN_LENGTH) {
+    throw new ConfigError(`SEP10_HOME_DOMAIN must be a domain name (optionally with :port) of at most ${MAX_HOME_DOMAIN_LENGTH} characters, got "${homeDomain}"`);
+  }
+  const network = env.SEP10_NETWORK || 'testnet';
+  if (network !== 'testnet' && network !== 'mainnet') throw new ConfigError(`SEP10_NETWORK must be testnet or mainnet, got "${network}"`);
+  return { homeDomain, network };
+}
+
+function kmsFrom(env: NodeJS.ProcessEnv, dataDir: string): KmsSettings {
+  const provider = env.KMS_PROVIDER || 'local';
+  if (provider === 'local') return { provider, masterKeyFile: join(dataDir, 'master-key') };
+  if (provider !== 'aws') throw new ConfigError(`KMS_PROVIDER must be local or aws, got "${provider}"`);
+  if (!env.AWS_KMS_KEY_ID) throw new ConfigError('KMS_PROVIDER=aws needs AWS_KMS_KEY_ID (the key id, ARN or alias of a symmetric KMS key)');
+  if (!env.AWS_REGION) throw new ConfigError('KMS_PROVIDER=aws needs AWS_REGION');
+  const endpoint = urlFrom(env, 'AWS_KMS_ENDPOINT');
+  return { provider, keyId: env.AWS_KMS_KEY_ID, region: env.AWS_REGION, ...(endpoint ? { endpoint } : {}) };
+}
+
+function oauthClientFrom(env: NodeJS.ProcessEnv, provider: 'GOOGLE' | 'GITHUB'): OAuthClientCredentials | undefined {
+  const idName = `DASHBOARD_${provider}_CLIENT_ID`;
+  const secretName = `DASHBOARD_${provider}_CLIENT_SECRET`;
+  const clientId = env[idName];
+  const clientSecret = env[secretName];
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) throw new ConfigError(`${idName} and ${secretName} must be set together`);
+  return { clientId, clientSecret };
+}
+
+function oauthFrom(env: NodeJS.ProcessEnv): OAuthSettings {
+  // Callbacks are compared exactly with what the Dashboard sends, so each must be a complete http(s) URL.
+  const redirectUris = (env.DASHBOARD_OAUTH_REDIRECT_URIS ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const uri of redirectUris) {
+    if (!URL.canParse(uri) || !/^https?:$/.test(new URL(uri).protocol) || uri.includes('#')) {
+      throw new ConfigError(`DASHBOARD_OAUTH_REDIRECT_URIS must be http(s) URLs without fragment, separated by commas, got "${uri}"`);
+    }
+  }
+  const google = oauthClientFrom(env, 'GOOGLE');
+  const github = oauthClientFrom(env, 'GITHUB');
+  return {
+    googleIssuerUrl: urlFrom(env, 'GOOGLE_ISSUER_URL') ?? DEFAULT_OAUTH_SETTINGS.googleIssuerUrl,
+    githubOAuthUrl: urlFrom(env, 'GITHUB_OAUTH_URL') ?? DEFAULT_OAUTH_SETTINGS.githubOAuthUrl,
+    githubApiUrl: urlFrom(env, 'GITHUB_API_URL') ?? DEFAULT_OAUTH_SETTINGS.githubApiUrl,
+    dashboard: { ...(google ? { google } : {}), ...(github ? { github } : {}), redirectUris },
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -128,6 +261,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: smtpUrlFrom(env),
       from: env.MAIL_FROM || 'Onboard <no-reply@onboard.local>',
       outboxDir: join(dataDir, 'outbox'),
+    },
+    sep10: sep10From(env),
+    oauth: oauthFrom(env),
+    kms: kmsFrom(env, dataDir),
+    testnetFriendbotUrl: urlFrom(env, 'STELLAR_TESTNET_FRIENDBOT_URL'),
+    funding: {
+      activationTimeoutSeconds: intFrom(env, 'ACTIVATION_TIMEOUT_SECONDS', DEFAULT_FUNDING_SETTINGS.activationTimeoutSeconds, 15, 600),
+      retryIntervalSeconds: intFrom(env, 'ACTIVATION_RETRY_SECONDS', DEFAULT_FUNDING_SETTINGS.retryIntervalSeconds, 1, 3600),
+      channels: intFrom(env, 'ACTIVATION_CHANNELS', DEFAULT_FUNDING_SETTINGS.channels, 0, 20),
     },
   };
 }

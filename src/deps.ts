@@ -1,11 +1,14 @@
 // Everything a handler may need, built once in main.ts (tests build their own). No globals, no service locator.
 import type { Logger } from 'pino';
 import type { Db } from './infra/db/database';
-import type { LimitSettings, NetworkName } from './config';
+import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings } from './config';
 import type { RpcHealth } from './infra/stellar/rpcHealth';
+import type { StellarGateway } from './infra/stellar/gateway';
 import type { Mailer } from './infra/mail/mailer';
 import type { ServiceSecrets } from './infra/secrets/serviceSecret';
 import type { SessionSettings } from './domain/sessions/sessions';
+import type { KeyManagement } from './infra/kms/keyManagement';
+import type { ActivationQueue } from './domain/wallets/fundingQueue';
 
 export interface Clock {
   now(): Date;
@@ -32,6 +35,11 @@ export interface Deps {
   secrets: ServiceSecrets;
   /** Outgoing email: dev outbox by default, SMTP when configured. */
   mailer: Mailer;
+  /**
+   * Wraps and unwraps wallet data keys (Config.kms): the local master key file, or AWS KMS. Domain code reaches wallet
+   * secrets only through src/domain/wallets, which audits every decryption.
+   */
+  kms: KeyManagement;
   /** Session settings (Config.sessions); the defaults when absent. */
   sessionSettings?: SessionSettings;
   /**
@@ -39,4 +47,18 @@ export interface Deps {
    * the request's own Host header is used (development and tests).
    */
   publicUrl?: string;
+  /** The Stellar RPC URL of each configured network (Stellar RPC only, never Horizon); absent: none configured. */
+  stellar?: {
+    rpcUrls: Partial<Record<NetworkName, string>>;
+    /** The chain gateway of each configured network (reads, submissions, friendbot); absent: none configured. */
+    gateways?: Partial<Record<NetworkName, StellarGateway>>;
+  };
+  /** Wallet activation timing (Config.funding); the defaults when absent. */
+  funding?: FundingSettings;
+  /** Batches activations per funding wallet (src/domain/wallets/fundingQueue.ts); absent: each activation alone. */
+  activationQueue?: ActivationQueue;
+  /** SEP-10 operator sign-in (Config.sep10); the defaults (`localhost`, testnet) when absent. */
+  sep10?: Sep10Settings;
+  /** Google and GitHub sign-in (Config.oauth); the public providers and no Dashboard clients when absent. */
+  oauth?: OAuthSettings;
 }

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { seedDemoOnFirstRun } from './cli/demoSeed';
 import { ServiceSecretError } from './infra/secrets/serviceSecret';
+import { KmsConfigError } from './infra/kms/keyManagement';
 import { startService } from './service';
 
 async function main(): Promise<void> {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   try {
     service = await startService(config, log);
   } catch (err) {
-    if (err instanceof ServiceSecretError) {
+    if (err instanceof ServiceSecretError || err instanceof KmsConfigError) {
       console.error(`configuration error: ${err.message}`);
       process.exit(2);
     }
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
       `Onboard ${service.deps.version} is listening on ${service.url}`,
       `  database:   ${service.databaseDescription}${service.migrationsApplied.length ? ` (applied ${service.migrationsApplied.length} migrations)` : ''}`,
       `  stellar:    ${networks}`,
+      `  keys:       ${service.deps.kms.description}`,
       `  API docs:   ${service.url}/docs   (contract: ${service.url}/openapi.json)`,
       `  try:        curl -s ${service.url}/health ; curl -s ${service.url}/ready`,
       '  stop with Ctrl-C',
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
     ].join('\n') + '\n',
   );
   if (config.demoSeed) {
-    await seedDemoOnFirstRun(service.deps.db, (line) => process.stdout.write(`${line}\n`), service.url);
+    await seedDemoOnFirstRun(service.deps, (line) => process.stdout.write(`${line}\n`), service.url);
   }
   let stopping = false;
   const stop = async (signal: string) => {

@@ -4,17 +4,22 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
+import { Networks } from '@stellar/stellar-sdk';
 import { pino, type Logger } from 'pino';
 import type { Document } from 'openapi-backend';
 import { buildApp } from './app';
-import type { Config } from './config';
+import type { Config, NetworkName } from './config';
 import { systemClock, type Deps } from './deps';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
+import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
+import { startActivationRecovery } from './domain/wallets/funding';
+import { ActivationQueue } from './domain/wallets/fundingQueue';
 import { createMailer } from './infra/mail/index';
 import { startMaintenance } from './infra/jobs/maintenance';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
+import { createKeyManagement } from './infra/kms/index';
 import { startLocalnet, type Localnet } from './localnet/index';
 import { projectRoot } from './paths';
 
@@ -37,9 +42,21 @@ function version(): string {
   return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** One chain gateway per configured network; localnet plays testnet with testnet's passphrase. */
+function stellarGateways(rpcUrls: Partial<Record<NetworkName, string>>, config: Config): Partial<Record<NetworkName, StellarGateway>> {
+  const passphrases: Record<NetworkName, string> = { testnet: Networks.TESTNET, mainnet: Networks.PUBLIC };
+  const gateways: Partial<Record<NetworkName, StellarGateway>> = {};
+  for (const [network, rpcUrl] of Object.entries(rpcUrls) as [NetworkName, string][]) {
+    const friendbotUrl = network === 'testnet' ? config.testnetFriendbotUrl : undefined;
+    gateways[network] = createStellarGateway({ network, rpcUrl, networkPassphrase: passphrases[network], ...(friendbotUrl ? { friendbotUrl } : {}) });
+  }
+  return gateways;
+}
+
 export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
   // Read before anything starts: a bad secret stops start-up without leaving a database running.
   const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
+  const kms = createKeyManagement(config.kms);
   const mailer = createMailer(config.mail, log);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
@@ -83,10 +100,16 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       startedAt: new Date(),
       limits: config.limits,
       secrets,
+      kms,
       mailer,
       sessionSettings: config.sessions,
+      stellar: { rpcUrls: stellarRpcUrls, gateways: stellarGateways(stellarRpcUrls, config) },
+      funding: config.funding,
+      sep10: config.sep10,
+      oauth: config.oauth,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
+    deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
     const app = await buildApp(deps, { document: loadBundledSpec() });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
@@ -94,6 +117,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     });
     const { port } = server.address() as AddressInfo;
     const stopMaintenance = startMaintenance(db, deps.clock, log);
+    const stopActivationRecovery = startActivationRecovery(deps);
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
@@ -103,6 +127,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       close: async () => {
         stopMaintenance();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        await stopActivationRecovery();
         server.closeAllConnections();
         await db.destroy();
         await mailer.close();

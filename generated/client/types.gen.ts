@@ -236,9 +236,9 @@ export type SdkSignInResult = {
     user: {
         userId: string;
         /**
-         * The verified email address (from the email code or the identity provider).
+         * The verified email address (from the email code or the identity provider), or null when the provider gave none (e.g. a GitHub account without a verified address).
          */
-        email: string;
+        email: string | null;
         /**
          * The app's own id for the user (setUserExternalId); omitted until the app sets one.
          */
@@ -2244,6 +2244,10 @@ export type StartOAuthSignInErrors = {
      * The operation is in the contract but not wired up yet (see the README's status table).
      */
     501: Error;
+    /**
+     * The identity provider could not be reached to build the authorization URL (SERVICE_UNAVAILABLE; Google's discovery document). Nothing was started; retry.
+     */
+    503: Error;
 };
 
 export type StartOAuthSignInError = StartOAuthSignInErrors[keyof StartOAuthSignInErrors];
@@ -4129,6 +4133,10 @@ export type StartOperatorOAuthSignInErrors = {
      * The operation is in the contract but not wired up yet (see the README's status table).
      */
     501: Error;
+    /**
+     * The identity provider could not be reached to build the authorization URL (SERVICE_UNAVAILABLE; Google's discovery document). Nothing was started; retry.
+     */
+    503: Error;
 };
 
 export type StartOperatorOAuthSignInError = StartOperatorOAuthSignInErrors[keyof StartOperatorOAuthSignInErrors];

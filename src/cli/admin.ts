@@ -3,6 +3,9 @@
 // running, started from .data/postgres for the duration of the command when it is not). Migrations run first.
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../config';
+import { systemClock } from '../deps';
+import { createKeyManagement } from '../infra/kms/index';
+import { KmsConfigError } from '../infra/kms/keyManagement';
 import { createDb, isDatabaseReachable, migrateToLatest } from '../infra/db/database';
 import { embeddedDatabaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from '../infra/db/embeddedPostgres';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './adminCommands';
@@ -14,6 +17,8 @@ async function main(): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
+  // The service's key management (same master key file or KMS key), so app wallets created here open in the service.
+  const kms = createKeyManagement(config.kms);
   let url = config.databaseUrl;
   let embedded: EmbeddedDatabase | undefined;
   if (!url) {
@@ -26,7 +31,7 @@ async function main(): Promise<number> {
   const db = createDb(url, { poolMax: 2 });
   try {
     await migrateToLatest(db);
-    await runAdminCommand(db, argv, (line) => console.log(line), { baseUrl: config.publicUrl });
+    await runAdminCommand({ db, kms, clock: systemClock }, argv, (line) => console.log(line), { baseUrl: config.publicUrl });
     return 0;
   } finally {
     await db.destroy();
@@ -37,6 +42,10 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
+    if (err instanceof KmsConfigError) {
+      console.error(`admin: configuration error: ${err.message}`);
+      process.exit(2);
+    }
     if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`admin: ${(err as Error).message}\n\n${ADMIN_USAGE}`);
       process.exit(2);

@@ -1,17 +1,17 @@
 // The admin commands behind `npm run admin -- <command> ...`, apart from process set-up so tests run them in-process
 // against their own database. Keys are printed once, here, and never again: only their hashes are stored.
 import { parseArgs } from 'node:util';
-import type { Knex } from 'knex';
+import type { Deps } from '../deps';
 import { createApiKey, revokeApiKey } from '../domain/apiKeys/apiKeys';
 import type { ApiKeyNetwork, ApiKeyType } from '../domain/apiKeys/keyFormat';
-import { addAppOrigins, createApp, createOperator, findApp, findOperatorByEmail, normalizeOrigin } from '../domain/apps/store';
-import { withTx } from '../infra/db/database';
+import { addAppOrigins, findApp, findOrCreateOperatorByEmail, normalizeOrigin } from '../domain/apps/store';
+import { createAppWithWallet } from '../domain/wallets/appWallets';
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
 
   create-app --name <name> --network <testnet|mainnet> --owner-email <email> [--origin <https://host>]...
-      creates the operator (unless one has this email), the app, and one publishable and one secret key of the
-      network; prints the keys once
+      creates the operator (unless one has this email), the app with its global wallet, and one publishable and one
+      secret key of the network; prints the keys once
   create-key --app <app_...> --type <secret|publishable> --network <testnet|mainnet> [--label <text>] [--expires <ISO date>]
       mints one more key for an app; prints it once
   revoke-key --key <key_...>
@@ -40,7 +40,13 @@ const NETWORKS = ['testnet', 'mainnet'] as const;
 const TYPES = ['secret', 'publishable'] as const;
 
 /** Runs one admin command; writes its output with `out`. Throws UsageError on bad arguments. */
-export async function runAdminCommand(db: Knex, argv: string[], out: (line: string) => void, opts: { baseUrl?: string } = {}): Promise<void> {
+export async function runAdminCommand(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  argv: string[],
+  out: (line: string) => void,
+  opts: { baseUrl?: string } = {},
+): Promise<void> {
+  const { db } = deps;
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
@@ -65,21 +71,22 @@ export async function runAdminCommand(db: Knex, argv: string[], out: (line: stri
       const email = required(values['owner-email'], 'owner-email');
       if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--owner-email is not an email address');
       const allowed = origins(values.origin);
-      const created = await withTx(db, async (trx) => {
-        const operator = (await findOperatorByEmail(trx, email)) ?? (await createOperator(trx, { email }));
-        const app = await createApp(trx, { name, network, ownerOperatorId: operator.id });
+      // The operator first (an operator without apps is what a first sign-in makes too), then the app in one transaction.
+      const operator = await findOrCreateOperatorByEmail(db, email);
+      const created = await createAppWithWallet(deps, { name, network, ownerOperatorId: operator.id }, async (trx, app) => {
         await addAppOrigins(trx, app.id, allowed);
         const publishable = await createApiKey(trx, { appId: app.id, type: 'publishable', network, label: 'created by admin CLI' });
         const secret = await createApiKey(trx, { appId: app.id, type: 'secret', network, label: 'created by admin CLI' });
-        return { operator, app, publishable, secret };
+        return { publishable, secret };
       });
-      out(`operator:        ${created.operator.id} (${created.operator.email})`);
+      out(`operator:        ${operator.id} (${operator.email})`);
       out(`app:             ${created.app.id} "${created.app.name}" (${network})`);
+      out(`app wallet:      ${created.wallet.publicKey} (global; its secret is stored only encrypted)`);
       out(`allowed origins: ${allowed.length ? allowed.map((o) => normalizeOrigin(o)).join(', ') : '(none: browser requests are refused until one is added)'}`);
-      out(`publishable key: ${created.publishable.key}`);
-      out(`secret key:      ${created.secret.key}`);
+      out(`publishable key: ${created.also.publishable.key}`);
+      out(`secret key:      ${created.also.secret.key}`);
       out('These keys are shown only now; only their hashes are stored. Keep the secret key out of client code.');
-      out(`try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`);
+      out(`try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.also.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`);
       return;
     }
     case 'create-key': {

@@ -17,13 +17,37 @@ import { addMember } from './dashboard-members/addMember';
 import { listMembers } from './dashboard-members/listMembers';
 import { removeMember } from './dashboard-members/removeMember';
 import { updateMember } from './dashboard-members/updateMember';
+import { listAuditLog } from './dashboard-monitoring/listAuditLog';
 import { getAppDomains } from './dashboard-settings/getAppDomains';
+import { getTreasury } from './dashboard-treasury/getTreasury';
+import { updateTreasuryWallets } from './dashboard-treasury/updateTreasuryWallets';
+import { getAuthProviders } from './dashboard-settings/getAuthProviders';
+import { updateAuthProviders } from './dashboard-settings/updateAuthProviders';
 import { updateAppDomains } from './dashboard-settings/updateAppDomains';
+import { createSep10Challenge } from './dashboard-auth/createSep10Challenge';
 import { getCurrentOperator } from './dashboard-auth/getCurrentOperator';
 import { refreshOperatorSession } from './dashboard-auth/refreshOperatorSession';
 import { signOutOperator } from './dashboard-auth/signOutOperator';
 import { startOperatorEmailSignIn } from './dashboard-auth/startOperatorEmailSignIn';
+import { completeOperatorOAuthSignIn } from './dashboard-auth/completeOperatorOAuthSignIn';
+import { startOperatorOAuthSignIn } from './dashboard-auth/startOperatorOAuthSignIn';
 import { verifyOperatorEmailSignIn } from './dashboard-auth/verifyOperatorEmailSignIn';
+import { verifySep10Challenge } from './dashboard-auth/verifySep10Challenge';
+import { fundAppUserWallet } from './dashboard-users/fundAppUserWallet';
+import { getAppUser } from './dashboard-users/getAppUser';
+import { listAppUsers } from './dashboard-users/listAppUsers';
+import { completeOAuthSignIn } from './sdk-auth/completeOAuthSignIn';
+import { listSessions } from './sdk-auth/listSessions';
+import { refreshSession } from './sdk-auth/refreshSession';
+import { revokeSession } from './sdk-auth/revokeSession';
+import { signOut } from './sdk-auth/signOut';
+import { startEmailSignIn } from './sdk-auth/startEmailSignIn';
+import { startOAuthSignIn } from './sdk-auth/startOAuthSignIn';
+import { verifyEmailSignIn } from './sdk-auth/verifyEmailSignIn';
+import { fundWallet } from './server/fundWallet';
+import { getUser } from './server/getUser';
+import { introspectUserToken } from './server/introspectUserToken';
+import { setUserExternalId } from './server/setUserExternalId';
 import { notImplemented } from './notImplemented';
 import { getHealth } from './system/getHealth';
 import { getReadiness } from './system/getReadiness';
@@ -35,25 +59,25 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     archiveApp: archiveApp(deps),
     buildTransaction: notImplemented('buildTransaction'),
     claimDistributionRule: notImplemented('claimDistributionRule'),
-    completeOAuthSignIn: notImplemented('completeOAuthSignIn'),
-    completeOperatorOAuthSignIn: notImplemented('completeOperatorOAuthSignIn'),
+    completeOAuthSignIn: completeOAuthSignIn(deps),
+    completeOperatorOAuthSignIn: completeOperatorOAuthSignIn(deps),
     createApiKey: createApiKey(deps),
     createApp: createApp(deps),
     createAppAuthPolicyRow: notImplemented('createAppAuthPolicyRow'),
     createAuthPolicyRow: notImplemented('createAuthPolicyRow'),
     createDistributionRule: notImplemented('createDistributionRule'),
     createRampQuote: notImplemented('createRampQuote'),
-    createSep10Challenge: notImplemented('createSep10Challenge'),
+    createSep10Challenge: createSep10Challenge(deps),
     deleteAppAuthPolicyRow: notImplemented('deleteAppAuthPolicyRow'),
     deleteAuthPolicyRow: notImplemented('deleteAuthPolicyRow'),
     deleteDistributionRule: notImplemented('deleteDistributionRule'),
-    fundAppUserWallet: notImplemented('fundAppUserWallet'),
-    fundWallet: notImplemented('fundWallet'),
+    fundAppUserWallet: fundAppUserWallet(deps),
+    fundWallet: fundWallet(deps),
     getApp: getApp(deps),
     getAppDomains: getAppDomains(deps),
     getAppMetrics: notImplemented('getAppMetrics'),
-    getAppUser: notImplemented('getAppUser'),
-    getAuthProviders: notImplemented('getAuthProviders'),
+    getAppUser: getAppUser(deps),
+    getAuthProviders: getAuthProviders(deps),
     getCurrentOperator: getCurrentOperator(deps),
     getFeePolicy: notImplemented('getFeePolicy'),
     getHealth: getHealth(deps),
@@ -63,64 +87,64 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     getRampTransaction: notImplemented('getRampTransaction'),
     getReadiness: getReadiness(deps),
     getTransaction: notImplemented('getTransaction'),
-    getTreasury: notImplemented('getTreasury'),
+    getTreasury: getTreasury(deps),
     getTxHistory: notImplemented('getTxHistory'),
-    getUser: notImplemented('getUser'),
+    getUser: getUser(deps),
     getWallet: notImplemented('getWallet'),
     getWalletBalances: notImplemented('getWalletBalances'),
     getWebhookConfig: notImplemented('getWebhookConfig'),
-    introspectUserToken: notImplemented('introspectUserToken'),
+    introspectUserToken: introspectUserToken(deps),
     listApiKeys: listApiKeys(deps),
     listAppAuthPolicyRows: notImplemented('listAppAuthPolicyRows'),
     listAppDistributionRules: notImplemented('listAppDistributionRules'),
     listAppTransactions: notImplemented('listAppTransactions'),
-    listAppUsers: notImplemented('listAppUsers'),
+    listAppUsers: listAppUsers(deps),
     listApps: listApps(deps),
-    listAuditLog: notImplemented('listAuditLog'),
+    listAuditLog: listAuditLog(deps),
     listAuthPolicyRows: notImplemented('listAuthPolicyRows'),
     listDistributionRules: notImplemented('listDistributionRules'),
     listKycProviders: notImplemented('listKycProviders'),
     listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
-    listSessions: notImplemented('listSessions'),
+    listSessions: listSessions(deps),
     listWebhookEvents: notImplemented('listWebhookEvents'),
     redeliverWebhookEvent: notImplemented('redeliverWebhookEvent'),
     refreshOperatorSession: refreshOperatorSession(deps),
-    refreshSession: notImplemented('refreshSession'),
+    refreshSession: refreshSession(deps),
     removeMember: removeMember(deps),
     restoreApp: restoreApp(deps),
     revokeApiKey: revokeApiKey(deps),
-    revokeSession: notImplemented('revokeSession'),
+    revokeSession: revokeSession(deps),
     rotateApiKey: rotateApiKey(deps),
     rotateWebhookSecret: notImplemented('rotateWebhookSecret'),
     runTransaction: notImplemented('runTransaction'),
-    setUserExternalId: notImplemented('setUserExternalId'),
+    setUserExternalId: setUserExternalId(deps),
     signAuthEntry: notImplemented('signAuthEntry'),
-    signOut: notImplemented('signOut'),
+    signOut: signOut(deps),
     signOutOperator: signOutOperator(deps),
     signTransaction: notImplemented('signTransaction'),
-    startEmailSignIn: notImplemented('startEmailSignIn'),
+    startEmailSignIn: startEmailSignIn(deps),
     startKycSession: notImplemented('startKycSession'),
-    startOAuthSignIn: notImplemented('startOAuthSignIn'),
+    startOAuthSignIn: startOAuthSignIn(deps),
     startOperatorEmailSignIn: startOperatorEmailSignIn(deps),
-    startOperatorOAuthSignIn: notImplemented('startOperatorOAuthSignIn'),
+    startOperatorOAuthSignIn: startOperatorOAuthSignIn(deps),
     startRamp: notImplemented('startRamp'),
     submitTransaction: notImplemented('submitTransaction'),
     updateApp: updateApp(deps),
     updateAppAuthPolicyRow: notImplemented('updateAppAuthPolicyRow'),
     updateAppDomains: updateAppDomains(deps),
     updateAuthPolicyRow: notImplemented('updateAuthPolicyRow'),
-    updateAuthProviders: notImplemented('updateAuthProviders'),
+    updateAuthProviders: updateAuthProviders(deps),
     updateDistributionRule: notImplemented('updateDistributionRule'),
     updateFeePolicy: notImplemented('updateFeePolicy'),
     updateKycSettings: notImplemented('updateKycSettings'),
     updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),
-    updateTreasuryWallets: notImplemented('updateTreasuryWallets'),
+    updateTreasuryWallets: updateTreasuryWallets(deps),
     updateWebhookConfig: notImplemented('updateWebhookConfig'),
-    verifyEmailSignIn: notImplemented('verifyEmailSignIn'),
+    verifyEmailSignIn: verifyEmailSignIn(deps),
     verifyOperatorEmailSignIn: verifyOperatorEmailSignIn(deps),
-    verifySep10Challenge: notImplemented('verifySep10Challenge'),
+    verifySep10Challenge: verifySep10Challenge(deps),
   };
 }
 

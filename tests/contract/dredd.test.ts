@@ -25,6 +25,12 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   verifyOperatorEmailSignIn: 'needs the code that was emailed',
   refreshOperatorSession: 'needs a live refresh token',
   signOutOperator: 'checked in tests/integration/operatorSessions.test.ts (ends the session)',
+  verifySep10Challenge: 'needs a challenge signed by this service and by the wallet',
+  verifyEmailSignIn: 'needs the code that was emailed',
+  refreshSession: 'needs a live refresh token',
+  introspectUserToken: 'needs a live access token in the body',
+  fundWallet: 'needs an unfunded wallet of the app (its example key names none)',
+  listSessions: "dredd requires the example's optional userAgent and ip, which the suite's minted sessions lack",
 };
 
 describe('dredd', () => {

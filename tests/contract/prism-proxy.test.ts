@@ -60,11 +60,11 @@ describe('live service through the Prism validating proxy', () => {
     assert.equal(ready.data?.content.status, 'ready');
   });
 
-  test('fundWallet answers conform: 501 while not built, 400 with fieldErrors', async () => {
+  test('fundWallet answers conform: 404 for a wallet the app does not have, 400 with fieldErrors', async () => {
     const client = createClient({ baseUrl: prism.url, headers: { 'x-service-api-key': creds.secretKey } });
     const built = await sdk.fundWallet({ client, body: { publicKey: VALID_G } });
     expectNoViolations(built.response);
-    assert.ok([200, 501].includes(built.response!.status));
+    assert.equal(built.response!.status, 404);
     // Prism answers a request without credentials itself, so the 401s are checked in tests/integration instead.
     const invalid = await sdk.fundWallet({ client, body: { publicKey: 'GABC' } });
     expectNoViolations(invalid.response);

@@ -29,7 +29,7 @@ describe('admin CLI', () => {
 
   test('create-app prints an app and keys that pass the gate; revoke-key and add-origin take effect', async () => {
     const lines: string[] = [];
-    await runAdminCommand(svc.deps.db, ['create-app', '--name', 'Demo', '--network', 'testnet', '--owner-email', 'Owner@Example.com'], (l) => lines.push(l));
+    await runAdminCommand(svc.deps, ['create-app', '--name', 'Demo', '--network', 'testnet', '--owner-email', 'Owner@Example.com'], (l) => lines.push(l));
     const appId = field(lines, 'app:');
     const secret = field(lines, 'secret key:');
     const publishable = field(lines, 'publishable key:');
@@ -37,27 +37,27 @@ describe('admin CLI', () => {
     assert.match(secret, /^sec_testnet_[0-9A-Za-z]{40}$/);
     assert.match(publishable, /^pub_testnet_[0-9A-Za-z]{40}$/);
     const ok = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': secret }, body: { publicKey: VALID_G } });
-    assert.equal(ok.status, 501);
+    assert.equal(ok.body.code, 'WALLET_NOT_FOUND', 'the key passed the gate');
     // No origin was given: browser requests are refused until one is added.
     const browser = { 'x-service-api-key': publishable, origin: 'https://shop.example.com' };
     const refused = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: browser, body: { email: 'u@example.com' } });
     assert.equal(refused.body.code, 'ORIGIN_NOT_ALLOWED');
-    await runAdminCommand(svc.deps.db, ['add-origin', '--app', appId, '--origin', 'https://shop.example.com'], () => {});
+    await runAdminCommand(svc.deps, ['add-origin', '--app', appId, '--origin', 'https://shop.example.com'], () => {});
     const allowed = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: browser, body: { email: 'u@example.com' } });
     assert.notEqual(allowed.body.code, 'ORIGIN_NOT_ALLOWED');
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://shop.example.com');
     // The same owner email reuses the operator.
     const again: string[] = [];
-    await runAdminCommand(svc.deps.db, ['create-app', '--name', 'Second', '--network', 'mainnet', '--owner-email', 'owner@example.com'], (l) => again.push(l));
+    await runAdminCommand(svc.deps, ['create-app', '--name', 'Second', '--network', 'mainnet', '--owner-email', 'owner@example.com'], (l) => again.push(l));
     assert.equal(field(again, 'operator:'), field(lines, 'operator:'));
     assert.match(field(again, 'secret key:'), /^sec_mainnet_/);
     // create-key, then revoke it.
     const keyLines: string[] = [];
-    await runAdminCommand(svc.deps.db, ['create-key', '--app', appId, '--type', 'secret', '--network', 'testnet'], (l) => keyLines.push(l));
+    await runAdminCommand(svc.deps, ['create-key', '--app', appId, '--type', 'secret', '--network', 'testnet'], (l) => keyLines.push(l));
     const keyId = field(keyLines, 'key id:');
     const extra = field(keyLines, 'secret key:');
-    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': extra }, body: { publicKey: VALID_G } })).status, 501);
-    await runAdminCommand(svc.deps.db, ['revoke-key', '--key', keyId], () => {});
+    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': extra }, body: { publicKey: VALID_G } })).status, 404);
+    await runAdminCommand(svc.deps, ['revoke-key', '--key', keyId], () => {});
     const revoked = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': extra }, body: { publicKey: VALID_G } });
     assert.equal(revoked.body.code, 'API_KEY_NOT_FOUND');
   });
@@ -71,7 +71,7 @@ describe('admin CLI', () => {
       ['create-app', '--name', 'X', '--network', 'testnet', '--owner-email', 'a@b.c', '--origin', 'https://x.example.com/path'],
       ['create-key', '--app', 'app_missing', '--type', 'secret', '--network', 'testnet'],
     ];
-    for (const argv of cases) await assert.rejects(runAdminCommand(svc.deps.db, argv, () => {}), UsageError, argv.join(' '));
+    for (const argv of cases) await assert.rejects(runAdminCommand(svc.deps, argv, () => {}), UsageError, argv.join(' '));
   });
 
   test('as a process: create-app against DATABASE_URL prints the keys and exits 0; a usage error exits 2', async () => {

@@ -14,6 +14,7 @@ import { createHandlers } from '../../src/operations/index';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';
 import { createMailer } from '../../src/infra/mail/index';
+import { openLocalKms } from '../../src/infra/kms/localKms';
 import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
 import { headersFor, PLACEHOLDER_ACCESS_TOKEN, PLACEHOLDER_DPOP_PROOF, sampleCredentials, seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
 import { call, rawCall } from '../support/http';
@@ -122,7 +123,7 @@ describe('error contract', () => {
   });
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
-    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: VALID_G } });
+    const res = await call(svc.url, 'listAuthPolicyRows', 'GET', '/v1/auth-policy/rows', { headers: secret });
     assert.equal(res.status, 501);
     assert.equal(res.body.code, 'NOT_IMPLEMENTED');
   });
@@ -141,6 +142,7 @@ describe('unexpected errors and logs', () => {
       startedAt: new Date(),
       secrets: secretsFromBytes(randomBytes(32), 'test'),
       mailer: createMailer({ smtpUrl: undefined, from: 'test@onboard.local', outboxDir: mkdtempSync(join(tmpdir(), 'onboard-outbox-')) }, log),
+      kms: openLocalKms(join(mkdtempSync(join(tmpdir(), 'onboard-kms-')), 'master-key')),
     };
     const handlers = createHandlers(deps);
     handlers.getHealth = async () => {

@@ -34,10 +34,10 @@ describe('the gate: API keys and origins', () => {
     await svc?.stop();
   });
 
-  test('a stored secret key passes the gate (fundWallet is still 501 behind it) and its use is recorded', async () => {
+  test('a stored secret key passes the gate (fundWallet then answers 404 WALLET_NOT_FOUND for an unknown wallet) and its use is recorded', async () => {
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.secretKey));
-    assert.equal(res.status, 501);
-    assert.equal(res.body.code, 'NOT_IMPLEMENTED');
+    assert.equal(res.status, 404);
+    assert.equal(res.body.code, 'WALLET_NOT_FOUND');
     let lastUsed: Date | null = null;
     for (let i = 0; i < 50 && !lastUsed; i++) {
       lastUsed = (await svc.deps.db('api_keys').where({ id: creds.secretKeyId }).first()).last_used_at;
@@ -54,7 +54,7 @@ describe('the gate: API keys and origins', () => {
 
   test('revoked key: 401 API_KEY_NOT_FOUND', async () => {
     const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: 'secret', network: 'testnet' });
-    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key))).status, 501);
+    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key))).status, 404);
     await revokeApiKey(svc.deps.db, key.id);
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key));
     assert.equal(res.status, 401);
@@ -63,7 +63,7 @@ describe('the gate: API keys and origins', () => {
 
   test('expired key: 401 API_KEY_EXPIRED; a key expiring later still passes', async () => {
     const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: 'secret', network: 'testnet', expiresAt: new Date(Date.now() + 3_600_000) });
-    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key))).status, 501);
+    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key))).status, 404);
     await setApiKeyExpiry(svc.deps.db, key.id, new Date(Date.now() - 1000));
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key));
     assert.equal(res.status, 401);
@@ -81,7 +81,7 @@ describe('the gate: API keys and origins', () => {
 
   test('archived app: 404 APPLICATION_NOT_FOUND', async () => {
     const other = await seedCredentials(svc.deps.db, { name: 'Archived app' });
-    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(other.secretKey))).status, 501);
+    assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(other.secretKey))).status, 404);
     await archiveApp(svc.deps.db, other.app.id);
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(other.secretKey));
     assert.equal(res.status, 404);
@@ -103,7 +103,7 @@ describe('the gate: API keys and origins', () => {
   test('an allowed Origin: the request goes through with Access-Control-Allow-Origin echoed and Vary: Origin', async () => {
     for (const origin of ['https://app.example.com', 'http://localhost:3000']) {
       const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.secretKey, { origin }));
-      assert.equal(res.status, 501, origin);
+      assert.equal(res.status, 404, origin);
       assert.equal(res.headers.get('access-control-allow-origin'), origin);
       assert.match(res.headers.get('vary') ?? '', /Origin/);
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);

@@ -13,7 +13,7 @@ import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
-/** A fast keyed request: fundWallet answers 501 behind the gate (400 with `invalid: true`); both count. */
+/** A fast keyed request: behind the gate fundWallet answers 404 for an unknown wallet (400 with `invalid: true`); both count. */
 const fund = (svc: TestService, key: string, opts: { invalid?: boolean } = {}) =>
   call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key }, body: opts.invalid ? {} : { publicKey: VALID_G } });
 
@@ -64,7 +64,7 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
       assert.equal(int(r.headers, 'RateLimit-Remaining'), 0);
       assert.equal(int(r.headers, 'RateLimit-Limit'), 100);
     }
-    for (const r of answers.filter((a) => a.status !== 429)) assert.ok([400, 501].includes(r.status), `got ${r.status}`);
+    for (const r of answers.filter((a) => a.status !== 429)) assert.ok([400, 404].includes(r.status), `got ${r.status}`);
     assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)), 100, 'the count stops at the quota');
   });
 
@@ -76,7 +76,7 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
       await setDailyUsage(svc.deps.db, creds.publishableKeyId, utcDay(evening), 97);
       await setDailyUsage(svc.deps.db, creds.secretKeyId, utcDay(evening), 98);
       const first = await fund(svc, creds.secretKey);
-      assert.equal(first.status, 501);
+      assert.equal(first.status, 404);
       assert.equal(int(first.headers, 'RateLimit-Limit'), 100);
       assert.equal(int(first.headers, 'RateLimit-Remaining'), 1);
       assert.equal(int(first.headers, 'RateLimit-Reset'), 30);
@@ -91,7 +91,7 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
       // The next UTC day starts afresh.
       pin(svc, new Date('2030-06-16T00:00:01.000Z'));
       const tomorrow = await fund(svc, creds.secretKey);
-      assert.equal(tomorrow.status, 501);
+      assert.equal(tomorrow.status, 404);
       assert.equal(int(tomorrow.headers, 'RateLimit-Remaining'), 99);
     } finally {
       pin(svc, NOON);
@@ -130,7 +130,7 @@ test('the quota survives a restart of the service (same database)', async () => 
     pin(first, NOON);
     const creds = await seedCredentials(first.deps.db);
     try {
-      for (let i = 0; i < 5; i++) assert.equal((await fund(first, creds.secretKey)).status, 501);
+      for (let i = 0; i < 5; i++) assert.equal((await fund(first, creds.secretKey)).status, 404);
       assert.equal((await fund(first, creds.secretKey)).status, 429);
     } finally {
       await first.stop();
@@ -157,7 +157,7 @@ test('per-key rate limit (in process): 429 RATE_LIMITED with Retry-After and Rat
     const now = svc.deps.clock.now();
     for (let i = 0; i < 3; i++) {
       const ok = await fund(svc, creds.secretKey);
-      assert.equal(ok.status, 501);
+      assert.equal(ok.status, 404);
       assert.equal(int(ok.headers, 'RateLimit-Limit'), 3);
       assert.equal(int(ok.headers, 'RateLimit-Remaining'), 2 - i);
     }
@@ -184,11 +184,11 @@ test('RATE_LIMIT_STORE=postgres: two instances on one database share one per-key
   const b = await startTestService(env, { database });
   try {
     const creds = await seedCredentials(a.deps.db);
-    assert.equal((await fund(a, creds.secretKey)).status, 501);
-    assert.equal((await fund(b, creds.secretKey)).status, 501);
-    assert.equal((await fund(a, creds.secretKey)).status, 501);
+    assert.equal((await fund(a, creds.secretKey)).status, 404);
+    assert.equal((await fund(b, creds.secretKey)).status, 404);
+    assert.equal((await fund(a, creds.secretKey)).status, 404);
     const last = await fund(b, creds.secretKey);
-    assert.equal(last.status, 501);
+    assert.equal(last.status, 404);
     assert.equal(int(last.headers, 'RateLimit-Remaining'), 0);
     const over = await fund(a, creds.secretKey);
     assert.equal(over.status, 429);

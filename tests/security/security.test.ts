@@ -346,10 +346,12 @@ describe('security: over the limit (RATE_LIMIT_PER_KEY_PER_MINUTE=1)', { concurr
   for (const op of keyed) {
     test(`${op.id}: over the limit`, async () => {
       // A fresh key per operation: its one request of the minute passes the limit, the next is refused.
-      // Fresh sessions too: the first request may act on its session (e.g. sign out), and each proof is single use.
       const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: typeOf(op.requirement), network: 'testnet', label: `limit ${op.id}` });
-      const own = await withSessions(svc.deps, creds);
-      const headers = async () => ({ ...(await headersFor(op.requirement, own, { method: op.method, url: svc.url + urlOf(op.id, op.request) })), 'x-service-api-key': key.key });
+      // Each request gets its own sessions too: the first may end its session (sign out), which must not hide the 429.
+      const headers = async () => ({
+        ...(await headersFor(op.requirement, await withSessions(svc.deps, creds), { method: op.method, url: svc.url + urlOf(op.id, op.request) })),
+        'x-service-api-key': key.key,
+      });
       const first = await send(svc, op, await headers());
       assert.notEqual(first.status, 429, `the first request is within the limit: ${first.text.slice(0, 300)}`);
       check(await send(svc, op, await headers()), { status: 429, code: 'RATE_LIMITED', retryAfter: true });

@@ -28,6 +28,13 @@ export async function rawCall(baseUrl: string, method: string, path: string, opt
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
+/** Throws unless `res` conforms to the operation's contract (for clients that send their own requests). */
+export function conforming<T extends ObservedResponse>(operationId: OperationId, method: string, path: string, res: T): T {
+  const violations = responseViolations(operationId, res);
+  if (violations.length) throw new Error(`${method} ${path} answered ${res.status} against the contract: ${violations.join('; ')}\n${res.text.slice(0, 300)}`);
+  return res;
+}
+
 /** Calls an operation and asserts the answer conforms to the contract. */
 export async function call(baseUrl: string, operationId: OperationId, method: string, path: string, opts: CallOptions = {}): Promise<ObservedResponse & { body: any }> {
   const res = await rawCall(baseUrl, method, path, opts);

@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationId } from '../../generated/server/catalogue.gen';
-import { call, rawCall, type CallOptions } from './http';
-import { responseViolations, type ObservedResponse } from './spec';
+import { call, conforming, rawCall, type CallOptions } from './http';
+import type { ObservedResponse } from './spec';
 import type { TestService } from './service';
 import { createDpopKey, dpopProof, type DpopKey } from './dpop';
 
@@ -101,10 +101,7 @@ export async function signInOperator(svc: TestService, email: string = testEmail
       return sendWithProof(svc.url, key, state, method, path, { ...opts, accessToken: client.accessToken });
     },
     async call(operationId, method, path, opts = {}) {
-      const res = await client.rawCall(method, path, opts);
-      const violations = responseViolations(operationId, res);
-      if (violations.length) throw new Error(`${method} ${path} answered ${res.status} against the contract: ${violations.join('; ')}\n${res.text.slice(0, 300)}`);
-      return res;
+      return conforming(operationId, method, path, await client.rawCall(method, path, opts));
     },
   };
   return client;

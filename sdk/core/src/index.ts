@@ -1,10 +1,14 @@
 // @onboard/core: the thin core of the client library. Every operation of the contract, called through the generated
 // client, with the API's envelopes turned into typed outcomes. API errors, network failures and malformed answers are
 // returned as `{ ok: false, ... }`, never thrown; only a misconfiguration (a bad key or base URL) throws, at creation.
-// Sessions, DPoP, state machines and the React binding build on this in later packages.
+// With `dpop`, every request carries a DPoP proof and, once a session is set, its access token (./dpop.ts); state
+// machines and the React binding build on this in later packages.
 import { createClient, type Client } from '../../../generated/client/client';
 import * as operations from '../../../generated/client/sdk.gen';
 import type { ErrorCode } from '../../../generated/server/catalogue.gen';
+import { dpopFetch, type DpopSigner } from './dpop';
+
+export { createDpopSigner, type DpopSigner } from './dpop';
 
 export type Network = 'testnet' | 'mainnet';
 
@@ -15,8 +19,14 @@ export interface OnboardClientOptions {
   apiKey?: string;
   /** Expected network; must match the key's prefix when both are given. Defaults to the key's network, else testnet. */
   network?: Network;
-  /** Extra headers for every request (e.g. Authorization and DPoP, set by the session layer). */
+  /** Extra headers for every request. */
   headers?: Record<string, string>;
+  /**
+   * The device's DPoP signer (createDpopSigner). With it, every request carries a fresh proof, the session's access
+   * token once `session.set` was called, and the server's nonce (retried once when the server asks for a new one).
+   * Needed for every SDK API call after sign-in and for the sign-in and refresh calls themselves.
+   */
+  dpop?: DpopSigner;
   /** A fetch implementation (defaults to the global fetch). */
   fetch?: typeof fetch;
 }
@@ -44,9 +54,26 @@ type Call<K extends OperationName> = {} extends OptionsOf<K>
   ? (options?: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>
   : (options: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>;
 
+/** The tokens of a sign-in or refresh answer (SessionTokens). */
+export interface SessionTokensLike {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+}
+
+export interface SessionHandle {
+  /** Use these tokens from now on (after a sign-in or a refresh). */
+  set(tokens: SessionTokensLike): void;
+  clear(): void;
+  /** The current tokens, if any (store the refresh token like a password). */
+  current(): SessionTokensLike | undefined;
+}
+
 export type OnboardClient = { [K in OperationName]: Call<K> } & {
   /** The network the key (or option) selects. */
   readonly network: Network;
+  /** The session whose access token DPoP requests carry (only with the `dpop` option). */
+  readonly session: SessionHandle;
   /** The underlying generated client, for advanced use. */
   readonly raw: Client;
 };
@@ -108,12 +135,23 @@ export function createOnboardClient(options: OnboardClientOptions): OnboardClien
     throw new OnboardConfigError(`baseUrl is not a URL: ${options.baseUrl}`);
   }
   const network = networkOf(options);
+  let tokens: SessionTokensLike | undefined;
+  const session: SessionHandle = {
+    set: (t) => {
+      tokens = { accessToken: t.accessToken, refreshToken: t.refreshToken, sessionId: t.sessionId };
+    },
+    clear: () => {
+      tokens = undefined;
+    },
+    current: () => tokens,
+  };
+  const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const raw = createClient({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { ...(options.apiKey ? { 'x-service-api-key': options.apiKey } : {}), ...options.headers },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.dpop ? dpopFetch(options.dpop, { accessToken: () => tokens?.accessToken }, baseFetch) : baseFetch,
   });
-  const client: Record<string, unknown> = { network, raw };
+  const client: Record<string, unknown> = { network, raw, session };
   for (const [name, fn] of Object.entries(operations)) {
     if (typeof fn !== 'function') continue;
     client[name] = (opts?: object) => toOutcome((fn as (o: object) => Promise<any>)({ ...opts, client: raw }));

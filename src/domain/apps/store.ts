@@ -13,6 +13,8 @@ export interface Operator {
   id: string;
   email: string | null;
   stellarAccount: string | null;
+  /** From the Google or GitHub profile; null for operators who only used an email code or a wallet. */
+  displayName: string | null;
   createdAt: Date;
 }
 
@@ -44,7 +46,7 @@ export interface AppMembership {
 }
 
 function toOperator(row: any): Operator {
-  return { id: row.id, email: row.email, stellarAccount: row.stellar_account, createdAt: row.created_at };
+  return { id: row.id, email: row.email, stellarAccount: row.stellar_account, displayName: row.display_name ?? null, createdAt: row.created_at };
 }
 
 /** A PostgreSQL numeric as text ("2.5000000") in the API's canonical form ("2.5"): exact, no float on the way. */
@@ -94,6 +96,12 @@ export async function findOrCreateOperatorByEmail(db: Knex, email: string): Prom
   return row ? toOperator(row) : (await findOperatorByEmail(db, normalized))!;
 }
 
+/** Records the name of the operator's Google or GitHub profile. */
+export async function setOperatorDisplayName(db: Knex, operatorId: string, displayName: string): Promise<Operator> {
+  const [row] = await db('operators').where({ id: operatorId }).update({ display_name: displayName }).returning('*');
+  return toOperator(row);
+}
+
 export async function findOperator(db: Knex, operatorId: string): Promise<Operator | undefined> {
   const row = await db('operators').where({ id: operatorId }).first();
   return row ? toOperator(row) : undefined;
@@ -107,12 +115,13 @@ export async function findOperatorByEmail(db: Knex, email: string): Promise<Oper
 /**
  * Creates an app owned by `ownerOperatorId` with the default settings (the migration's column defaults: immediate
  * funding, starting balance 0, no assets, 15-minute access and 30-day refresh tokens) and the owner's membership,
- * invited and joined at creation. `at` defaults to the database's clock. Call inside a transaction.
+ * invited and joined at creation. `id` is minted when not given (the app wallet's key is sealed for the app's id
+ * before the transaction: wallets/appWallets.ts); `at` defaults to the database's clock. Call inside a transaction.
  */
-export async function createApp(db: Knex, input: { name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date }): Promise<App> {
+export async function createApp(db: Knex, input: { id?: string; name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date }): Promise<App> {
   const [row] = await db('apps')
     .insert({
-      id: newId('app'),
+      id: input.id ?? newId('app'),
       name: input.name,
       network: input.network,
       owner_operator_id: input.ownerOperatorId,

@@ -13,6 +13,7 @@ import {
   appScope,
   deleteExpiredEmailCodes,
   issueEmailCode,
+  releaseEmailCode,
   verifyEmailCode,
   withdrawEmailCode,
   type EmailCodeScope,
@@ -218,7 +219,9 @@ describe('verifyEmailCode', () => {
 
   test('every refusal looks the same: no code, wrong, expired, consumed, used up', async () => {
     const reasons: Array<() => Promise<void>> = [
-      async () => verify(freshEmail(), '123456'),
+      async () => {
+        await verify(freshEmail(), '123456');
+      },
       async () => {
         const email = freshEmail();
         const { code } = await issue(email);
@@ -290,6 +293,53 @@ describe('verifyEmailCode', () => {
       /own transaction/,
     );
     await verify(email, code, at(2));
+  });
+});
+
+describe('releaseEmailCode', () => {
+  test('a released code verifies again, keeping its expiry and its wrong-attempt count', async () => {
+    const email = freshEmail();
+    const { code, expiresAt } = await issue(email);
+    await assertInvalid(verify(email, wrongCodeFor(code), at(1)));
+    const consumed = await verify(email, code, at(2));
+    await releaseEmailCode(db, consumed);
+    const row = await db('email_codes').where({ scope: OPERATOR_SCOPE, email }).first();
+    assert.equal(row.consumed_at, null);
+    assert.deepEqual(row.expires_at, expiresAt);
+    assert.equal(row.attempts, 1);
+    await verify(email, code, at(3));
+    await assertInvalid(verify(email, code, at(4)));
+  });
+
+  test('releasing leaves a code issued since alone (the old code stays dead, the new one live)', async () => {
+    const email = freshEmail();
+    const first = await issue(email);
+    const consumed = await verify(email, first.code, at(1));
+    const second = await issue(email, at(61));
+    await releaseEmailCode(db, consumed);
+    if (second.code !== first.code) await assertInvalid(verify(email, first.code, at(62)));
+    await verify(email, second.code, at(63));
+  });
+
+  test('releasing an old consumption does not revive a code consumed again since', async () => {
+    const email = freshEmail();
+    const { code } = await issue(email);
+    const firstUse = await verify(email, code, at(1));
+    await releaseEmailCode(db, firstUse);
+    await verify(email, code, at(2));
+    await releaseEmailCode(db, firstUse);
+    await assertInvalid(verify(email, code, at(3)));
+  });
+
+  test('while a consumed code awaits release, concurrent verifications are refused and count no attempt', async () => {
+    const email = freshEmail();
+    const { code } = await issue(email);
+    const consumed = await verify(email, code, at(1));
+    const results = await Promise.allSettled([verify(email, code, at(2)), verify(email, wrongCodeFor(code), at(2))]);
+    assert.ok(results.every((r) => r.status === 'rejected' && (r.reason as AppError).code === 'EMAIL_CODE_INVALID'));
+    assert.equal(await attemptsOf(email), 0);
+    await releaseEmailCode(db, consumed);
+    await verify(email, code, at(3));
   });
 });
 

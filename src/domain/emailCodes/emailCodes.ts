@@ -2,7 +2,8 @@
 // (scope, email): issuing replaces the previous code. The database keeps only an HMAC of the code keyed with a key
 // derived from the service secret, so a database leak alone does not allow an offline search of the 10^6 codes.
 // Both operations are single atomic steps on PostgreSQL: concurrent issues send one code, concurrent verifications
-// consume a code once and never lose a wrong attempt.
+// consume a code once and never lose a wrong attempt. A sign-in that fails after its code was accepted, through the
+// service's fault, gives the code back (releaseEmailCode), so the user's retry with the same code works.
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { withTx } from '../../infra/db/database';
@@ -107,12 +108,20 @@ function invalidCode(): AppError {
   return new AppError('EMAIL_CODE_INVALID', { message: 'The code is wrong, expired or used up' });
 }
 
+/** Which consumption of which code a verification made: what releaseEmailCode needs to undo exactly that one. */
+export interface ConsumedEmailCode {
+  scope: EmailCodeScope;
+  email: string;
+  codeHash: Buffer;
+  consumedAt: Date;
+}
+
 /**
  * Checks `code` against the live code of (scope, email) and consumes it (single use). Throws EMAIL_CODE_INVALID when
  * there is no code, it is wrong, expired, consumed, or its attempts are used up. Each wrong guess counts, and is
  * committed before the refusal: pass the pool handle, not a transaction whose rollback would undo the count.
  */
-export async function verifyEmailCode(db: Knex, secrets: Secrets, input: { scope: EmailCodeScope; email: string; code: string; now: Date }): Promise<void> {
+export async function verifyEmailCode(db: Knex, secrets: Secrets, input: { scope: EmailCodeScope; email: string; code: string; now: Date }): Promise<ConsumedEmailCode> {
   if (db.isTransaction) throw new Error('verifyEmailCode must run in its own transaction: a rollback of the caller would undo the wrong-attempt count');
   const { scope, now } = input;
   const email = normalizeEmail(input.email);
@@ -129,6 +138,19 @@ export async function verifyEmailCode(db: Knex, secrets: Secrets, input: { scope
     return 'verified';
   });
   if (outcome !== 'verified') throw invalidCode();
+  return { scope, email, codeHash: presented, consumedAt: now };
+}
+
+/**
+ * Gives back a code whose sign-in failed after it was accepted (the wallet or the database was unavailable): the
+ * failure is the service's, so the same request may be retried with the same code. Only that consumption is undone:
+ * a code issued since (another hash) or consumed again since (another time) is left alone. The code keeps its expiry
+ * and its wrong-attempt count.
+ */
+export async function releaseEmailCode(db: Knex, consumed: ConsumedEmailCode): Promise<void> {
+  await db(TABLE)
+    .where({ scope: consumed.scope, email: consumed.email, code_hash: consumed.codeHash, consumed_at: consumed.consumedAt })
+    .update({ consumed_at: null });
 }
 
 /** Deletes codes that have been dead (expired, hence also consumed or used up) for more than keepDeadSeconds. */

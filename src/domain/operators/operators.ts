@@ -7,11 +7,12 @@ import type { Operator } from '../apps/store';
 export const OPERATOR_SESSION_POLICY: SessionPolicy = { accessTokenTtlSeconds: 15 * 60, refreshTokenTtlSeconds: 30 * 24 * 3600 };
 
 /** The operator as the contract shows it (Operator schema): absent fields left out, never null. */
-export function operatorView(op: Operator): { operatorId: string; email?: string; stellarAccount?: string; createdAt: string } {
+export function operatorView(op: Operator): { operatorId: string; email?: string; stellarAccount?: string; displayName?: string; createdAt: string } {
   return {
     operatorId: op.id,
     ...(op.email ? { email: op.email } : {}),
     ...(op.stellarAccount ? { stellarAccount: op.stellarAccount } : {}),
+    ...(op.displayName ? { displayName: op.displayName } : {}),
     createdAt: op.createdAt.toISOString(),
   };
 }

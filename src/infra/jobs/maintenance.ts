@@ -1,13 +1,15 @@
 // Housekeeping that keeps short-lived security records from piling up: DPoP proof ids past their replay window,
-// dead email codes, expired idempotency records, and daily quota counts of past days. Every prune is an idempotent
-// DELETE by time, so any number of instances may run this loop against one database at once.
+// dead email codes, expired idempotency records, expired OAuth states, and daily quota counts of past days. Every
+// prune is an idempotent DELETE by time, so any number of instances may run this loop against one database at once.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../../deps';
 import { deleteExpiredEmailCodes } from '../../domain/emailCodes/emailCodes';
 import { pruneDailyUsage, utcDay } from '../../domain/limits/dailyQuota';
 import { pruneIdempotencyKeys } from '../../domain/idempotency/store';
+import { pruneOAuthStates } from '../../domain/oauth/states';
 import { pruneDpopProofJtis } from '../../domain/sessions/dpop';
+import { pruneUsedSep10Challenges } from '../../domain/sep10/store';
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -18,6 +20,8 @@ export const PRUNES: Record<string, Prune> = {
   dpopProofJtis: pruneDpopProofJtis,
   emailCodes: deleteExpiredEmailCodes,
   idempotencyKeys: pruneIdempotencyKeys,
+  sep10UsedChallenges: pruneUsedSep10Challenges,
+  oauthStates: pruneOAuthStates,
   // yesterday's counts are kept a day for support questions ("why was I limited at 23:59?")
   apiKeyDailyUsage: (db, now) => pruneDailyUsage(db, utcDay(new Date(now.getTime() - 86_400_000))),
 };

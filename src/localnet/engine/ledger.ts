@@ -184,7 +184,9 @@ export class LedgerEngine {
     const drift = Math.max(0, now - this.lcl.closeTime);
     return {
       lowerBoundOffset: 0,
-      upperBoundOffset: this.expectedCloseSeconds * 2 + drift,
+      // whole seconds: ledger times are integers, and a sub-second cadence (LOCALNET_LEDGER_SECONDS=0.4) must not
+      // reach the BigInt time-bound arithmetic as a fraction
+      upperBoundOffset: Math.ceil(this.expectedCloseSeconds * 2) + drift,
       validationLedgerSeq: this.lcl.sequence + 1,
     };
   }

@@ -1,7 +1,9 @@
 import type { Deps } from '../../deps';
 import { createApiKey as mintApiKey } from '../../domain/apiKeys/apiKeys';
 import { requireAppAccess } from '../../domain/apps/access';
+import { recordAudit } from '../../domain/audit/auditLog';
 import { AppError } from '../../domain/errors';
+import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { toApiKeyWithSecretView } from './apiKeyView';
@@ -18,14 +20,25 @@ export function createApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'createA
     if (expiresAt && expiresAt.getTime() <= now.getTime()) {
       throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: { expiresAt: ['must be in the future'] } } });
     }
-    // 3. mint and store (hash and display prefix only); the network is the app's, never chosen
-    const key = await mintApiKey(deps.db, {
-      appId: app.id,
-      type: req.body.type,
-      network: app.network,
-      ...(req.body.label !== undefined ? { label: req.body.label } : {}),
-      ...(expiresAt ? { expiresAt } : {}),
-      createdAt: now,
+    // 3. mint and store (hash and display prefix only; the network is the app's, never chosen), audited in the same transaction
+    const key = await withTx(deps.db, async (trx) => {
+      const minted = await mintApiKey(trx, {
+        appId: app.id,
+        type: req.body.type,
+        network: app.network,
+        ...(req.body.label !== undefined ? { label: req.body.label } : {}),
+        ...(expiresAt ? { expiresAt } : {}),
+        createdAt: now,
+      });
+      await recordAudit(trx, {
+        appId: app.id,
+        action: 'api_key.created',
+        actor: { type: 'operator', id: operatorId },
+        ip: req.ip,
+        details: { keyId: minted.id, type: minted.type },
+        at: now,
+      });
+      return minted;
     });
     // 4. respond, once, with the key in clear
     return { content: toApiKeyWithSecretView(key, now) };

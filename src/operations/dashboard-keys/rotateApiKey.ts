@@ -2,6 +2,7 @@ import type { Deps } from '../../deps';
 import { rotateApiKey as rotateStoredApiKey } from '../../domain/apiKeys/apiKeys';
 import { apiKeyStatus } from '../../domain/apiKeys/lifecycle';
 import { requireAppAccess } from '../../domain/apps/access';
+import { recordAudit } from '../../domain/audit/auditLog';
 import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
@@ -13,11 +14,20 @@ export function rotateApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'rotateA
     // 1. authorize
     const { operatorId } = requireOperator(req.auth);
     const { app } = await requireAppAccess(deps.db, operatorId, req.path.appId);
-    // 2. rotate in one transaction, the old key's row locked (see rotateApiKey in the domain)
+    // 2. rotate in one transaction, the old key's row locked (see rotateApiKey in the domain), audited in it
     const now = deps.clock.now();
-    const rotated = await withTx(deps.db, (trx) =>
-      rotateStoredApiKey(trx, { appId: app.id, keyId: req.path.keyId, overlapSeconds: req.body?.overlapSeconds ?? 0, now }),
-    );
+    const rotated = await withTx(deps.db, async (trx) => {
+      const done = await rotateStoredApiKey(trx, { appId: app.id, keyId: req.path.keyId, overlapSeconds: req.body?.overlapSeconds ?? 0, now });
+      await recordAudit(trx, {
+        appId: app.id,
+        action: 'api_key.rotated',
+        actor: { type: 'operator', id: operatorId },
+        ip: req.ip,
+        details: { keyId: done.previous.id, newKeyId: done.key.id, previousEndsAt: done.previousEndsAt.toISOString() },
+        at: now,
+      });
+      return done;
+    });
     // 3. respond: the new key in clear (only here), and when the old one stops working
     const previousStatus = apiKeyStatus(rotated.previous, now);
     return {

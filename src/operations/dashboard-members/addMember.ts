@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps';
 import { addMember as storeMember, changeTeamAsOwner } from '../../domain/apps/members';
+import { recordAudit } from '../../domain/audit/auditLog';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { memberContent } from './memberContent';
@@ -13,11 +14,20 @@ export function addMember(deps: Pick<Deps, 'db' | 'clock' | 'mailer'>): Handler<
   return async (req) => {
     // 1. authenticate
     const { operatorId } = requireOperator(req.auth);
-    // 2. authorize as owner and add the member, in one transaction on the locked team
-    const { app, member } = await changeTeamAsOwner(deps.db, operatorId, req.path.appId, async (trx, access) => ({
-      app: access.app,
-      member: await storeMember(trx, { appId: access.app.id, email: req.body.email, role: req.body.role, at: deps.clock.now() }),
-    }));
+    // 2. authorize as owner and add the member, audited, in one transaction on the locked team
+    const { app, member } = await changeTeamAsOwner(deps.db, operatorId, req.path.appId, async (trx, access) => {
+      const at = deps.clock.now();
+      const added = await storeMember(trx, { appId: access.app.id, email: req.body.email, role: req.body.role, at });
+      await recordAudit(trx, {
+        appId: access.app.id,
+        action: 'member.added',
+        actor: { type: 'operator', id: operatorId },
+        ip: req.ip,
+        details: { memberId: added.id, operatorId: added.operatorId, role: added.role },
+        at,
+      });
+      return { app: access.app, member: added };
+    });
     // 3. invite, after commit
     const to = member.email!; // invited by email, so the operator has one
     try {

@@ -8,6 +8,11 @@ import * as m0005 from './0005_email_codes';
 import * as m0006 from './0006_dashboard_apps';
 import * as m0007 from './0007_api_key_rotation';
 import * as m0008 from './0008_idempotency_keys';
+import * as m0009 from './0009_users';
+import * as m0010 from './0010_wallets';
+import * as m0011 from './0011_oauth';
+import * as m0012 from './0012_sep10';
+import * as m0014 from './0014_funding';
 
 export interface Migration {
   name: string;
@@ -24,4 +29,9 @@ export const migrations: Migration[] = [
   { name: '0006_dashboard_apps', ...m0006 },
   { name: '0007_api_key_rotation', ...m0007 },
   { name: '0008_idempotency_keys', ...m0008 },
+  { name: '0009_users', ...m0009 },
+  { name: '0010_wallets', ...m0010 },
+  { name: '0011_oauth', ...m0011 },
+  { name: '0012_sep10', ...m0012 },
+  { name: '0014_funding', ...m0014 },
 ];

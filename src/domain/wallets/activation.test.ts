@@ -1,0 +1,182 @@
+// The activation transaction: its shape (pure), and on the in-process localnet the spec's reserve rule (0/1/2/3
+// assets lock 1/1.5/2/2.5 XLM in the funding wallet), the starting balance, batching, and all-or-nothing.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Account, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { startLocalnet, type Localnet } from '../../localnet/index';
+import { TransactionRejectedError } from '../../infra/stellar/errors';
+import { createStellarGateway, minimumBalanceStroops, type StellarGateway } from '../../infra/stellar/gateway';
+import { buildActivationTransaction, reservePerWalletXlm, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
+
+const ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
+
+describe('activation transaction (shape)', () => {
+  const funding = Keypair.random().publicKey();
+  const wallet = Keypair.random().publicKey();
+
+  test('begin, create with 0, a trustline per asset, end, then the starting balance, with the right sources', () => {
+    const tx = buildActivationTransaction({
+      source: { publicKey: funding, sequence: '41' },
+      sponsor: funding,
+      activations: [{ publicKey: wallet, assets: [`USDC:${ISSUER}`, `EURC:${ISSUER}`], startingBalanceXlm: '2.5' }],
+      networkPassphrase: Networks.TESTNET,
+      feePerOperationStroops: 100,
+      validUntil: 1_900_000_000,
+    });
+    assert.equal(tx.source, funding);
+    assert.equal(tx.sequence, '42');
+    assert.equal(tx.fee, String(6 * 100));
+    assert.deepEqual(tx.timeBounds, { minTime: '0', maxTime: '1900000000' });
+    const ops = tx.operations.map((op) => ({ type: op.type, source: op.source }));
+    assert.deepEqual(ops, [
+      { type: 'beginSponsoringFutureReserves', source: funding },
+      { type: 'createAccount', source: funding },
+      { type: 'changeTrust', source: wallet },
+      { type: 'changeTrust', source: wallet },
+      { type: 'endSponsoringFutureReserves', source: wallet },
+      { type: 'payment', source: funding },
+    ]);
+    const create = tx.operations[1] as { startingBalance: string };
+    assert.equal(create.startingBalance, '0.0000000');
+  });
+
+  test('no starting balance: no payment; no assets: no trustline', () => {
+    const tx = buildActivationTransaction({
+      source: { publicKey: funding, sequence: '1' },
+      sponsor: funding,
+      activations: [{ publicKey: wallet, assets: [], startingBalanceXlm: '0' }],
+      networkPassphrase: Networks.TESTNET,
+      feePerOperationStroops: 100,
+      validUntil: 1_900_000_000,
+    });
+    assert.deepEqual(tx.operations.map((op) => op.type), ['beginSponsoringFutureReserves', 'createAccount', 'endSponsoringFutureReserves']);
+  });
+
+  test('more than 100 operations do not fit in one transaction', () => {
+    const activations = Array.from({ length: 26 }, () => ({ publicKey: Keypair.random().publicKey(), assets: [`USDC:${ISSUER}`], startingBalanceXlm: '0' }));
+    assert.throws(
+      () => buildActivationTransaction({ source: { publicKey: funding, sequence: '1' }, sponsor: funding, activations, networkPassphrase: Networks.TESTNET, feePerOperationStroops: 100, validUntil: 1 }),
+      /104 operations/,
+    );
+  });
+
+  test('reserve rule: 1 XLM + 0.5 XLM per asset; the sponsor also covers starting balances and, as source, fees', () => {
+    assert.deepEqual([0, 1, 2, 3].map((n) => reservePerWalletXlm(n)), ['1', '1.5', '2', '2.5']);
+    const activation: WalletActivation = { publicKey: wallet, assets: [`USDC:${ISSUER}`], startingBalanceXlm: '2' };
+    assert.equal(sponsorCostStroops([activation], { baseReserveStroops: 5_000_000n, feePerOperationStroops: 100, sponsorPaysFee: false }), 35_000_000n);
+    assert.equal(sponsorCostStroops([activation, activation], { baseReserveStroops: 5_000_000n, feePerOperationStroops: 100, sponsorPaysFee: true }), 2n * (35_000_000n + 500n));
+  });
+});
+
+describe('activation transaction (on the ledger)', () => {
+  let net: Localnet;
+  let gw: StellarGateway;
+  let root: Keypair;
+  let issuer: Keypair;
+  const assets = () => ['AAA', 'BBB', 'CCC'].map((code) => `${code}:${issuer.publicKey()}`);
+
+  before(async () => {
+    net = await startLocalnet({ ledgerCloseMs: 'manual' });
+    gw = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase, confirmTimeoutMs: 5000 });
+    root = Keypair.master(net.networkPassphrase);
+    issuer = (await fundAccounts(['10']))[0]!;
+  });
+  after(() => net?.stop());
+
+  async function submitAndClose(tx: Parameters<StellarGateway['submitAndConfirm']>[0]) {
+    const pending = gw.submitAndConfirm(tx);
+    setTimeout(() => void net.closeLedger(), 20);
+    return pending;
+  }
+
+  async function fundAccounts(balances: string[]): Promise<Keypair[]> {
+    const kps = balances.map(() => Keypair.random());
+    const account = await gw.loadAccount(root.publicKey());
+    const builder = new TransactionBuilder(new Account(root.publicKey(), account!.sequence), { fee: '100', networkPassphrase: net.networkPassphrase });
+    kps.forEach((kp, i) => builder.addOperation(Operation.createAccount({ destination: kp.publicKey(), startingBalance: balances[i]! })));
+    const tx = builder.setTimeout(0).build();
+    tx.sign(root);
+    await submitAndClose(tx);
+    return kps;
+  }
+
+  async function activate(funding: Keypair, wallets: { kp: Keypair; assets: string[]; startingBalanceXlm: string }[], source: Keypair = funding) {
+    const sourceAccount = await gw.loadAccount(source.publicKey());
+    const tx = buildActivationTransaction({
+      source: { publicKey: source.publicKey(), sequence: sourceAccount!.sequence },
+      sponsor: funding.publicKey(),
+      activations: wallets.map((w) => ({ publicKey: w.kp.publicKey(), assets: w.assets, startingBalanceXlm: w.startingBalanceXlm })),
+      networkPassphrase: net.networkPassphrase,
+      feePerOperationStroops: 100,
+      validUntil: Math.floor(Date.now() / 1000) + 120,
+    });
+    tx.sign(...new Set([source, funding, ...wallets.map((w) => w.kp)]));
+    return submitAndClose(tx);
+  }
+
+  test('reserve rule on the ledger: 0/1/2/3 assets lock 1/1.5/2/2.5 XLM in the funding wallet, the wallet holds nothing locked', async () => {
+    for (const [count, xlm] of [[0, '1'], [1, '1.5'], [2, '2'], [3, '2.5']] as const) {
+      const [funding] = await fundAccounts(['20']);
+      const before = await gw.loadAccount(funding!.publicKey());
+      const wallet = Keypair.random();
+      await activate(funding!, [{ kp: wallet, assets: assets().slice(0, count), startingBalanceXlm: '0' }]);
+      const after = await gw.loadAccount(funding!.publicKey());
+      const locked = minimumBalanceStroops(after!, 5_000_000n) - minimumBalanceStroops(before!, 5_000_000n);
+      assert.equal(locked, reserveStroops(count), `${count} assets lock ${xlm} XLM`);
+      assert.equal(after!.numSponsoring - before!.numSponsoring, 2 + count);
+      const w = await gw.loadAccount(wallet.publicKey());
+      assert.equal(w!.balanceStroops, 0n);
+      assert.equal(w!.numSponsored, 2 + count);
+      assert.equal(w!.sponsor, funding!.publicKey());
+      assert.equal(minimumBalanceStroops(w!, 5_000_000n), 0n);
+      const lines = await gw.trustlines(wallet.publicKey(), assets().slice(0, count));
+      assert.deepEqual(lines.map((l) => l.sponsor), Array(count).fill(funding!.publicKey()));
+    }
+  });
+
+  test('the starting balance arrives as spendable XLM; the funding wallet pays it plus the fee', async () => {
+    const [funding] = await fundAccounts(['20']);
+    const before = await gw.loadAccount(funding!.publicKey());
+    const wallet = Keypair.random();
+    await activate(funding!, [{ kp: wallet, assets: [assets()[0]!], startingBalanceXlm: '2.5' }]);
+    const w = await gw.loadAccount(wallet.publicKey());
+    assert.equal(w!.balanceStroops, 25_000_000n);
+    const after = await gw.loadAccount(funding!.publicKey());
+    assert.equal(before!.balanceStroops - after!.balanceStroops, 25_000_000n + 5n * 100n);
+  });
+
+  test('batched behind a channel account: several wallets in one transaction, the funding wallet sponsors all, the channel pays the fee', async () => {
+    const [funding, channel] = await fundAccounts(['30', '5']);
+    const before = await gw.loadAccount(funding!.publicKey());
+    const wallets = [Keypair.random(), Keypair.random(), Keypair.random()];
+    await activate(funding!, wallets.map((kp, i) => ({ kp, assets: assets().slice(0, i + 1), startingBalanceXlm: '1' })), channel);
+    const after = await gw.loadAccount(funding!.publicKey());
+    assert.equal(after!.numSponsoring - before!.numSponsoring, 3 + 4 + 5);
+    assert.equal(before!.balanceStroops - after!.balanceStroops, 3n * 10_000_000n, 'the funding wallet paid the starting balances only');
+    for (const kp of wallets) assert.equal((await gw.loadAccount(kp.publicKey()))!.sponsor, funding!.publicKey());
+  });
+
+  test('all or nothing: a failing trustline (no such issuer) leaves no account, no trustline, no reserve locked', async () => {
+    const [funding] = await fundAccounts(['20']);
+    const before = await gw.loadAccount(funding!.publicKey());
+    const wallet = Keypair.random();
+    const bogus = `ZZZ:${Keypair.random().publicKey()}`;
+    await assert.rejects(activate(funding!, [{ kp: wallet, assets: [assets()[0]!, bogus], startingBalanceXlm: '1' }]), (err: unknown) => {
+      assert.ok(err instanceof TransactionRejectedError);
+      assert.equal(err.codes.transaction, 'tx_failed');
+      assert.ok(err.codes.operations.includes('op_no_issuer'), err.codes.operations.join());
+      return true;
+    });
+    assert.equal(await gw.loadAccount(wallet.publicKey()), undefined);
+    const after = await gw.loadAccount(funding!.publicKey());
+    assert.equal(after!.numSponsoring, before!.numSponsoring);
+    assert.equal(before!.balanceStroops - after!.balanceStroops, 6n * 100n, 'only the fee was charged');
+  });
+
+  test('a funding wallet that cannot cover the reserve fails the whole transaction (low reserve)', async () => {
+    const [funding] = await fundAccounts(['1.5']);
+    const wallet = Keypair.random();
+    await assert.rejects(activate(funding!, [{ kp: wallet, assets: [], startingBalanceXlm: '0' }]), TransactionRejectedError);
+    assert.equal(await gw.loadAccount(wallet.publicKey()), undefined);
+  });
+});

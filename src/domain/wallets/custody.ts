@@ -1,0 +1,166 @@
+// Custody of wallet keys: the only module that sees a wallet's secret in clear. A new wallet's seed is encrypted at
+// once with a fresh data key from the key management (AES-256-GCM, the encryption context {appId, walletId, network}
+// as AAD, so a sealed secret moved to another row does not open); the data key is stored only wrapped. To use a key,
+// withWalletKeypair records a `key.decrypt` audit entry first, then unwraps, lends the keypair to one function, and
+// zeroes every plaintext copy it holds afterwards (data key, seed, the keypair's own copy).
+import { randomBytes } from 'node:crypto';
+import { Keypair } from '@stellar/stellar-sdk';
+import type { Knex } from 'knex';
+import { recordOutboxEvent } from './fundingEvents';
+import { withTx } from '../../infra/db/database';
+import type { NetworkName } from '../../config';
+import type { Deps } from '../../deps';
+import { open, seal } from '../../infra/kms/aesGcm';
+import { contextBytes, KmsDecryptError, type EncryptionContext, type KeyManagement } from '../../infra/kms/keyManagement';
+import { recordAudit, type AuditActor } from '../audit/auditLog';
+import { AppError } from '../errors';
+import { newId } from '../ids';
+import { findOwnedWallet, PUBLIC_COLUMNS, toWalletRecord, type WalletOwner, type WalletRecord } from './store';
+
+/** A wallet ready to be stored: its id and key are minted, its secret sealed. */
+export interface SealedWallet {
+  id: string;
+  appId: string;
+  owner: WalletOwner;
+  network: NetworkName;
+  publicKey: string;
+  sealedSecret: Buffer;
+  wrappedDataKey: Buffer;
+  kmsKeyId: string;
+  createdAt: Date;
+}
+
+/**
+ * Mints a keypair and seals its seed for a new wallet. Calls the key management (a network call with AWS KMS), so
+ * call it before opening the transaction that stores the wallet.
+ */
+export async function sealNewWallet(
+  kms: KeyManagement,
+  input: { appId: string; owner: WalletOwner; network: NetworkName; createdAt: Date },
+): Promise<SealedWallet> {
+  const id = newId('wal');
+  const context: EncryptionContext = { appId: input.appId, walletId: id, network: input.network };
+  const dataKey = await kms.generateDataKey(context);
+  // Our own random seed rather than Keypair.random(), whose seed array stays behind unzeroed; the keypair copies it.
+  const seed = randomBytes(32);
+  const keypair = Keypair.fromRawEd25519Seed(seed);
+  seed.fill(0);
+  try {
+    return {
+      ...input,
+      id,
+      publicKey: keypair.publicKey(),
+      sealedSecret: seal(dataKey.plaintext, keypair.rawSecretKey(), contextBytes(context)),
+      wrappedDataKey: dataKey.ciphertext,
+      kmsKeyId: dataKey.keyId,
+    };
+  } finally {
+    dataKey.plaintext.fill(0);
+    keypair.rawSecretKey().fill(0);
+  }
+}
+
+/**
+ * Stores a sealed wallet in its owner's slot; undefined when the slot is taken (the user already has a wallet on the
+ * network, or the app one in the role): the unique indexes decide, so concurrent creations leave exactly one.
+ */
+export async function insertSealedWallet(db: Knex, wallet: SealedWallet): Promise<WalletRecord | undefined> {
+  const [row] = await db('wallets')
+    .insert({
+      id: wallet.id,
+      app_id: wallet.appId,
+      user_id: wallet.owner.userId ?? null,
+      role: wallet.owner.role ?? null,
+      network: wallet.network,
+      public_key: wallet.publicKey,
+      sealed_secret: wallet.sealedSecret,
+      wrapped_data_key: wallet.wrappedDataKey,
+      kms_key_id: wallet.kmsKeyId,
+      created_at: wallet.createdAt,
+    })
+    .onConflict()
+    .ignore()
+    .returning(PUBLIC_COLUMNS);
+  return row ? toWalletRecord(row) : undefined;
+}
+
+/**
+ * Creates the wallet of an owner's slot (an end user's on `network`, or the app's in a role). When the slot is
+ * already taken, by an earlier or a concurrent call, answers that wallet with `created: false`: safe to race.
+ */
+export async function createWallet(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  input: { appId: string; network: NetworkName; /** A user wallet's `wallet.created` event status (webhooks). */ createdStatus?: 'pending' | 'unfunded' } & WalletOwner,
+): Promise<{ wallet: WalletRecord; created: boolean }> {
+  const owner: WalletOwner = input.userId !== undefined ? { userId: input.userId } : { role: input.role };
+  const sealed = await sealNewWallet(deps.kms, { appId: input.appId, owner, network: input.network, createdAt: deps.clock.now() });
+  // The key was sealed above (KMS is a network call); the row and its `wallet.created` event commit together.
+  const wallet = await withTx(deps.db, async (trx) => {
+    const inserted = await insertSealedWallet(trx, sealed);
+    if (inserted && input.createdStatus) {
+      await recordOutboxEvent(trx, {
+        appId: input.appId,
+        type: 'wallet.created',
+        data: { walletId: inserted.id, address: inserted.publicKey, status: input.createdStatus },
+        at: inserted.createdAt,
+      });
+    }
+    return inserted;
+  });
+  if (wallet) return { wallet, created: true };
+  const existing = await findOwnedWallet(deps.db, { appId: input.appId, network: input.network, owner });
+  if (!existing) throw new Error(`wallet ${sealed.id} was refused, but its owner's slot is empty`);
+  return { wallet: existing, created: false };
+}
+
+export interface KeyUse {
+  walletId: string;
+  /** Why the key is needed, recorded in the audit log: `tx.sign`, `auth_entry.sign`, `wallet.activate`... */
+  purpose: string;
+  actor: AuditActor;
+  /** The client address of the request causing it (absent for background work). */
+  ip?: string;
+}
+
+/**
+ * Lends the wallet's keypair to `use`. The `key.decrypt` audit entry is committed before the key is unwrapped (a
+ * decryption is never unrecorded, even when the caller's own transaction rolls back); after `use` settles, the
+ * keypair's secret is zeroed, so a keypair kept beyond it cannot sign. 404 WALLET_NOT_FOUND for an unknown wallet.
+ */
+export async function withWalletKeypair<T>(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, key: KeyUse, use: (keypair: Keypair) => Promise<T>): Promise<T> {
+  const row = await deps.db('wallets').where({ id: key.walletId }).first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+  if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
+  await recordAudit(deps.db, {
+    appId: row.app_id,
+    action: 'key.decrypt',
+    actor: key.actor,
+    walletId: key.walletId,
+    purpose: key.purpose,
+    ...(key.ip !== undefined ? { ip: key.ip } : {}),
+    at: deps.clock.now(),
+  });
+  const keypair = await unseal(deps.kms, { appId: row.app_id, walletId: key.walletId, network: row.network }, row);
+  try {
+    if (keypair.publicKey() !== row.public_key) throw new Error(`wallet ${key.walletId}: the decrypted key does not match its public key`);
+    return await use(keypair);
+  } finally {
+    keypair.rawSecretKey().fill(0);
+  }
+}
+
+async function unseal(
+  kms: KeyManagement,
+  context: EncryptionContext,
+  row: { sealed_secret: Buffer; wrapped_data_key: Buffer; kms_key_id: string },
+): Promise<Keypair> {
+  const dataKey = await kms.decrypt({ ciphertext: row.wrapped_data_key, keyId: row.kms_key_id }, context);
+  let seed: Buffer | undefined;
+  try {
+    seed = open(dataKey, row.sealed_secret, contextBytes(context));
+    if (!seed) throw new KmsDecryptError(`wallet ${context.walletId}: the sealed secret does not open under its data key and context`);
+    return Keypair.fromRawEd25519Seed(seed); // copies the seed
+  } finally {
+    dataKey.fill(0);
+    seed?.fill(0);
+  }
+}

@@ -1,0 +1,386 @@
+// The funding flow: taking a user wallet from unfunded to funded with one sponsored activation transaction
+// (activation.ts), for POST /v1/wallets/fund, the Dashboard's Fund action and Immediate-mode sign-in.
+//
+// 1. claim      one conditional UPDATE moves the wallet unfunded -> activating (fundingStore.ts): of any number of
+//               concurrent callers on any number of instances exactly one proceeds; the others answer 409.
+// 2. check      the funding wallet must have the reserve + starting balance + fee available (402, nothing submitted).
+// 3. intent     the signed envelope and its hash are recorded before it is sent; it is valid only until a time bound.
+// 4. submit     through the gateway (retries TRY_AGAIN_LATER and transport failures; a bad sequence rebuilds).
+// 5. outcome    funded (with audit entry and events, one transaction), or back to unfunded when it definitely did not
+//               happen and the caller is told (402, 503), or left activating when the outcome is unknown.
+// An activating wallet whose lease runs out (the request gave up, the process died) is picked up by the recovery loop
+// of any instance, at start-up and every few seconds: a recorded hash is looked up on the chain (applied: funded; still
+// valid: resent verbatim; dead: rebuilt), and an account that already exists sponsored by the funding wallet counts
+// as funded. The chain itself refuses a second activation (createAccount of an existing account fails and rolls the
+// whole transaction back), so no wallet is ever funded twice.
+import { TransactionBuilder } from '@stellar/stellar-sdk';
+import { DEFAULT_FUNDING_SETTINGS, type NetworkName } from '../../config';
+import type { Deps } from '../../deps';
+import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
+import { availableStroops, type StellarGateway } from '../../infra/stellar/gateway';
+import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
+import { findApp, type App } from '../apps/store';
+import { AppError } from '../errors';
+import { appWalletFor, MINIMUM_BALANCE_XLM } from '../treasury/appWallets';
+import { reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
+import { ActivationFailed, FundingShortfall, Rebuild } from './fundingErrors';
+import { ActivationQueue, LEASE_MARGIN_MS } from './fundingQueue';
+import {
+  claimActivation,
+  findActivation,
+  leaseDueActivations,
+  markFunded,
+  releaseActivation,
+  scheduleRetry,
+  sentActivations,
+  type ActivationRecord,
+  type ActivationTrigger,
+} from './fundingStore';
+import { findWallet, type WalletRecord } from './store';
+
+export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding' | 'activationQueue'>;
+
+/** Rebuilds after a bad sequence (another transaction of the funding wallet took it) before giving up. */
+const MAX_REBUILDS = 5;
+/** How long an Immediate-mode sign-in waits for its activation before answering `funded: false`. */
+const SIGN_IN_WAIT_MS = 10_000;
+/** Upper bound of the recovery loop's backoff between attempts on one wallet. */
+const MAX_RETRY_DELAY_MS = 15 * 60_000;
+/** Activations a recovery pass takes on at once (across apps; one app's run one after the other). */
+const RECOVERY_BATCH = 50;
+/** How long stopping waits for a running recovery pass. */
+const STOP_WAIT_MS = 2_000;
+
+interface Drive {
+  app: App;
+  wallet: WalletRecord;
+  activation: ActivationRecord;
+  /** Who the key decryptions are recorded for. */
+  actor: AuditActor;
+  ip?: string;
+}
+
+/** The service's queue; without one (a bare Deps), a queue of this call's own: no batching, same outcome. */
+function queueOf(deps: FundingDeps): ActivationQueue {
+  return deps.activationQueue ?? new ActivationQueue(deps, 0);
+}
+
+function settings(deps: FundingDeps) {
+  return deps.funding ?? DEFAULT_FUNDING_SETTINGS;
+}
+
+/** The chain gateway of a network; 503 STELLAR_UNAVAILABLE when the network has no RPC configured. */
+export function gatewayFor(deps: Pick<Deps, 'stellar'>, network: NetworkName): StellarGateway {
+  const gateway = deps.stellar?.gateways?.[network];
+  if (!gateway) throw new AppError('STELLAR_UNAVAILABLE', { message: `No Stellar RPC is configured for ${network}` });
+  return gateway;
+}
+
+/** Whether a rejection means the funding wallet lacked XLM (for the reserve, the starting balance or the fee). */
+function isShortfall(err: TransactionRejectedError): boolean {
+  return err.codes.transaction === 'tx_insufficient_balance' || err.codes.operations.some((c) => c === 'op_low_reserve' || c === 'op_underfunded');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Driving one activation (the caller holds the lease)
+
+async function fundedFromChain(deps: FundingDeps, d: Drive, input: { sponsor: WalletRecord; ledger: number | null; txHash: string | null; baseReserve: bigint; lowBalance?: { balance: bigint } }) {
+  const threshold = MINIMUM_BALANCE_XLM[input.sponsor.role ?? 'funding'];
+  const low = input.lowBalance && input.lowBalance.balance <= toStroops(threshold);
+  await markFunded(deps.db, {
+    walletId: d.wallet.id,
+    appId: d.app.id,
+    publicKey: d.wallet.publicKey,
+    ledger: input.ledger,
+    txHash: input.txHash,
+    reserveStroops: reserveStroops(d.app.assets.length, input.baseReserve),
+    sponsorPublicKey: input.sponsor.publicKey,
+    assets: d.app.assets,
+    requestedBy: d.activation.requestedBy,
+    at: deps.clock.now(),
+    ...(low ? { lowBalance: { walletType: input.sponsor.role ?? 'funding', address: input.sponsor.publicKey, balance: fromStroops(input.lowBalance!.balance), threshold } } : {}),
+  });
+}
+
+/**
+ * A previous attempt's envelope (recovery): applied -> funded; still valid -> resent verbatim and confirmed; refused
+ * or past its time bound -> dead (the caller builds a new one). Throws when the outcome is still unknown.
+ */
+async function settlePrevious(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord): Promise<boolean> {
+  const { txHash, envelopeXdr, validUntil } = d.activation;
+  if (!txHash || !envelopeXdr || !validUntil) return false;
+  const status = await gw.transactionStatus(txHash);
+  const figures = await gw.ledgerFigures();
+  if (status.status === 'SUCCESS') {
+    await fundedFromChain(deps, d, { sponsor, ledger: status.ledger, txHash, baseReserve: figures.baseReserveStroops });
+    return true;
+  }
+  if (status.status === 'FAILED' || status.latestLedgerCloseTime * 1000 > validUntil.getTime()) return false;
+  try {
+    const hash = await gw.submit(TransactionBuilder.fromXDR(envelopeXdr, gw.networkPassphrase));
+    const { ledger } = await gw.confirm(hash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
+    await fundedFromChain(deps, d, { sponsor, ledger, txHash, baseReserve: figures.baseReserveStroops });
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionRejectedError) return false;
+    throw err;
+  }
+}
+
+/** One attempt: the app's settings now, the checks (402 here), then the queue builds, signs, records and sends it. */
+async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord): Promise<string> {
+  const [figures, sponsorAccount, walletAccount] = await Promise.all([
+    gw.ledgerFigures(),
+    gw.loadAccount(sponsor.publicKey),
+    gw.loadAccount(d.wallet.publicKey),
+  ]);
+  // An account that already exists was activated by an attempt whose outcome we lost, or by someone else.
+  if (walletAccount) {
+    if (walletAccount.sponsor !== sponsor.publicKey) throw new ActivationFailed(`the account ${d.wallet.publicKey} already exists without the funding wallet's sponsorship`);
+    await fundedFromChain(deps, d, { sponsor, ledger: null, txHash: null, baseReserve: figures.baseReserveStroops });
+    return d.app.startingBalanceXlm;
+  }
+  const activation: WalletActivation = { publicKey: d.wallet.publicKey, assets: d.app.assets, startingBalanceXlm: d.app.startingBalanceXlm };
+  const needed = sponsorCostStroops([activation], { baseReserveStroops: figures.baseReserveStroops, feePerOperationStroops: figures.baseFeeStroops, sponsorPaysFee: true });
+  const reserve = reserveStroops(activation.assets.length, figures.baseReserveStroops);
+  if (!sponsorAccount || availableStroops(sponsorAccount, figures.baseReserveStroops) < needed) {
+    throw new FundingShortfall(needed, reserve, activation.startingBalanceXlm);
+  }
+
+  // Queued: batched with other activations of this funding wallet, intent recorded before sending.
+  let applied: { txHash: string; ledger: number };
+  try {
+    applied = await queueOf(deps).activate(sponsor, gw, { wallet: d.wallet, activation, actor: d.actor, ...(d.ip !== undefined ? { ip: d.ip } : {}) });
+  } catch (err) {
+    if (!(err instanceof TransactionRejectedError)) throw err;
+    if (err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq') throw new Rebuild(err.message);
+    if (isShortfall(err)) throw new FundingShortfall(needed, reserve, activation.startingBalanceXlm);
+    // Lost a race to another activation of the same account: look at the chain again.
+    if (err.codes.operations.includes('op_already_exists')) throw new Rebuild(err.message);
+    throw new ActivationFailed(err.message, err.codes);
+  }
+  const { txHash, ledger } = applied;
+  const balanceAfter = sponsorAccount.balanceStroops - needed + reserve;
+  const threshold = toStroops(MINIMUM_BALANCE_XLM[sponsor.role ?? 'funding']);
+  const crossed = sponsorAccount.balanceStroops > threshold && balanceAfter <= threshold;
+  await fundedFromChain(deps, d, { sponsor, ledger, txHash, baseReserve: figures.baseReserveStroops, ...(crossed ? { lowBalance: { balance: balanceAfter } } : {}) });
+  return activation.startingBalanceXlm;
+}
+
+/** Drives a leased activation to funded, or throws why not (FundingShortfall, ActivationFailed, chain trouble). */
+async function drive(deps: FundingDeps, d: Drive): Promise<string> {
+  const gw = gatewayFor(deps, d.app.network);
+  const sponsor = await appWalletFor(deps.db, d.app.id, d.app.network, 'funding');
+  if (!sponsor) throw new FundingShortfall(0n, 0n, d.app.startingBalanceXlm);
+  if (await settlePrevious(deps, gw, d, sponsor)) return d.app.startingBalanceXlm;
+  for (let rebuilds = 0; ; rebuilds++) {
+    try {
+      return await attempt(deps, gw, d, sponsor);
+    } catch (err) {
+      if (!(err instanceof Rebuild) || rebuilds + 1 >= MAX_REBUILDS) throw err instanceof Rebuild ? new StellarUnavailableError(err.message) : err;
+    }
+  }
+}
+
+function retryDelayMs(deps: FundingDeps, attempts: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, settings(deps).retryIntervalSeconds * 1000 * 2 ** Math.min(attempts, 10));
+}
+
+/**
+ * After a failed drive: give the wallet back (unfunded) when the activation definitely did not happen and someone
+ * asked for it explicitly (they get 402/503 and decide), else keep it activating for the recovery loop: an
+ * Immediate-mode sign-in promised the user a funded wallet, and an unknown outcome must be reconciled first.
+ */
+async function afterFailure(deps: FundingDeps, d: Drive, err: unknown): Promise<void> {
+  const now = deps.clock.now();
+  const message = err instanceof Error ? err.message : String(err);
+  const definite = err instanceof FundingShortfall || err instanceof ActivationFailed;
+  const current = await findActivation(deps.db, d.wallet.id);
+  // Nothing was ever sent for this claim: nothing can apply later either.
+  const nothingSent = !current?.txHash;
+  if (d.activation.trigger !== 'sign_in' && (definite || nothingSent)) {
+    await releaseActivation(deps.db, d.wallet.id, message, now);
+    return;
+  }
+  // A sent envelope keeps its lease until its time bound has passed; otherwise retry after the backoff.
+  const leaseEnd = current?.leaseUntil && !definite ? current.leaseUntil.getTime() : 0;
+  const next = new Date(Math.max(leaseEnd, now.getTime() + retryDelayMs(deps, current?.attempts ?? 0)));
+  await scheduleRetry(deps.db, d.wallet.id, message, next, now);
+}
+
+function toAppError(err: unknown, startingBalanceXlm: string): unknown {
+  if (err instanceof FundingShortfall) {
+    const message =
+      err.neededStroops === 0n
+        ? 'The app has no funding wallet'
+        : `The funding wallet cannot cover ${fromStroops(err.neededStroops)} XLM (${fromStroops(err.reserveStroops)} XLM reserve + ${startingBalanceXlm} XLM starting balance + fee)`;
+    return new AppError('FUND_XLM_FAILED', { message });
+  }
+  if (err instanceof ActivationFailed) {
+    return new AppError('WALLET_CREATION_FAILED', { message: 'Stellar refused the activation', ...(err.resultCodes ? { details: { resultCodes: err.resultCodes } } : {}), cause: err });
+  }
+  if (err instanceof StellarUnavailableError || err instanceof TransactionUnconfirmedError) {
+    const message =
+      err instanceof TransactionUnconfirmedError
+        ? 'The Stellar network did not confirm the activation in time; the service follows it up automatically'
+        : 'The Stellar network could not be reached; retry later';
+    return new AppError('STELLAR_UNAVAILABLE', { message, headers: { 'Retry-After': '5' }, cause: err });
+  }
+  return err;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Entry points
+
+/**
+ * POST /v1/wallets/fund and the Dashboard's Fund action: activates an unfunded wallet of the app. Answers the
+ * starting balance paid; throws 409 WALLET_ALREADY_FUNDED (funded, or being activated), 402 FUND_XLM_FAILED, 503.
+ */
+export async function fundUserWallet(
+  deps: FundingDeps,
+  input: { app: App; wallet: WalletRecord; trigger: Exclude<ActivationTrigger, 'sign_in'>; actor: AuditActor; ip?: string },
+): Promise<{ publicKey: string; startingBalance: string }> {
+  const { app, wallet } = input;
+  // 1. already funded or under way: nothing to do (safe to treat as success)
+  if (wallet.fundingState !== 'unfunded') throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });
+  gatewayFor(deps, app.network);
+  // 2. claim: of concurrent calls, one wins
+  const now = deps.clock.now();
+  const activation = await claim(deps, { app, walletId: wallet.id, trigger: input.trigger, requestedBy: input.actor, now });
+  if (!activation) throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });
+  // 3. activate, or record why not
+  const d: Drive = { app, wallet, activation, actor: input.actor, ...(input.ip !== undefined ? { ip: input.ip } : {}) };
+  try {
+    const startingBalance = await drive(deps, d);
+    return { publicKey: wallet.publicKey, startingBalance };
+  } catch (err) {
+    await afterFailure(deps, d, err);
+    throw toAppError(err, app.startingBalanceXlm);
+  }
+}
+
+async function claim(
+  deps: FundingDeps,
+  input: { app: App; walletId: string; trigger: ActivationTrigger; requestedBy: AuditActor; now: Date },
+): Promise<ActivationRecord | undefined> {
+  const leaseUntil = new Date(input.now.getTime() + settings(deps).activationTimeoutSeconds * 1000 + LEASE_MARGIN_MS);
+  const claimed = await deps.db.transaction((trx) =>
+    claimActivation(trx, { walletId: input.walletId, appId: input.app.id, trigger: input.trigger, requestedBy: input.requestedBy, at: input.now, leaseUntil }),
+  );
+  return claimed ? findActivation(deps.db, input.walletId) : undefined;
+}
+
+/**
+ * Immediate-mode funding of a wallet created at a user's first sign-in: claims and starts the activation, waits for
+ * it a few seconds, and answers the wallet as it stands then. It never fails the sign-in: an activation that cannot
+ * complete now stays `activating` and the recovery loop finishes it. Deferred-mode apps: nothing happens.
+ */
+export async function activateOnSignIn(deps: FundingDeps, input: { app: App; wallet: WalletRecord }): Promise<WalletRecord> {
+  const { app, wallet } = input;
+  if (app.fundingMode !== 'immediate' || wallet.fundingState !== 'unfunded' || wallet.userId === null) return wallet;
+  const requestedBy: AuditActor = { type: 'user', id: wallet.userId };
+  try {
+    const activation = await claim(deps, { app, walletId: wallet.id, trigger: 'sign_in', requestedBy, now: deps.clock.now() });
+    if (activation) {
+      const d: Drive = { app, wallet, activation, actor: requestedBy };
+      const running = drive(deps, d).catch(async (err: unknown) => {
+        deps.log.warn({ err, walletId: wallet.id }, 'wallet activation at sign-in did not complete; it is retried in the background');
+        await afterFailure(deps, d, err).catch((e: unknown) => deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'));
+      });
+      const waitMs = Math.min(SIGN_IN_WAIT_MS, settings(deps).activationTimeoutSeconds * 1000);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
+  } catch (err) {
+    deps.log.warn({ err, walletId: wallet.id }, 'wallet activation at sign-in could not start; it is retried in the background');
+  }
+  return (await findWallet(deps.db, wallet.id)) ?? wallet;
+}
+
+/**
+ * One recovery pass: leases the activating wallets that are due and whose lease has run out, and drives each (one
+ * app's in turn, since they share the funding wallet's sequence). Returns how many it took on.
+ */
+export async function runActivationRecovery(deps: FundingDeps): Promise<number> {
+  const now = deps.clock.now();
+  const leaseUntil = new Date(now.getTime() + settings(deps).activationTimeoutSeconds * 1000 + LEASE_MARGIN_MS);
+  const due = await leaseDueActivations(deps.db, { now, leaseUntil, limit: RECOVERY_BATCH });
+  const byApp = new Map<string, ActivationRecord[]>();
+  for (const a of due) byApp.set(a.appId, [...(byApp.get(a.appId) ?? []), a]);
+  await Promise.all(
+    [...byApp.values()].map(async (activations) => {
+      for (const activation of activations) {
+        const [wallet, app] = await Promise.all([findWallet(deps.db, activation.walletId), findApp(deps.db, activation.appId)]);
+        if (!wallet || !app) continue;
+        const d: Drive = { app, wallet, activation, actor: SYSTEM_ACTOR };
+        try {
+          await drive(deps, d);
+          deps.log.info({ walletId: wallet.id }, 'wallet activation recovered');
+        } catch (err) {
+          deps.log.warn({ err, walletId: wallet.id }, 'wallet activation retry did not complete');
+          await afterFailure(deps, d, err).catch((e: unknown) => deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'));
+        }
+      }
+    }),
+  );
+  return due.length;
+}
+
+/**
+ * Start-up reconciliation: an envelope the chain already applied marks its wallet funded at once, whoever holds the
+ * lease (a process that died holding it, typically). Read-only on the chain and a conditional update in the database,
+ * so it is safe beside a live holder. Returns how many wallets it found funded.
+ */
+export async function settleAppliedActivations(deps: FundingDeps): Promise<number> {
+  let settled = 0;
+  for (const activation of await sentActivations(deps.db, RECOVERY_BATCH)) {
+    try {
+      const [wallet, app] = await Promise.all([findWallet(deps.db, activation.walletId), findApp(deps.db, activation.appId)]);
+      if (!wallet || !app) continue;
+      const gw = gatewayFor(deps, app.network);
+      const status = await gw.transactionStatus(activation.txHash!);
+      const sponsor = await appWalletFor(deps.db, app.id, app.network, 'funding');
+      if (status.status !== 'SUCCESS' || !sponsor) continue;
+      const { baseReserveStroops } = await gw.ledgerFigures();
+      await fundedFromChain(deps, { app, wallet, activation, actor: SYSTEM_ACTOR }, { sponsor, ledger: status.ledger, txHash: status.hash, baseReserve: baseReserveStroops });
+      settled += 1;
+    } catch (err) {
+      deps.log.warn({ err, walletId: activation.walletId }, 'could not reconcile a sent activation at start-up');
+    }
+  }
+  return settled;
+}
+
+/**
+ * Starts the recovery loop: at once the start-up reconciliation and a pass (after a crash), then a pass every
+ * `retryIntervalSeconds`, never two passes of one instance at a time. Returns a stop function that waits a little for
+ * the running pass.
+ */
+export function startActivationRecovery(deps: FundingDeps): () => Promise<void> {
+  let running: Promise<unknown> | undefined;
+  let stopped = false;
+  const pass = () => {
+    if (running || stopped) return; // the previous pass is still going: skip this tick
+    running = runActivationRecovery(deps)
+      .catch((err: unknown) => deps.log.warn({ err }, 'activation recovery pass failed'))
+      .finally(() => (running = undefined));
+  };
+  running = settleAppliedActivations(deps)
+    .catch((err: unknown) => deps.log.warn({ err }, 'start-up reconciliation of activations failed'))
+    .finally(() => {
+      running = undefined;
+      pass();
+    });
+  const timer = setInterval(pass, settings(deps).retryIntervalSeconds * 1000);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    // A pass may be waiting for a ledger; its leases make it safe to abandon, so shutdown does not wait for the chain.
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([running, new Promise((resolve) => (timeout = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timeout);
+  };
+}

@@ -1,0 +1,99 @@
+// Channel accounts: transaction sources for activation batches, so that one funding wallet is not limited to one
+// transaction per ledger (stellar-core queues one per source account). The funding wallet stays the sponsor and the
+// payer of reserves and starting balances (operation source); a channel only provides the sequence number and pays
+// the fee. Each funding wallet gets ACTIVATION_CHANNELS of them, created together on first use with their reserves
+// sponsored by the funding wallet and a small float for fees, topped up inside a batch when it runs low. An instance
+// leases a channel (one conditional UPDATE ... SKIP LOCKED) for the time of one batch, so no two batches ever share a
+// sequence number. Channel keys are derived from the service secret (HKDF, a purpose per funding wallet and
+// position): nothing to store, the same on every instance of a deployment.
+import { Account, Asset, Keypair, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
+import type { Knex } from 'knex';
+import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
+import { toStroops } from '../../infra/stellar/amounts';
+import { TransactionRejectedError } from '../../infra/stellar/errors';
+import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
+
+/** XLM a channel holds for fees: at 100 stroops an operation, 20,000 full batches' worth. */
+export const CHANNEL_FLOAT_XLM = '2';
+/** Below this much available, a batch tops its channel up to the float. */
+const CHANNEL_LOW_STROOPS = toStroops('0.5');
+
+export function channelKeypair(secrets: ServiceSecrets, sponsorPublicKey: string, position: number): Keypair {
+  return Keypair.fromRawEd25519Seed(secrets.derive(`funding-channel:${sponsorPublicKey}:${position}`));
+}
+
+/** Leases a free channel of the funding wallet until `leaseUntil`; undefined when all are busy. */
+export async function leaseChannel(
+  db: Knex,
+  secrets: ServiceSecrets,
+  input: { sponsorPublicKey: string; count: number; now: Date; leaseUntil: Date },
+): Promise<{ position: number; keypair: Keypair } | undefined> {
+  const rows = Array.from({ length: input.count }, (_, position) => ({
+    sponsor_public_key: input.sponsorPublicKey,
+    position,
+    public_key: channelKeypair(secrets, input.sponsorPublicKey, position).publicKey(),
+  }));
+  await db('funding_channels').insert(rows).onConflict(['sponsor_public_key', 'position']).ignore();
+  const leased = await db.transaction(async (trx) => {
+    const free = await trx('funding_channels')
+      .where({ sponsor_public_key: input.sponsorPublicKey })
+      .where('position', '<', input.count)
+      .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', input.now))
+      .orderBy('position')
+      .first('position')
+      .forUpdate()
+      .skipLocked();
+    if (!free) return undefined;
+    await trx('funding_channels').where({ sponsor_public_key: input.sponsorPublicKey, position: free.position }).update({ lease_until: input.leaseUntil });
+    return free.position as number;
+  });
+  return leased === undefined ? undefined : { position: leased, keypair: channelKeypair(secrets, input.sponsorPublicKey, leased) };
+}
+
+export async function releaseChannel(db: Knex, sponsorPublicKey: string, position: number): Promise<void> {
+  await db('funding_channels').where({ sponsor_public_key: sponsorPublicKey, position }).update({ lease_until: null });
+}
+
+/**
+ * Creates the funding wallet's channel accounts that do not exist yet, in one transaction from the funding wallet:
+ * each sponsored (1 XLM locked in the funding wallet) and given the fee float. `sign` adds the funding wallet's
+ * signature. A concurrent creation by another instance is not an error: the accounts are then there.
+ */
+export async function ensureChannelAccounts(
+  gw: StellarGateway,
+  secrets: ServiceSecrets,
+  input: { sponsorPublicKey: string; count: number; sign: (tx: Transaction) => Promise<void> },
+): Promise<void> {
+  const channels = Array.from({ length: input.count }, (_, i) => channelKeypair(secrets, input.sponsorPublicKey, i));
+  const existing = await gw.loadAccounts(channels.map((c) => c.publicKey()));
+  const missing = channels.filter((c) => !existing.has(c.publicKey()));
+  if (missing.length === 0) return;
+  const [figures, sponsor] = await Promise.all([gw.ledgerFigures(), gw.loadAccount(input.sponsorPublicKey)]);
+  if (!sponsor) throw new Error(`the funding wallet ${input.sponsorPublicKey} does not exist on-chain`);
+  const builder = new TransactionBuilder(new Account(input.sponsorPublicKey, sponsor.sequence), {
+    fee: String(figures.baseFeeStroops),
+    networkPassphrase: gw.networkPassphrase,
+  });
+  for (const channel of missing) {
+    builder
+      .addOperation(Operation.beginSponsoringFutureReserves({ sponsoredId: channel.publicKey() }))
+      .addOperation(Operation.createAccount({ destination: channel.publicKey(), startingBalance: CHANNEL_FLOAT_XLM }))
+      .addOperation(Operation.endSponsoringFutureReserves({ source: channel.publicKey() }));
+  }
+  const tx = builder.setTimeout(60).build();
+  tx.sign(...missing);
+  await input.sign(tx);
+  try {
+    await gw.submitAndConfirm(tx);
+  } catch (err) {
+    if (!(err instanceof TransactionRejectedError)) throw err;
+    const now = await gw.loadAccounts(missing.map((c) => c.publicKey()));
+    if (now.size !== missing.length) throw err;
+  }
+}
+
+/** A payment topping the channel up to its float, when it runs low (the batch carries it; the sponsor signs it). */
+export function channelTopUp(channel: AccountState, sponsorPublicKey: string, baseReserveStroops: bigint): xdr.Operation | undefined {
+  if (availableStroops(channel, baseReserveStroops) >= CHANNEL_LOW_STROOPS) return undefined;
+  return Operation.payment({ destination: channel.address, asset: Asset.native(), amount: CHANNEL_FLOAT_XLM, source: sponsorPublicKey });
+}

@@ -1,0 +1,220 @@
+// Storage of the funding state machine: `wallets.funding_state` (unfunded -> activating -> funded) and the
+// activation record beside it (migration 0014). Every transition is one conditional UPDATE on the wallet row, so of
+// any number of concurrent callers, across any number of instances, exactly one moves the wallet: the others' WHERE no
+// longer matches once the winner commits.
+import type { Knex } from 'knex';
+import type { AuditActor } from '../audit/auditLog';
+import { recordAudit } from '../audit/auditLog';
+import { recordOutboxEvent } from './fundingEvents';
+
+export type ActivationTrigger = 'server_api' | 'dashboard' | 'sign_in';
+
+export interface ActivationRecord {
+  walletId: string;
+  appId: string;
+  trigger: ActivationTrigger;
+  requestedBy: AuditActor;
+  attempts: number;
+  txHash: string | null;
+  envelopeXdr: string | null;
+  validUntil: Date | null;
+  leaseUntil: Date | null;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  ledger: number | null;
+}
+
+function toRecord(row: any): ActivationRecord {
+  return {
+    walletId: row.wallet_id,
+    appId: row.app_id,
+    trigger: row.trigger,
+    requestedBy: row.requested_by,
+    attempts: row.attempts,
+    txHash: row.tx_hash,
+    envelopeXdr: row.envelope_xdr,
+    validUntil: row.valid_until,
+    leaseUntil: row.lease_until,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    ledger: row.ledger,
+  };
+}
+
+/**
+ * unfunded -> activating, with a fresh activation record leased to the caller until `leaseUntil`. False when the
+ * wallet is not unfunded (already activating or funded, or claimed by a concurrent caller). Call inside a transaction.
+ */
+export async function claimActivation(
+  trx: Knex.Transaction,
+  input: { walletId: string; appId: string; trigger: ActivationTrigger; requestedBy: AuditActor; at: Date; leaseUntil: Date },
+): Promise<boolean> {
+  const claimed = await trx('wallets').where({ id: input.walletId, funding_state: 'unfunded' }).update({ funding_state: 'activating' });
+  if (claimed === 0) return false;
+  const fresh = {
+    trigger: input.trigger,
+    requested_by: JSON.stringify(input.requestedBy),
+    attempts: 0,
+    tx_hash: null,
+    envelope_xdr: null,
+    valid_until: null,
+    lease_until: input.leaseUntil,
+    next_attempt_at: input.leaseUntil,
+    last_error: null,
+    ledger: null,
+    reserve_stroops: null,
+    sponsor_public_key: null,
+    updated_at: input.at,
+  };
+  await trx('wallet_activations')
+    .insert({ wallet_id: input.walletId, app_id: input.appId, created_at: input.at, ...fresh })
+    .onConflict('wallet_id')
+    .merge(fresh);
+  return true;
+}
+
+export async function findActivation(db: Knex, walletId: string): Promise<ActivationRecord | undefined> {
+  const row = await db('wallet_activations').where({ wallet_id: walletId }).first();
+  return row ? toRecord(row) : undefined;
+}
+
+/**
+ * The intent, recorded before the envelope is sent: a crash after this line leaves a hash to look up. The lease is
+ * extended past the envelope's time bound, so nobody else rebuilds it while it may still apply.
+ */
+export async function recordAttempt(
+  db: Knex,
+  walletId: string,
+  input: { txHash: string; envelopeXdr: string; validUntil: Date; leaseUntil: Date; sponsorPublicKey: string; at: Date },
+): Promise<void> {
+  await db('wallet_activations')
+    .where({ wallet_id: walletId })
+    .update({
+      tx_hash: input.txHash,
+      envelope_xdr: input.envelopeXdr,
+      valid_until: input.validUntil,
+      lease_until: input.leaseUntil,
+      next_attempt_at: input.leaseUntil,
+      sponsor_public_key: input.sponsorPublicKey,
+      attempts: db.raw('attempts + 1'),
+      updated_at: input.at,
+    });
+}
+
+export interface FundedOutcome {
+  walletId: string;
+  appId: string;
+  publicKey: string;
+  ledger: number | null;
+  txHash: string | null;
+  reserveStroops: bigint;
+  sponsorPublicKey: string;
+  assets: string[];
+  requestedBy: AuditActor;
+  at: Date;
+  /** The funding wallet fell to or below its minimum with this activation. */
+  lowBalance?: { walletType: string; address: string; balance: string; threshold: string };
+}
+
+/**
+ * activating -> funded, with the outcome, the audit entry and the events (wallet.activated, trustline.added per
+ * asset, sponsor.balance.low when it applies) in one transaction. False when the wallet was not activating (someone
+ * else recorded the outcome first).
+ */
+export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const moved = await trx('wallets').where({ id: outcome.walletId, funding_state: 'activating' }).update({ funding_state: 'funded', funded_at: outcome.at });
+    if (moved === 0) return false;
+    await trx('wallet_activations')
+      .where({ wallet_id: outcome.walletId })
+      .update({
+        ledger: outcome.ledger,
+        tx_hash: outcome.txHash ?? trx.raw('tx_hash'),
+        reserve_stroops: outcome.reserveStroops.toString(),
+        sponsor_public_key: outcome.sponsorPublicKey,
+        lease_until: null,
+        last_error: null,
+        updated_at: outcome.at,
+      });
+    await recordAudit(trx, {
+      appId: outcome.appId,
+      action: 'wallet.funded',
+      actor: outcome.requestedBy,
+      walletId: outcome.walletId,
+      details: { txHash: outcome.txHash, ledger: outcome.ledger, reserveStroops: outcome.reserveStroops.toString() },
+      at: outcome.at,
+    });
+    const base = { appId: outcome.appId, at: outcome.at };
+    await recordOutboxEvent(trx, { ...base, type: 'wallet.activated', data: { walletId: outcome.walletId, address: outcome.publicKey, activatedAt: outcome.at.toISOString() } });
+    for (const asset of outcome.assets) await recordOutboxEvent(trx, { ...base, type: 'trustline.added', data: { walletId: outcome.walletId, asset } });
+    if (outcome.lowBalance) await recordOutboxEvent(trx, { ...base, type: 'sponsor.balance.low', data: { ...outcome.lowBalance, asset: 'native' } });
+    return true;
+  });
+}
+
+/** activating -> unfunded: the activation definitely did not happen and the caller was told (402, 503). */
+export async function releaseActivation(db: Knex, walletId: string, error: string, at: Date): Promise<void> {
+  await db.transaction(async (trx) => {
+    const moved = await trx('wallets').where({ id: walletId, funding_state: 'activating' }).update({ funding_state: 'unfunded' });
+    if (moved) await trx('wallet_activations').where({ wallet_id: walletId }).update({ lease_until: null, last_error: error, updated_at: at });
+  });
+}
+
+/** Stays activating: the recovery loop tries again at `nextAttemptAt` (the lease ends then too). */
+export async function scheduleRetry(db: Knex, walletId: string, error: string, nextAttemptAt: Date, at: Date): Promise<void> {
+  await db('wallet_activations')
+    .where({ wallet_id: walletId })
+    .whereNull('ledger')
+    .update({ lease_until: nextAttemptAt, next_attempt_at: nextAttemptAt, last_error: error, updated_at: at });
+}
+
+/**
+ * Leases up to `limit` activating wallets whose next attempt is due and whose lease has run out (a request gave up,
+ * or the process driving it died) to the calling instance until `leaseUntil`. SKIP LOCKED lets several instances
+ * scan at once without taking the same wallet.
+ */
+export async function leaseDueActivations(db: Knex, input: { now: Date; leaseUntil: Date; limit: number }): Promise<ActivationRecord[]> {
+  const rows = await db.transaction(async (trx) => {
+    const due = await trx('wallet_activations as a')
+      .join('wallets as w', 'w.id', 'a.wallet_id')
+      .where('w.funding_state', 'activating')
+      .whereNull('a.ledger')
+      .where('a.next_attempt_at', '<=', input.now)
+      .where((q) => q.whereNull('a.lease_until').orWhere('a.lease_until', '<=', input.now))
+      .orderBy('a.next_attempt_at')
+      .limit(input.limit)
+      .forUpdate('a')
+      .skipLocked()
+      .select('a.wallet_id');
+    if (due.length === 0) return [];
+    return trx('wallet_activations')
+      .whereIn('wallet_id', due.map((r: { wallet_id: string }) => r.wallet_id))
+      .update({ lease_until: input.leaseUntil, updated_at: input.now })
+      .returning('*');
+  });
+  return rows.map(toRecord);
+}
+
+/** Activating wallets with a sent envelope, whoever holds their lease (start-up reconciliation reads them). */
+export async function sentActivations(db: Knex, limit: number): Promise<ActivationRecord[]> {
+  const rows = await db('wallet_activations as a')
+    .join('wallets as w', 'w.id', 'a.wallet_id')
+    .where('w.funding_state', 'activating')
+    .whereNull('a.ledger')
+    .whereNotNull('a.tx_hash')
+    .orderBy('a.updated_at')
+    .limit(limit)
+    .select('a.*');
+  return rows.map(toRecord);
+}
+
+/** Total reserve the app's funded user wallets lock in their sponsors (Treasury's lockedReserveXlm), in stroops. */
+export async function lockedReserveStroops(db: Knex, appId: string): Promise<bigint> {
+  const row = await db('wallet_activations as a')
+    .join('wallets as w', 'w.id', 'a.wallet_id')
+    .where({ 'a.app_id': appId, 'w.funding_state': 'funded' })
+    .whereNotNull('w.user_id')
+    .sum<{ total: string | null }>('a.reserve_stroops as total')
+    .first();
+  return BigInt(row?.total ?? 0);
+}

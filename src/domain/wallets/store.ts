@@ -1,0 +1,91 @@
+// Storage of wallets, without their secrets: every read here selects the public columns only, so a wallet record
+// handed around the service never carries key material, even encrypted. Sealing and unsealing live in custody.ts.
+import type { Knex } from 'knex';
+import type { NetworkName } from '../../config';
+
+export type AppWalletRole = 'global' | 'funding' | 'gas' | 'distribution';
+export type FundingState = 'unfunded' | 'activating' | 'funded';
+
+export interface WalletRecord {
+  id: string;
+  appId: string;
+  /** The end user owning it; null for an app wallet. */
+  userId: string | null;
+  /** The app wallet's role; null for a user wallet. */
+  role: AppWalletRole | null;
+  network: NetworkName;
+  /** The G-address. */
+  publicKey: string;
+  /** The master key its data key is wrapped under. */
+  kmsKeyId: string;
+  fundingState: FundingState;
+  fundedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Which wallet of its owner a wallet is: an end user's on one network, or an app's in one role. */
+export type WalletOwner = { userId: string; role?: undefined } | { role: AppWalletRole; userId?: undefined };
+
+/** The public columns: what every wallet read selects. */
+export const PUBLIC_COLUMNS = [
+  'id',
+  'app_id',
+  'user_id',
+  'role',
+  'network',
+  'public_key',
+  'kms_key_id',
+  'funding_state',
+  'funded_at',
+  'created_at',
+] as const;
+
+export function toWalletRecord(row: any): WalletRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    userId: row.user_id,
+    role: row.role,
+    network: row.network,
+    publicKey: row.public_key,
+    kmsKeyId: row.kms_key_id,
+    fundingState: row.funding_state,
+    fundedAt: row.funded_at,
+    createdAt: row.created_at,
+  };
+}
+
+export async function findWallet(db: Knex, walletId: string): Promise<WalletRecord | undefined> {
+  const row = await db('wallets').where({ id: walletId }).first(PUBLIC_COLUMNS);
+  return row ? toWalletRecord(row) : undefined;
+}
+
+export async function findWalletByPublicKey(db: Knex, publicKey: string): Promise<WalletRecord | undefined> {
+  const row = await db('wallets').where({ public_key: publicKey }).first(PUBLIC_COLUMNS);
+  return row ? toWalletRecord(row) : undefined;
+}
+
+/** The wallet in an owner's slot: the user's on `network`, or the app's in a role. */
+export async function findOwnedWallet(db: Knex, input: { appId: string; network: NetworkName; owner: WalletOwner }): Promise<WalletRecord | undefined> {
+  const query = db('wallets').where({ app_id: input.appId, network: input.network });
+  if (input.owner.userId !== undefined) query.where({ user_id: input.owner.userId });
+  else query.where({ role: input.owner.role });
+  const row = await query.first(PUBLIC_COLUMNS);
+  return row ? toWalletRecord(row) : undefined;
+}
+
+/** Every wallet of these users (any network), oldest first: one query for a whole page of users. */
+export async function listWalletsOfUsers(db: Knex, userIds: readonly string[]): Promise<WalletRecord[]> {
+  if (userIds.length === 0) return [];
+  const rows = await db('wallets')
+    .whereIn('user_id', userIds)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select(PUBLIC_COLUMNS);
+  return rows.map(toWalletRecord);
+}
+
+/** An app's own wallets (not its users'), by role. */
+export async function listAppWallets(db: Knex, appId: string): Promise<WalletRecord[]> {
+  const rows = await db('wallets').where({ app_id: appId }).whereNotNull('role').orderBy([{ column: 'created_at' }, { column: 'id' }]).select(PUBLIC_COLUMNS);
+  return rows.map(toWalletRecord);
+}

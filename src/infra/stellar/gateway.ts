@@ -1,0 +1,290 @@
+// The service's one way to the chain: Stellar RPC (never Horizon) through @stellar/stellar-sdk's rpc.Server, for one
+// network. It reads ledger state (accounts, trustlines, the header's reserve and fee) with getLedgerEntries and
+// getLatestLedger, submits transactions riding out the RPC's transient answers, and confirms them by polling
+// getTransaction. Submission semantics (stellar-rpc, stellar-core's queue):
+//   PENDING          accepted into the queue: confirm it
+//   DUPLICATE        already queued or applied: the same transaction, confirm it
+//   TRY_AGAIN_LATER  the source account already has a queued transaction (one per ledger): back off, resend
+//   ERROR            refused by validation (bad sequence, auth, fee, balance, time bounds): not applied, nothing
+//                    charged; errorResultXdr says why
+// A network failure during sendTransaction leaves the outcome unknown: the same envelope is resent (never a rebuilt
+// one), which the RPC answers DUPLICATE if the first one got through.
+import { Asset, Keypair, StrKey, rpc, xdr, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import type { NetworkName } from '../../config';
+import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from './errors';
+import { resultCodes, type ResultCodes } from './resultCodes';
+import { DEFAULT_RETRY, sleep, withRetry, type RetryPolicy } from './retry';
+import { probeRpcHealth, type RpcHealth } from './rpcHealth';
+
+/** The parts of an account the service reasons about (AccountEntry plus the entry's own sponsor). */
+export interface AccountState {
+  address: string;
+  /** The current sequence number; a transaction from this account uses sequence + 1. */
+  sequence: string;
+  balanceStroops: bigint;
+  sellingLiabilitiesStroops: bigint;
+  numSubEntries: number;
+  numSponsoring: number;
+  numSponsored: number;
+  thresholds: { masterWeight: number; low: number; medium: number; high: number };
+  /** Who sponsors the account entry's own reserve, when sponsored. */
+  sponsor: string | undefined;
+}
+
+export interface TrustlineState {
+  /** `CODE:ISSUER` */
+  asset: string;
+  balanceStroops: bigint;
+  limitStroops: bigint;
+  authorized: boolean;
+  sponsor: string | undefined;
+}
+
+/** The latest ledger header's figures that reserves and fees are computed from. */
+export interface LedgerFigures {
+  sequence: number;
+  /** Unix seconds. */
+  closeTime: number;
+  baseReserveStroops: bigint;
+  baseFeeStroops: number;
+}
+
+export type TransactionStatus =
+  | { status: 'SUCCESS'; hash: string; ledger: number }
+  | { status: 'FAILED'; hash: string; ledger: number; codes: ResultCodes }
+  /** Unknown to the RPC (not yet applied, never submitted, or older than its retention window). */
+  | { status: 'NOT_FOUND'; hash: string; latestLedger: number; latestLedgerCloseTime: number };
+
+export interface StellarGateway {
+  readonly network: NetworkName;
+  readonly rpcUrl: string;
+  readonly networkPassphrase: string;
+  health(): Promise<RpcHealth>;
+  /** Undefined when the account does not exist. */
+  loadAccount(address: string): Promise<AccountState | undefined>;
+  /** The accounts that exist among `addresses` (at most 200), by address. */
+  loadAccounts(addresses: string[]): Promise<Map<string, AccountState>>;
+  /** The trustlines `address` holds among `assets` (`CODE:ISSUER`), in the order asked; missing ones are left out. */
+  trustlines(address: string, assets: string[]): Promise<TrustlineState[]>;
+  ledgerFigures(): Promise<LedgerFigures>;
+  /**
+   * Sends a signed transaction until the RPC accepts it (PENDING or DUPLICATE) and returns its hash. Throws
+   * TransactionRejectedError on ERROR, StellarUnavailableError when retries run out.
+   */
+  submit(tx: Transaction | FeeBumpTransaction): Promise<string>;
+  /** One getTransaction call. */
+  transactionStatus(hash: string): Promise<TransactionStatus>;
+  /**
+   * Polls getTransaction until the transaction is in a ledger. Resolves on SUCCESS; throws TransactionRejectedError
+   * on FAILED and TransactionUnconfirmedError after `timeoutMs` (default: the gateway's confirmTimeoutMs).
+   */
+  confirm(hash: string, opts?: { timeoutMs?: number }): Promise<{ ledger: number }>;
+  /** submit + confirm. */
+  submitAndConfirm(tx: Transaction | FeeBumpTransaction, opts?: { timeoutMs?: number }): Promise<{ hash: string; ledger: number }>;
+  /**
+   * Funds `address` with friendbot (testnet and localnet only). 'already_funded' when the account already holds
+   * friendbot's amount. Throws FriendbotUnavailableError when there is no friendbot or it cannot be reached.
+   */
+  fundWithFriendbot(address: string): Promise<'funded' | 'already_funded'>;
+}
+
+export interface GatewayOptions {
+  network: NetworkName;
+  rpcUrl: string;
+  networkPassphrase: string;
+  /** Friendbot's URL; default: the one the RPC advertises in getNetwork. Never used on mainnet. */
+  friendbotUrl?: string;
+  retry?: RetryPolicy;
+  /** How long confirm() polls before giving up (default 60 s: a dozen 5 s ledgers). */
+  confirmTimeoutMs?: number;
+  /** Per-HTTP-request timeout (default 10 s). */
+  requestTimeoutMs?: number;
+}
+
+/** Polling starts fast (a local ledger closes in well under a second) and settles at the SDK's 1 s. */
+const POLL_INITIAL_MS = 50;
+const POLL_MAX_MS = 1000;
+
+/** JSON-RPC errors that mean the request itself is wrong: retrying cannot help. */
+function isRequestError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === -32600 || code === -32601 || code === -32602;
+}
+
+class TryAgainLater extends Error {}
+
+type RawEntry = rpc.Api.RawLedgerEntryResult & { extXdr?: string };
+
+function accountKey(address: string): xdr.LedgerKey {
+  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrAccountId() }));
+}
+
+/** `CODE:ISSUER` -> Asset. */
+export function parseAsset(asset: string): Asset {
+  const [code, issuer] = asset.split(':');
+  if (!code || !issuer) throw new Error(`not CODE:ISSUER: ${asset}`);
+  return new Asset(code, issuer);
+}
+
+function sponsorOf(extXdr: string | undefined): string | undefined {
+  if (!extXdr) return undefined;
+  const ext = xdr.LedgerEntryExt.fromXdr(extXdr, 'base64');
+  if (ext.type !== 'v1' || !ext.v1.sponsoringId) return undefined;
+  return StrKey.encodeEd25519PublicKey(Buffer.from(ext.v1.sponsoringId.ed25519.value));
+}
+
+function toAccountState(entry: xdr.AccountEntry, extXdr: string | undefined): AccountState {
+  const v1 = entry.ext.type === 'v1' ? entry.ext.v1 : undefined;
+  const v2 = v1?.ext.type === 'v2' ? v1.ext.v2 : undefined;
+  const t = entry.thresholds.value;
+  return {
+    address: StrKey.encodeEd25519PublicKey(Buffer.from(entry.accountId.ed25519.value)),
+    sequence: entry.seqNum.toString(),
+    balanceStroops: entry.balance,
+    sellingLiabilitiesStroops: v1?.liabilities.selling ?? 0n,
+    numSubEntries: entry.numSubEntries,
+    numSponsoring: v2?.numSponsoring ?? 0,
+    numSponsored: v2?.numSponsored ?? 0,
+    thresholds: { masterWeight: t[0]!, low: t[1]!, medium: t[2]!, high: t[3]! },
+    sponsor: sponsorOf(extXdr),
+  };
+}
+
+/** (2 + subentries + sponsoring - sponsored) x base reserve: what an account must keep (stellar-core's formula). */
+export function minimumBalanceStroops(account: AccountState, baseReserveStroops: bigint): bigint {
+  return BigInt(2 + account.numSubEntries + account.numSponsoring - account.numSponsored) * baseReserveStroops;
+}
+
+/** What an account can spend or lock: balance - minimum balance - selling liabilities. */
+export function availableStroops(account: AccountState, baseReserveStroops: bigint): bigint {
+  return account.balanceStroops - minimumBalanceStroops(account, baseReserveStroops) - account.sellingLiabilitiesStroops;
+}
+
+export function createStellarGateway(options: GatewayOptions): StellarGateway {
+  const server = new rpc.Server(options.rpcUrl, {
+    allowHttp: options.rpcUrl.startsWith('http://'),
+    timeout: options.requestTimeoutMs ?? 10_000,
+  });
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const confirmTimeoutMs = options.confirmTimeoutMs ?? 60_000;
+
+  /** An RPC read, retried on transport failures and RPC-side faults. */
+  function read<T>(what: string, call: () => Promise<T>): Promise<T> {
+    return withRetry(policy, (err) => !isRequestError(err), call).catch((err: unknown) => {
+      if (isRequestError(err)) throw err;
+      throw new StellarUnavailableError(`Stellar RPC ${what} failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`, { cause: err });
+    });
+  }
+
+  /** Raw entries: the SDK's parsed form drops `extXdr` (LedgerEntry.ext), where the sponsor is named. */
+  async function rawEntries(keys: xdr.LedgerKey[]): Promise<RawEntry[]> {
+    if (keys.length === 0) return [];
+    return (await read('getLedgerEntries', () => server._getLedgerEntries(...keys))).entries ?? [];
+  }
+
+  async function loadAccounts(addresses: string[]): Promise<Map<string, AccountState>> {
+    const out = new Map<string, AccountState>();
+    for (const e of await rawEntries(addresses.map(accountKey))) {
+      const data = xdr.LedgerEntryData.fromXdr(e.xdr, 'base64');
+      if (data.type !== 'account') continue;
+      const state = toAccountState(data.account, e.extXdr);
+      out.set(state.address, state);
+    }
+    return out;
+  }
+
+  async function transactionStatus(hash: string): Promise<TransactionStatus> {
+    const got = await read('getTransaction', () => server.getTransaction(hash));
+    if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) return { status: 'SUCCESS', hash, ledger: got.ledger };
+    if (got.status === rpc.Api.GetTransactionStatus.FAILED) return { status: 'FAILED', hash, ledger: got.ledger, codes: resultCodes(got.resultXdr) };
+    return { status: 'NOT_FOUND', hash, latestLedger: got.latestLedger, latestLedgerCloseTime: Number(got.latestLedgerCloseTime) };
+  }
+
+  async function submit(tx: Transaction | FeeBumpTransaction): Promise<string> {
+    const hash = Buffer.from(tx.hash()).toString('hex');
+    try {
+      return await withRetry(
+        policy,
+        (err) => err instanceof TryAgainLater || !(err instanceof TransactionRejectedError || isRequestError(err)),
+        async () => {
+          const sent = await server.sendTransaction(tx);
+          if (sent.status === 'PENDING' || sent.status === 'DUPLICATE') return sent.hash;
+          if (sent.status === 'TRY_AGAIN_LATER') throw new TryAgainLater(`transaction ${hash}: TRY_AGAIN_LATER`);
+          throw new TransactionRejectedError(sent.hash, 'submission', sent.errorResult ? resultCodes(sent.errorResult) : { transaction: 'tx_error', operations: [] });
+        },
+      );
+    } catch (err) {
+      if (err instanceof TransactionRejectedError || isRequestError(err)) throw err;
+      throw new StellarUnavailableError(`Stellar RPC sendTransaction failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`, { cause: err });
+    }
+  }
+
+  async function confirm(hash: string, opts: { timeoutMs?: number } = {}): Promise<{ ledger: number }> {
+    const deadline = Date.now() + (opts.timeoutMs ?? confirmTimeoutMs);
+    for (let delay = POLL_INITIAL_MS; ; delay = Math.min(POLL_MAX_MS, delay * 2)) {
+      const status = await transactionStatus(hash);
+      if (status.status === 'SUCCESS') return { ledger: status.ledger };
+      if (status.status === 'FAILED') throw new TransactionRejectedError(hash, 'ledger', status.codes);
+      if (Date.now() + delay > deadline) throw new TransactionUnconfirmedError(hash);
+      await sleep(delay);
+    }
+  }
+
+  return {
+    network: options.network,
+    rpcUrl: options.rpcUrl,
+    networkPassphrase: options.networkPassphrase,
+    health: () => probeRpcHealth(options.rpcUrl),
+    loadAccount: async (address) => (await loadAccounts([address])).get(address),
+    loadAccounts,
+    trustlines: async (address, assets) => {
+      const accountId = Keypair.fromPublicKey(address).xdrAccountId();
+      const keys = assets.map((a) => xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: parseAsset(a).toTrustLineXdrObject() })));
+      const byKey = new Map((await rawEntries(keys)).map((e) => [e.key, e]));
+      const out: TrustlineState[] = [];
+      assets.forEach((asset, i) => {
+        const e = byKey.get(keys[i]!.toXdr('base64'));
+        if (!e) return;
+        const data = xdr.LedgerEntryData.fromXdr(e.xdr, 'base64');
+        if (data.type !== 'trustline') return;
+        const line = data.trustLine;
+        out.push({
+          asset,
+          balanceStroops: line.balance,
+          limitStroops: line.limit,
+          authorized: (line.flags & 1) === 1, // AUTHORIZED_FLAG
+          sponsor: sponsorOf(e.extXdr),
+        });
+      });
+      return out;
+    },
+    ledgerFigures: async () => {
+      const latest = await read('getLatestLedger', () => server.getLatestLedger());
+      return {
+        sequence: latest.sequence,
+        closeTime: Number(latest.closeTime),
+        baseReserveStroops: BigInt(latest.headerXdr.baseReserve),
+        baseFeeStroops: latest.headerXdr.baseFee,
+      };
+    },
+    submit,
+    transactionStatus,
+    confirm,
+    submitAndConfirm: async (tx, opts) => {
+      const hash = await submit(tx);
+      return { hash, ...(await confirm(hash, opts)) };
+    },
+    fundWithFriendbot: async (address) => {
+      if (options.network === 'mainnet') throw new FriendbotUnavailableError('there is no friendbot on mainnet');
+      try {
+        await server.fundAddress(address, options.friendbotUrl);
+        return 'funded';
+      } catch (err) {
+        // The SDK turns friendbot's 400 into an Error carrying the problem's detail.
+        const message = err instanceof Error ? err.message : String(err);
+        if (/already funded|createAccountAlreadyExist/.test(message)) return 'already_funded';
+        throw new FriendbotUnavailableError(`friendbot could not fund ${address}: ${message}`, { cause: err });
+      }
+    },
+  };
+}

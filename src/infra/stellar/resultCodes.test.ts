@@ -1,0 +1,39 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { xdr } from '@stellar/stellar-sdk';
+import { operationCodeName, resultCodes, transactionCodeName } from './resultCodes';
+
+describe('Stellar result codes in Horizon spelling', () => {
+  test('transaction codes', () => {
+    assert.equal(transactionCodeName('txInsufficientBalance'), 'tx_insufficient_balance');
+    assert.equal(transactionCodeName('txBadSeq'), 'tx_bad_seq');
+    assert.equal(transactionCodeName('txFeeBumpInnerFailed'), 'tx_fee_bump_inner_failed');
+    assert.equal(transactionCodeName('txNoAccount'), 'tx_no_source_account');
+    assert.equal(transactionCodeName('txBadMinSeqAgeOrGap'), 'tx_bad_minseq_age_or_gap');
+  });
+
+  test('operation codes drop the operation prefix', () => {
+    assert.equal(operationCodeName('paymentUnderfunded'), 'op_underfunded');
+    assert.equal(operationCodeName('paymentNoDestination'), 'op_no_destination');
+    assert.equal(operationCodeName('changeTrustLowReserve'), 'op_low_reserve');
+    assert.equal(operationCodeName('createAccountSuccess'), 'op_success');
+    assert.equal(operationCodeName('createAccountAlreadyExist'), 'op_already_exists');
+    assert.equal(operationCodeName('beginSponsoringFutureReservesAlreadySponsored'), 'op_already_sponsored');
+    assert.equal(operationCodeName('endSponsoringFutureReservesNotSponsored'), 'op_not_sponsored');
+    assert.equal(operationCodeName('pathPaymentStrictReceiveOverSendmax'), 'op_over_source_max');
+    // createPassiveSellOffer answers ManageSellOfferResult names
+    assert.equal(operationCodeName('manageSellOfferUnderfunded'), 'op_underfunded');
+  });
+
+  test('operation-level codes', () => {
+    assert.equal(operationCodeName('opBadAuth'), 'op_bad_auth');
+    assert.equal(operationCodeName('opNoAccount'), 'op_no_source_account');
+    assert.equal(operationCodeName('opTooManySponsoring'), 'op_too_many_sponsoring');
+  });
+
+  test('a decoded result: createAccount lost to an existing account', () => {
+    // stellar/friendbot's createAccountAlreadyExist result
+    const result = xdr.TransactionResult.fromXdr('AAAAAAAAAGT/////AAAAAQAAAAAAAAAA/////AAAAAA=', 'base64');
+    assert.deepEqual(resultCodes(result), { transaction: 'tx_failed', operations: ['op_already_exists'] });
+  });
+});

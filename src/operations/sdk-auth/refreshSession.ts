@@ -1,0 +1,40 @@
+import type { Deps } from '../../deps';
+import { AppError } from '../../domain/errors';
+import { findApp } from '../../domain/apps/store';
+import { tokensView } from '../../domain/operators/signIn';
+import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { recordSessionClient, userSessionPolicy } from '../../domain/users/userSessions';
+import { recordSeen } from '../../domain/users/users';
+import type { Handler } from '../types';
+
+/**
+ * Rotates an end user's refresh token (reuse revokes the family: domain/sessions/sessions.ts), with the lifetimes of
+ * the app's current settings. A refresh token of another app's session is unknown here.
+ */
+export function refreshSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshSession'> {
+  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  return async (req) => {
+    const { appId, network } = req.auth.apiKey!;
+    const now = deps.clock.now();
+    // 1. the app's current token lifetimes (read before the rotation, which holds the session's lock)
+    const app = await findApp(deps.db, appId);
+    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    // 2. rotate, under the session's lock
+    const refreshed = await sessions.refresh(deps.db, {
+      audience: 'user',
+      refreshToken: req.body.refreshToken,
+      jkt: req.auth.dpopJkt!,
+      now,
+      network,
+      policyFor: async (session) => {
+        if (session.appId !== app.id) throw new AppError('SDK_REFRESH_TOKEN_INVALID', { message: 'Unknown refresh token; sign in again' });
+        return userSessionPolicy(app);
+      },
+    });
+    // 3. the user was seen, from this client
+    await recordSeen(deps.db, refreshed.session.subjectId, now);
+    await recordSessionClient(deps.db, refreshed.sessionId, { ip: req.ip, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) });
+    // 4. respond
+    return { content: tokensView(refreshed) };
+  };
+}

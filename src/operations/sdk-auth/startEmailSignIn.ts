@@ -1,0 +1,45 @@
+import type { Deps } from '../../deps';
+import { AppError } from '../../domain/errors';
+import { findApp } from '../../domain/apps/store';
+import { appScope, EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
+import { createAbuseLimiter } from '../../http/abuseLimits';
+import type { Handler } from '../types';
+
+/** Codes asked for per client IP per hour, per app (many addresses from one network is an enumeration or spam pattern). */
+const SENDS_PER_IP_PER_HOUR = 30;
+
+/**
+ * Emails an end user of the key's app a sign-in code. The answer never says whether the address belongs to a user
+ * (the first successful verification creates one), so it cannot be used to discover the app's users.
+ */
+export function startEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'mailer' | 'limits'>): Handler<'startEmailSignIn'> {
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'user_email_start_ip', points: SENDS_PER_IP_PER_HOUR, durationSeconds: 3600 });
+  return async (req) => {
+    const { appId } = req.auth.apiKey!;
+    const email = normalizeEmail(req.body.email);
+    const scope = appScope(appId);
+    // 1. abuse limits: per app and network, then per address (one code per 60 s, inside issueEmailCode)
+    await perIp.consume(`${appId}:${req.ip}`);
+    const app = await findApp(deps.db, appId);
+    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const issued = await issueEmailCode(deps.db, deps.secrets, { scope, email, now: deps.clock.now() });
+    // 2. send, outside any transaction; a failed send withdraws the code so the user can retry at once
+    try {
+      await deps.mailer.send({ to: email, subject: `Your ${app.name} sign-in code: ${issued.code}`, text: signInText(app.name, issued.code), kind: 'user-sign-in-code' });
+    } catch (err) {
+      await withdrawEmailCode(deps.db, { scope, email, issued });
+      throw new AppError('SERVICE_UNAVAILABLE', { message: 'The sign-in email could not be sent; retry', headers: { 'Retry-After': '5' }, cause: err });
+    }
+    // 3. respond
+    return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };
+  };
+}
+
+function signInText(appName: string, code: string): string {
+  const minutes = EMAIL_CODE_SETTINGS.ttlSeconds / 60;
+  return [
+    `Your sign-in code for ${appName} is ${code}.`,
+    '',
+    `It expires in ${minutes} minutes and works once. If you did not ask for it, ignore this email: nobody can sign in without the code.`,
+  ].join('\n');
+}

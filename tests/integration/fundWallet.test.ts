@@ -1,0 +1,148 @@
+// POST /v1/wallets/fund, every status of the contract, against the real service: PostgreSQL and the in-process
+// localnet (ledgers every 200 ms). The ledger is read after each answer: what the endpoint says happened did happen.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Keypair } from '@stellar/stellar-sdk';
+import type { App } from '../../src/domain/apps/store';
+import type { WalletRecord } from '../../src/domain/wallets/store';
+import { call } from '../support/http';
+import { startTestService, type TestService } from '../support/service';
+import { appWithWallet, closeLedgersEvery, gatewayOf, issuedAssets, lockedStroops, reload, userWallet } from './fundingSetup';
+
+let svc: TestService;
+let app: App;
+let appWallet: WalletRecord;
+let secretKey: string;
+let stopClosing: () => void;
+
+before(async () => {
+  svc = await startTestService();
+  stopClosing = closeLedgersEvery(svc);
+  ({ app, appWallet, creds: { secretKey } } = await appWithWallet(svc));
+});
+after(async () => {
+  stopClosing?.();
+  await svc?.stop();
+});
+
+const fund = (publicKey: unknown, key = secretKey) =>
+  call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key }, body: { publicKey } });
+
+describe('POST /v1/wallets/fund: 200', () => {
+  test('activates the wallet: sponsored account on-chain, 1 XLM locked in the app wallet, startingBalance "0", funded in the database', async () => {
+    const wallet = await userWallet(svc, app);
+    const lockedBefore = await lockedStroops(svc, appWallet.publicKey);
+    const res = await fund(wallet.publicKey);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { content: { publicKey: wallet.publicKey, startingBalance: '0' }, code: 'SERVER_WALLET_FUNDED', success: true });
+
+    const account = await gatewayOf(svc).loadAccount(wallet.publicKey);
+    assert.ok(account, 'the account exists on-chain');
+    assert.equal(account.sponsor, appWallet.publicKey);
+    assert.equal(account.numSponsored, 2);
+    assert.equal(account.balanceStroops, 0n);
+    assert.equal((await lockedStroops(svc, appWallet.publicKey)) - lockedBefore, 10_000_000n);
+
+    const stored = await reload(svc, wallet);
+    assert.equal(stored.fundingState, 'funded');
+    assert.ok(stored.fundedAt);
+    const audit = await svc.deps.db('audit_log').where({ wallet_id: wallet.id }).orderBy('created_at').select('action', 'purpose', 'actor_type');
+    assert.deepEqual(audit.map((a) => a.action), ['key.decrypt', 'wallet.funded'], 'the user key decrypted once, audited, then the funding recorded');
+    const events = await svc.deps.db('outbox_events').where({ app_id: app.id }).whereRaw(`data->>'walletId' = ?`, [wallet.id]).select('type', 'data');
+    assert.deepEqual(events.map((e) => e.type), ['wallet.activated']);
+    assert.equal(events[0].data.address, wallet.publicKey);
+  });
+
+  test('with a starting balance and two assets: trustlines sponsored, 2 XLM locked, 2.5 XLM spendable in the wallet', async () => {
+    const assets = await issuedAssets(svc, ['USDC', 'EURC']);
+    const configured = await appWithWallet(svc, { settings: { assets, startingBalanceXlm: '2.5' } });
+    const wallet = await userWallet(svc, configured.app);
+    const lockedBefore = await lockedStroops(svc, configured.appWallet.publicKey);
+    const res = await fund(wallet.publicKey, configured.creds.secretKey);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.content.startingBalance, '2.5');
+    const gw = gatewayOf(svc);
+    assert.equal((await gw.loadAccount(wallet.publicKey))!.balanceStroops, 25_000_000n);
+    const lines = await gw.trustlines(wallet.publicKey, assets);
+    assert.deepEqual(lines.map((l) => [l.asset, l.sponsor]), assets.map((a) => [a, configured.appWallet.publicKey]));
+    assert.equal((await lockedStroops(svc, configured.appWallet.publicKey)) - lockedBefore, 20_000_000n);
+    const events = await svc.deps.db('outbox_events').where({ app_id: configured.app.id }).orderBy('created_at').select('type', 'data');
+    assert.deepEqual(events.map((e) => e.type).sort(), ['trustline.added', 'trustline.added', 'wallet.activated']);
+  });
+});
+
+describe('POST /v1/wallets/fund: errors', () => {
+  test('400: a missing or malformed publicKey, and a G-address whose checksum is wrong', async () => {
+    for (const body of [{}, { publicKey: 'GABC' }]) {
+      const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': secretKey }, body });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.ok(res.body.details.fieldErrors.publicKey, JSON.stringify(res.body));
+    }
+    const valid = Keypair.random().publicKey();
+    const badChecksum = valid.slice(0, -1) + (valid.endsWith('A') ? 'B' : 'A');
+    const res = await fund(badChecksum);
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.details, { fieldErrors: { publicKey: ['must be a Stellar G-address (checksum)'] } });
+  });
+
+  test('404 WALLET_NOT_FOUND: an unknown address, another app\'s wallet, the app\'s own treasury wallet', async () => {
+    const other = await appWithWallet(svc, { funded: false });
+    const foreign = await userWallet(svc, other.app);
+    for (const publicKey of [Keypair.random().publicKey(), foreign.publicKey, appWallet.publicKey]) {
+      const res = await fund(publicKey);
+      assert.equal(res.status, 404);
+      assert.equal(res.body.code, 'WALLET_NOT_FOUND');
+    }
+    assert.equal((await reload(svc, foreign)).fundingState, 'unfunded');
+  });
+
+  test('409 WALLET_ALREADY_FUNDED: a second call changes nothing on-chain', async () => {
+    const wallet = await userWallet(svc, app);
+    assert.equal((await fund(wallet.publicKey)).status, 200);
+    const locked = await lockedStroops(svc, appWallet.publicKey);
+    const again = await fund(wallet.publicKey);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'WALLET_ALREADY_FUNDED');
+    assert.equal(await lockedStroops(svc, appWallet.publicKey), locked);
+  });
+
+  test('402 FUND_XLM_FAILED before anything is submitted: the funding wallet does not exist or holds too little; funded after a top-up', async () => {
+    const poor = await appWithWallet(svc, { funded: false, settings: { startingBalanceXlm: '1' } });
+    const wallet = await userWallet(svc, poor.app);
+    const res = await fund(wallet.publicKey, poor.creds.secretKey);
+    assert.equal(res.status, 402);
+    assert.equal(res.body.code, 'FUND_XLM_FAILED');
+    assert.match(res.body.message, /cannot cover 2\.00004 XLM/);
+    assert.equal(await gatewayOf(svc).loadAccount(wallet.publicKey), undefined, 'no account was created');
+    assert.equal((await reload(svc, wallet)).fundingState, 'unfunded', 'the claim was given back');
+    const attempt = await svc.deps.db('wallet_activations').where({ wallet_id: wallet.id }).first();
+    assert.equal(attempt.attempts, 0, 'no envelope was built');
+
+    await gatewayOf(svc).fundWithFriendbot(poor.appWallet.publicKey);
+    const retried = await fund(wallet.publicKey, poor.creds.secretKey);
+    assert.equal(retried.status, 200);
+    assert.equal(retried.body.content.startingBalance, '1');
+  });
+});
+
+describe('POST /v1/wallets/fund: 503 when Stellar cannot be reached', () => {
+  let down: TestService;
+  before(async () => {
+    down = await startTestService();
+  });
+  after(() => down?.stop());
+
+  test('after the automatic retries: 503 STELLAR_UNAVAILABLE with Retry-After, the wallet still unfunded (nothing was sent)', async () => {
+    const setup = await appWithWallet(down);
+    const wallet = await userWallet(down, setup.app);
+    await down.localnet!.stop();
+    const started = Date.now();
+    const res = await call(down.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': setup.creds.secretKey }, body: { publicKey: wallet.publicKey } });
+    assert.equal(res.status, 503);
+    assert.equal(res.body.code, 'STELLAR_UNAVAILABLE');
+    assert.ok(res.headers.get('retry-after'));
+    assert.ok(Date.now() - started > 500, 'the service retried before giving up');
+    assert.equal((await reload(down, wallet)).fundingState, 'unfunded');
+  });
+});

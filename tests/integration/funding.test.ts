@@ -1,0 +1,109 @@
+// Funding modes and the funding flow's background work, on real PostgreSQL and the in-process localnet: Immediate
+// mode funds a new wallet at sign-in, Deferred mode leaves it unfunded, an activation that cannot complete at sign-in
+// is finished by the recovery loop, concurrent activations of one app share the funding wallet's sequence, and the
+// Dashboard's Fund action does what POST /v1/wallets/fund does.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { findApp } from '../../src/domain/apps/store';
+import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
+import { fundAppWalletFromFriendbot } from '../../src/domain/treasury/treasury';
+import { activateOnSignIn, fundUserWallet } from '../../src/domain/wallets/funding';
+import { signInOperator } from '../support/operators';
+import { startTestService, type TestService } from '../support/service';
+import { appWithWallet, closeLedgersEvery, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
+
+let svc: TestService;
+let stopClosing: () => void;
+
+before(async () => {
+  svc = await startTestService({ ACTIVATION_RETRY_SECONDS: '1' });
+  stopClosing = closeLedgersEvery(svc);
+});
+after(async () => {
+  stopClosing?.();
+  await svc?.stop();
+});
+
+describe('funding modes at sign-in', () => {
+  test('Immediate: the new wallet is funded before sign-in answers, in well under 3 s', async () => {
+    const { app, appWallet } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } });
+    const wallet = await userWallet(svc, app);
+    const started = Date.now();
+    const after = await activateOnSignIn(svc.deps, { app, wallet });
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    assert.equal(after.fundingState, 'funded');
+    assert.equal((await gatewayOf(svc).loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);
+    const activation = await svc.deps.db('wallet_activations').where({ wallet_id: wallet.id }).first();
+    assert.equal(activation.trigger, 'sign_in');
+    assert.deepEqual(activation.requested_by, { type: 'user', id: wallet.userId });
+  });
+
+  test('Deferred: the wallet stays unfunded, no account on-chain, no reserve locked', async () => {
+    const { app, appWallet } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' } });
+    const wallet = await userWallet(svc, app);
+    const locked = await lockedStroops(svc, appWallet.publicKey);
+    const after = await activateOnSignIn(svc.deps, { app, wallet });
+    assert.equal(after.fundingState, 'unfunded');
+    assert.equal(await gatewayOf(svc).loadAccount(wallet.publicKey), undefined);
+    assert.equal(await lockedStroops(svc, appWallet.publicKey), locked);
+    assert.equal(await svc.deps.db('wallet_activations').where({ wallet_id: wallet.id }).first(), undefined);
+  });
+
+  test('Immediate with an empty funding wallet: sign-in still answers (activating), and the background retry funds it after a top-up', async () => {
+    const { app, appWallet } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' }, funded: false });
+    const wallet = await userWallet(svc, app);
+    const after = await activateOnSignIn(svc.deps, { app, wallet });
+    assert.equal(after.fundingState, 'activating');
+    const pending = await svc.deps.db('wallet_activations').where({ wallet_id: wallet.id }).first();
+    assert.match(pending.last_error, /cannot cover/);
+    await gatewayOf(svc).fundWithFriendbot(appWallet.publicKey);
+    await eventually('the recovery loop funds the wallet', async () => (await reload(svc, wallet)).fundingState === 'funded');
+    assert.equal((await gatewayOf(svc).loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);
+  });
+});
+
+describe('funding flow', () => {
+  test('five wallets of one app activated at once: all funded, each sponsored once (the funding wallet\'s sequence is shared)', async () => {
+    const { app, appWallet } = await appWithWallet(svc);
+    const wallets = await Promise.all(Array.from({ length: 5 }, () => userWallet(svc, app)));
+    const before = (await gatewayOf(svc).loadAccount(appWallet.publicKey))!;
+    const results = await Promise.allSettled(wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })));
+    assert.deepEqual(results.map((r) => r.status), Array(5).fill('fulfilled'), JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))));
+    const after = (await gatewayOf(svc).loadAccount(appWallet.publicKey))!;
+    assert.equal(after.numSponsoring - before.numSponsoring, 10);
+    for (const wallet of wallets) assert.equal((await reload(svc, wallet)).fundingState, 'funded');
+  });
+
+  test('Dashboard Fund action: 200 USER_WALLET_FUNDED, then 409; 404 for an unknown user; audit-logged with the operator', async () => {
+    const operator = await signInOperator(svc);
+    const created = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Fund action', network: 'testnet' } });
+    assert.equal(created.status, 201, created.text);
+    const appId = created.body.content.appId as string;
+    const app = (await findApp(svc.deps.db, appId))!;
+    assert.ok(await fundAppWalletFromFriendbot(svc.deps, app));
+    const wallet = await userWallet(svc, app);
+
+    const path = `/api/v1/apps/${appId}/users/${wallet.userId}/wallet/fund`;
+    const res = await operator.call('fundAppUserWallet', 'POST', path);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.content, { publicKey: wallet.publicKey, startingBalance: '0' });
+    assert.equal(res.body.code, 'USER_WALLET_FUNDED');
+    const again = await operator.call('fundAppUserWallet', 'POST', path);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'WALLET_ALREADY_FUNDED');
+    const missing = await operator.call('fundAppUserWallet', 'POST', `/api/v1/apps/${appId}/users/usr_0000000000000000000000/wallet/fund`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'USER_NOT_FOUND');
+    const audit = await svc.deps.db('audit_log').where({ wallet_id: wallet.id, action: 'wallet.funded' }).first();
+    assert.deepEqual([audit.actor_type, audit.actor_id], ['operator', operator.operatorId]);
+  });
+
+  test('Dashboard Fund action on another operator\'s app: 404 APPLICATION_NOT_FOUND', async () => {
+    const { app } = await appWithWallet(svc, { funded: false });
+    const wallet = await userWallet(svc, app);
+    const stranger = await signInOperator(svc);
+    const res = await stranger.call('fundAppUserWallet', 'POST', `/api/v1/apps/${app.id}/users/${wallet.userId}/wallet/fund`);
+    assert.equal(res.status, 404);
+    assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
+  });
+});

@@ -1,0 +1,145 @@
+// A crash between submission and confirmation: the service runs as a real child process (`src/main.ts`) on a shared
+// database and chain, is killed (SIGKILL) while its activation transaction waits in the ledger queue, and a service
+// started afterwards reconciles with the chain. Nothing is left half-funded or funded twice: when the envelope was
+// applied, the wallet is marked funded without a second transaction; when it expired unapplied, it is rebuilt once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { App } from '../../src/domain/apps/store';
+import { findWallet, type WalletRecord } from '../../src/domain/wallets/store';
+import { createDb, type Db } from '../../src/infra/db/database';
+import { freePort } from '../../src/infra/freePort';
+import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
+import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { projectRoot } from '../../src/paths';
+import { freshDatabase, type TestDatabase } from '../support/database';
+import { startTestService, type TestService } from '../support/service';
+import { appWithWallet, closeLedgersEvery, eventually, userWallet } from './fundingSetup';
+
+describe('fund: crash between submission and confirmation', () => {
+  let net: Localnet;
+  let chain: StellarGateway;
+  let database: TestDatabase;
+  let db: Db;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let secretKey: string;
+  let app: App;
+  let appWallet: WalletRecord;
+  let restarted: TestService | undefined;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    net = await startLocalnet({ ledgerCloseMs: 'manual' });
+    chain = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase });
+    database = await freshDatabase();
+    db = createDb(database.url);
+    dataDir = mkdtempSync(join(tmpdir(), 'onboard-funding-crash-'));
+    // The shortest activation window, so that an envelope is known dead within seconds.
+    env = { STELLAR_TESTNET_RPC_URL: net.rpcUrl, ONBOARD_DATA_DIR: dataDir, ACTIVATION_TIMEOUT_SECONDS: '15', ACTIVATION_RETRY_SECONDS: '1' };
+    const seeding = await startTestService(env, { database });
+    try {
+      ({ app, appWallet, creds: { secretKey } } = await appWithWallet(seeding));
+    } finally {
+      await seeding.stop();
+    }
+  });
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await restarted?.stop();
+    await db?.destroy();
+    await net?.stop();
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** `make run`'s entry point as a process of its own on the shared database, chain and data directory. */
+  async function startChild(): Promise<{ child: ChildProcess; url: string }> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_SEED: 'off' },
+      stdio: 'ignore',
+    });
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await eventually('the child service answers /health', async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true, 60_000);
+    return { child, url };
+  }
+
+  /** A new user wallet, created by a short-lived in-process instance. */
+  async function newUserWallet(): Promise<WalletRecord> {
+    const svc = await startTestService(env, { database });
+    try {
+      return await userWallet(svc, app);
+    } finally {
+      await svc.stop();
+    }
+  }
+
+  /** Sends the fund call to the child and kills it once the envelope is recorded and waits in the ledger queue. */
+  async function fundAndCrash(wallet: WalletRecord): Promise<{ txHash: string; validUntil: Date }> {
+    const { child, url } = await startChild();
+    const answer = fetch(`${url}/v1/wallets/fund`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': secretKey },
+      body: JSON.stringify({ publicKey: wallet.publicKey }),
+    }).catch(() => undefined);
+    let recorded: { tx_hash: string | null; valid_until: Date } | undefined;
+    await eventually('the envelope is recorded and queued', async () => {
+      recorded = await db('wallet_activations').where({ wallet_id: wallet.id }).first('tx_hash', 'valid_until');
+      return Boolean(recorded?.tx_hash) && net.engine.pendingCount() > 0;
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(await answer, undefined, 'the request died with the process');
+    assert.equal((await findWallet(db, wallet.id))!.fundingState, 'activating');
+    return { txHash: recorded!.tx_hash!, validUntil: recorded!.valid_until };
+  }
+
+  /** Starts a service on the shared database, as after a restart, and waits until it has funded the wallet. */
+  async function restartAndAwaitFunded(wallet: WalletRecord): Promise<void> {
+    restarted = await startTestService(env, { database });
+    const stop = closeLedgersEvery({ localnet: net });
+    try {
+      await eventually('the restarted service marks the wallet funded', async () => (await findWallet(db, wallet.id))!.fundingState === 'funded', 30_000);
+    } finally {
+      stop();
+      await restarted.stop();
+      restarted = undefined;
+    }
+  }
+
+  test('the envelope was applied while the service was down: on restart the wallet is funded from the chain, no second transaction', async () => {
+    const wallet = await newUserWallet();
+    const before = (await chain.loadAccount(appWallet.publicKey))!;
+    const { txHash } = await fundAndCrash(wallet);
+    await net.closeLedger(); // the network applies it; no service is listening
+    await restartAndAwaitFunded(wallet);
+    const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first();
+    assert.equal(activation.attempts, 1, 'no second envelope');
+    assert.equal(activation.tx_hash, txHash);
+    assert.ok(activation.ledger > 0);
+    const after = (await chain.loadAccount(appWallet.publicKey))!;
+    assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
+  });
+
+  test('the envelope expired unapplied: the restarted service rebuilds it once, and the wallet is funded exactly once', async () => {
+    const wallet = await newUserWallet();
+    const before = (await chain.loadAccount(appWallet.publicKey))!;
+    const { validUntil } = await fundAndCrash(wallet);
+    // No ledger closes until the envelope's time bound has passed: it can never apply now.
+    await new Promise((r) => setTimeout(r, validUntil.getTime() - Date.now() + 1500));
+    await net.closeLedger();
+    assert.equal(await chain.loadAccount(wallet.publicKey), undefined, 'the expired envelope did not apply');
+    await restartAndAwaitFunded(wallet);
+    const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first();
+    assert.equal(activation.attempts, 2, 'the dead envelope was rebuilt once');
+    const after = (await chain.loadAccount(appWallet.publicKey))!;
+    assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
+    assert.equal((await chain.loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);
+  });
+});
