@@ -16,6 +16,7 @@ import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
 import { startActivationRecovery } from './domain/wallets/funding';
 import { ActivationQueue } from './domain/wallets/fundingQueue';
+import { startTrustlineBackfill } from './domain/wallets/trustlineBackfill';
 import { createMailer } from './infra/mail/index';
 import { startMaintenance } from './infra/jobs/maintenance';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
@@ -118,6 +119,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const { port } = server.address() as AddressInfo;
     const stopMaintenance = startMaintenance(db, deps.clock, log);
     const stopActivationRecovery = startActivationRecovery(deps);
+    const stopTrustlineBackfill = startTrustlineBackfill(deps);
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
@@ -128,6 +130,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         stopMaintenance();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await stopActivationRecovery();
+        await stopTrustlineBackfill();
         server.closeAllConnections();
         await db.destroy();
         await mailer.close();

@@ -6,11 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findApp } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { fundAppWalletFromFriendbot } from '../../src/domain/treasury/treasury';
+import { findAppWallet } from '../../src/domain/wallets/appWallets';
 import { activateOnSignIn, fundUserWallet } from '../../src/domain/wallets/funding';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
+import { accountOnChain, appWithWallet, closeLedgersEvery, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
 
 let svc: TestService;
 let stopClosing: () => void;
@@ -80,7 +80,8 @@ describe('funding flow', () => {
     assert.equal(created.status, 201, created.text);
     const appId = created.body.content.appId as string;
     const app = (await findApp(svc.deps.db, appId))!;
-    assert.ok(await fundAppWalletFromFriendbot(svc.deps, app));
+    // createApp funds the app wallet from friendbot in the background
+    await accountOnChain(svc, (await findAppWallet(svc.deps.db, app, 'global'))!.publicKey);
     const wallet = await userWallet(svc, app);
 
     const path = `/api/v1/apps/${appId}/users/${wallet.userId}/wallet/fund`;

@@ -40,6 +40,15 @@ export async function appWithWallet(
   return { creds, app, appWallet };
 }
 
+/** Waits until an account exists on the ledger (e.g. the app wallet createApp funds from friendbot in the background). */
+export async function accountOnChain(svc: Pick<TestService, 'deps'>, publicKey: string, timeoutMs = 10_000): Promise<void> {
+  const gw = gatewayOf(svc);
+  for (const started = Date.now(); Date.now() - started < timeoutMs; await new Promise((r) => setTimeout(r, 100))) {
+    if (await gw.loadAccount(publicKey)) return;
+  }
+  throw new Error(`${publicKey} does not exist on the ledger after ${timeoutMs} ms`);
+}
+
 let users = 0;
 
 /** A new end user of the app with an unfunded wallet on the app's network. */

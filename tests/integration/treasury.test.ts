@@ -10,7 +10,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { createAppWithWallet } from '../../src/domain/wallets/appWallets';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { closeLedgersEvery, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from './fundingSetup';
+import { accountOnChain, closeLedgersEvery, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from './fundingSetup';
 
 let svc: TestService;
 let operator: OperatorClient;
@@ -42,11 +42,8 @@ async function newUnfundedApp(name: string): Promise<string> {
 /** Waits until createApp's background friendbot call has created the app wallet's account. */
 async function walletOnChain(appId: string): Promise<string> {
   const publicKey: string = (await treasury(appId)).body.content.wallets[0].publicKey;
-  for (let i = 0; i < 100; i++) {
-    if (await gatewayOf(svc).loadAccount(publicKey)) return publicKey;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`the app wallet ${publicKey} was not funded from friendbot`);
+  await accountOnChain(svc, publicKey);
+  return publicKey;
 }
 
 const treasury = (appId: string) => operator.call('getTreasury', 'GET', `/api/v1/apps/${appId}/treasury`);

@@ -38,6 +38,7 @@ import {
   type ActivationTrigger,
 } from './fundingStore';
 import { findWallet, type WalletRecord } from './store';
+import { settleWithin } from '../../infra/jobs/settleWithin';
 
 export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding' | 'activationQueue'>;
 
@@ -378,9 +379,6 @@ export function startActivationRecovery(deps: FundingDeps): () => Promise<void> 
   return async () => {
     stopped = true;
     clearInterval(timer);
-    // A pass may be waiting for a ledger; its leases make it safe to abandon, so shutdown does not wait for the chain.
-    let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([running, new Promise((resolve) => (timeout = setTimeout(resolve, STOP_WAIT_MS)))]);
-    clearTimeout(timeout);
+    await settleWithin(running, STOP_WAIT_MS);
   };
 }

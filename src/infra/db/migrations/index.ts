@@ -13,6 +13,7 @@ import * as m0010 from './0010_wallets';
 import * as m0011 from './0011_oauth';
 import * as m0012 from './0012_sep10';
 import * as m0014 from './0014_funding';
+import * as m0015 from './0015_trustline_backfill';
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { name: '0011_oauth', ...m0011 },
   { name: '0012_sep10', ...m0012 },
   { name: '0014_funding', ...m0014 },
+  { name: '0015_trustline_backfill', ...m0015 },
 ];
