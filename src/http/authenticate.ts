@@ -19,7 +19,7 @@ import { parseApiKey, type ApiKeyNetwork, type ApiKeyType } from '../domain/apiK
 import { normalizeOrigin } from '../domain/apps/store';
 import type { Audience } from '../domain/sessions/accessTokens';
 import { createDpopVerifier } from '../domain/sessions/dpop';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../domain/sessions/sessions';
+import { sessionServiceFor } from '../domain/sessions/sessions';
 import { AppError } from '../domain/errors';
 
 /** The key a request was authenticated with; never holds the key itself. */
@@ -96,7 +96,7 @@ const ORDER: SecuritySchemeName[] = ['secretKey', 'publishableKey', 'operatorSes
 /** The gate, bound to the database (key and session lookups), the service secret (tokens, nonces) and the clock. */
 export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' | 'sessionSettings'>): Gate {
   const lastTouched = new Map<string, number>();
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   const dpop = createDpopVerifier(deps.db, deps.secrets);
 
   function touch(keyId: string, now: Date): void {

@@ -122,6 +122,11 @@ export interface SessionSettings {
 
 export const DEFAULT_SESSION_SETTINGS: SessionSettings = { refreshReuseGraceSeconds: 10 };
 
+/** The session service of the running service: its secret and its configured settings (the defaults when absent). */
+export function sessionServiceFor(deps: { secrets: ServiceSecrets; sessionSettings?: SessionSettings }): SessionService {
+  return createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+}
+
 const REFRESH_TOKEN_BYTES = 32;
 
 export function createSessionService(secrets: ServiceSecrets, settings: SessionSettings): SessionService {

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps';
 import { withTx } from '../../infra/db/database';
 import type { App } from '../apps/store';
 import { tokensView } from '../operators/signIn';
-import { createSessionService, DEFAULT_SESSION_SETTINGS, type SessionTokens } from '../sessions/sessions';
+import { type SessionTokens, sessionServiceFor } from '../sessions/sessions';
 import { ensureUserWallet, type WalletView } from '../wallets/userWallets';
 import { recordSessionClient, userSessionPolicy, type SessionClient } from './userSessions';
 import { findOrCreateUser, recordSignIn, type User, type UserIdentity } from './users';
@@ -31,7 +31,7 @@ export async function completeUserSignIn(
   // 2. the wallet, before any session: when it fails (503) nothing was issued and the same sign-in can be retried
   const wallet = await ensureUserWallet(deps, { app: input.app, userId: found.id });
   // 3. the session and the sign-in's traces, together
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   const now = deps.clock.now();
   return withTx(deps.db, async (trx) => {
     const tokens = await sessions.start(trx, {

@@ -4,7 +4,7 @@ import { createOAuthFlows, requireDashboardClient } from '../../domain/oauth/flo
 import { operatorForIdentity } from '../../domain/oauth/operatorIdentity';
 import { operatorView } from '../../domain/operators/operators';
 import { completeOperatorSignIn, tokensView } from '../../domain/operators/signIn';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 
 /**
@@ -15,7 +15,7 @@ import type { Handler } from '../types';
 export function completeOperatorOAuthSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings' | 'oauth'>): Handler<'completeOperatorOAuthSignIn'> {
   const settings = deps.oauth ?? DEFAULT_OAUTH_SETTINGS;
   const flows = createOAuthFlows(deps.db, deps.secrets, settings);
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const { provider } = req.path;
     const { code, state, redirectUri, codeVerifier } = req.body;

@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps';
 import { OPERATOR_SESSION_POLICY } from '../../domain/operators/operators';
 import { tokensView } from '../../domain/operators/signIn';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 
 /** Rotates an operator's refresh token (reuse revokes the family: domain/sessions/sessions.ts). */
 export function refreshOperatorSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshOperatorSession'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const refreshed = await sessions.refresh(deps.db, {
       audience: 'operator',

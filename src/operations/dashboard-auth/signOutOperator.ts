@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 import { requireOperator } from '../operator';
 
 /** Ends the current session, or with `everywhere` every session of the operator; their access tokens stop at once. */
 export function signOutOperator(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'signOutOperator'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const operator = requireOperator(req.auth);
     const now = deps.clock.now();

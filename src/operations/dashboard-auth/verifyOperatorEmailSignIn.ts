@@ -3,7 +3,7 @@ import { normalizeEmail, OPERATOR_SCOPE, verifyEmailCode } from '../../domain/em
 import { findOrCreateOperatorByEmail } from '../../domain/apps/store';
 import { operatorView } from '../../domain/operators/operators';
 import { completeOperatorSignIn, tokensView } from '../../domain/operators/signIn';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { createAbuseLimiter } from '../../http/abuseLimits';
 import type { Handler } from '../types';
 
@@ -12,7 +12,7 @@ const VERIFIES_PER_IP_PER_10_MINUTES = 30;
 
 /** Exchanges an emailed code for a Dashboard session bound to the key of the request's DPoP proof. */
 export function verifyOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'limits' | 'sessionSettings'>): Handler<'verifyOperatorEmailSignIn'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'operator_email_verify_ip', points: VERIFIES_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
   return async (req) => {
     const email = normalizeEmail(req.body.email);

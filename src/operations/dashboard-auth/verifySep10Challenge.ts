@@ -5,7 +5,7 @@ import { completeOperatorSignIn, tokensView } from '../../domain/operators/signI
 import { rpcAccountSigners } from '../../domain/sep10/accountSigners';
 import { createSep10, DEFAULT_SEP10_SETTINGS } from '../../domain/sep10/challenges';
 import { findOrCreateOperatorByStellarAccount, markChallengeUsed } from '../../domain/sep10/store';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { createAbuseLimiter } from '../../http/abuseLimits';
 import { withTx } from '../../infra/db/database';
 import type { Handler } from '../types';
@@ -23,7 +23,7 @@ export function verifySep10Challenge(
   const settings = deps.sep10 ?? DEFAULT_SEP10_SETTINGS;
   const sep10 = createSep10(deps.secrets, settings);
   const accountSigners = rpcAccountSigners(deps.stellar?.rpcUrls[settings.network], settings.network);
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'sep10_verify_ip', points: VERIFIES_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
   return async (req) => {
     const now = deps.clock.now();

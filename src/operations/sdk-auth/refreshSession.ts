@@ -2,7 +2,7 @@ import type { Deps } from '../../deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { tokensView } from '../../domain/operators/signIn';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { recordSessionClient, userSessionPolicy } from '../../domain/users/userSessions';
 import { recordSeen } from '../../domain/users/users';
 import type { Handler } from '../types';
@@ -12,7 +12,7 @@ import type { Handler } from '../types';
  * the app's current settings. A refresh token of another app's session is unknown here.
  */
 export function refreshSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshSession'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const { appId, network } = req.auth.apiKey!;
     const now = deps.clock.now();

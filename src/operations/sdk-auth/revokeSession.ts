@@ -1,13 +1,13 @@
 import type { Deps } from '../../deps';
 import { AppError } from '../../domain/errors';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { liveUserSessions } from '../../domain/users/userSessions';
 import type { Handler } from '../types';
 import { requireUser } from './sessionUser';
 
 /** Revokes one of the user's active sessions of this app (e.g. a lost device); another's answers like an unknown one. */
 export function revokeSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'revokeSession'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const user = requireUser(req.auth);
     const now = deps.clock.now();

@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 import { requireUser } from './sessionUser';
 
 /** Ends the current session, or with `everywhere` every session of the user in this app; their tokens stop at once. */
 export function signOut(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'signOut'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const user = requireUser(req.auth);
     const everywhere = req.body?.everywhere ?? false;

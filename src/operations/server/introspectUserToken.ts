@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps';
 import { AppError } from '../../domain/errors';
-import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../domain/sessions/sessions';
+import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { AuthProvider } from '../../domain/users/users';
 import { findUserWallet } from '../../domain/wallets/userWallets';
 import type { Handler } from '../types';
@@ -10,7 +10,7 @@ import type { Handler } from '../types';
  * The DPoP binding cannot be (there is no proof here), and the answer says so in the contract.
  */
 export function introspectUserToken(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'introspectUserToken'> {
-  const sessions = createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
+  const sessions = sessionServiceFor(deps);
   return async (req) => {
     const { appId, network } = req.auth.apiKey!;
     // 1. the token: signature, end-user audience, expiry (SDK_AUTH_TOKEN_EXPIRED / SDK_AUTH_INVALID_TOKEN)
