@@ -1,15 +1,19 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
-// BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation); unset runs them all.
+// BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history); unset runs them all.
 import { runActivation } from './activation';
+import { runHistory } from './history';
 import { runHttpFoundation } from './http-foundation';
 import { runLocalnet } from './localnet';
 import { runSessions } from './sessions';
+import { runTransactions } from './transactions';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'http-foundation': runHttpFoundation, // what the contract layer costs per request
   localnet: runLocalnet, // sendTransaction throughput and ledger close time with 10k / 100k accounts
   sessions: runSessions, // what a DPoP-bound session costs per request
   activation: runActivation, // wallet activations per ledger and sign-in-to-funded latency
+  history: runHistory, // wallet history at 1,000,000 records: first page, offset, cursor, total vs a bare indexed query
+  transactions: runTransactions, // server-side latency of runTransaction, without the ledger wait
 };
 
 const only = process.env.BENCH;

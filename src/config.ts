@@ -85,6 +85,19 @@ export interface FundingSettings {
 
 export const DEFAULT_FUNDING_SETTINGS: FundingSettings = { activationTimeoutSeconds: 30, retryIntervalSeconds: 10, channels: 0 };
 
+/** Sponsored transactions (src/domain/transactions). */
+export interface TransactionSettings {
+  /**
+   * TX_CONFIRM_WAIT_MS (5000): how long submitTransaction and runTransaction wait for the ledger before answering
+   * `pending` (the confirmation worker finishes the record either way). 0: answer `pending` right after submission.
+   */
+  confirmWaitMs: number;
+  /** LEDGER_FOLLOWER (on): read every ledger's transactions to fill histories and payment.received events. */
+  ledgerFollower: boolean;
+}
+
+export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = { confirmWaitMs: 5000, ledgerFollower: true };
+
 export interface Config {
   /** Address and port the HTTP server listens on. */
   host: string;
@@ -131,9 +144,19 @@ export interface Config {
   testnetFriendbotUrl: string | undefined;
   /** Wallet activation timing (FundingSettings). */
   funding: FundingSettings;
+  /** Sponsored transactions (TransactionSettings). */
+  transactions: TransactionSettings;
 }
 
 export class ConfigError extends Error {}
+
+/** An `on`/`off` switch; anything else is refused. */
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+  return raw === 'on';
+}
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -270,6 +293,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activationTimeoutSeconds: intFrom(env, 'ACTIVATION_TIMEOUT_SECONDS', DEFAULT_FUNDING_SETTINGS.activationTimeoutSeconds, 15, 600),
       retryIntervalSeconds: intFrom(env, 'ACTIVATION_RETRY_SECONDS', DEFAULT_FUNDING_SETTINGS.retryIntervalSeconds, 1, 3600),
       channels: intFrom(env, 'ACTIVATION_CHANNELS', DEFAULT_FUNDING_SETTINGS.channels, 0, 20),
+    },
+    transactions: {
+      confirmWaitMs: intFrom(env, 'TX_CONFIRM_WAIT_MS', DEFAULT_TRANSACTION_SETTINGS.confirmWaitMs, 0, 60_000),
+      ledgerFollower: onOff(env, 'LEDGER_FOLLOWER', DEFAULT_TRANSACTION_SETTINGS.ledgerFollower),
     },
   };
 }

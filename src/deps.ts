@@ -1,7 +1,7 @@
 // Everything a handler may need, built once in main.ts (tests build their own). No globals, no service locator.
 import type { Logger } from 'pino';
 import type { Db } from './infra/db/database';
-import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings } from './config';
+import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings, TransactionSettings } from './config';
 import type { RpcHealth } from './infra/stellar/rpcHealth';
 import type { StellarGateway } from './infra/stellar/gateway';
 import type { Mailer } from './infra/mail/mailer';
@@ -55,6 +55,8 @@ export interface Deps {
   };
   /** Wallet activation timing (Config.funding); the defaults when absent. */
   funding?: FundingSettings;
+  /** Sponsored transaction settings (Config.transactions); the defaults when absent. */
+  transactions?: TransactionSettings;
   /** Batches activations per funding wallet (src/domain/wallets/fundingQueue.ts); absent: each activation alone. */
   activationQueue?: ActivationQueue;
   /** SEP-10 operator sign-in (Config.sep10); the defaults (`localhost`, testnet) when absent. */

@@ -17,6 +17,8 @@ import { createStellarGateway, type StellarGateway } from './infra/stellar/gatew
 import { startActivationRecovery } from './domain/wallets/funding';
 import { ActivationQueue } from './domain/wallets/fundingQueue';
 import { startTrustlineBackfill } from './domain/wallets/trustlineBackfill';
+import { startConfirmationWorker } from './domain/transactions/confirmation';
+import { startLedgerFollower } from './domain/transactions/ledgerFollower';
 import { createMailer } from './infra/mail/index';
 import { startMaintenance } from './infra/jobs/maintenance';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
@@ -43,8 +45,8 @@ function version(): string {
   return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** One chain gateway per configured network; localnet plays testnet with testnet's passphrase. */
-function stellarGateways(rpcUrls: Partial<Record<NetworkName, string>>, config: Config): Partial<Record<NetworkName, StellarGateway>> {
+/** One chain gateway per configured network; localnet plays testnet with testnet's passphrase (also the admin CLI's). */
+export function stellarGateways(rpcUrls: Partial<Record<NetworkName, string>>, config: Config): Partial<Record<NetworkName, StellarGateway>> {
   const passphrases: Record<NetworkName, string> = { testnet: Networks.TESTNET, mainnet: Networks.PUBLIC };
   const gateways: Partial<Record<NetworkName, StellarGateway>> = {};
   for (const [network, rpcUrl] of Object.entries(rpcUrls) as [NetworkName, string][]) {
@@ -106,6 +108,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       sessionSettings: config.sessions,
       stellar: { rpcUrls: stellarRpcUrls, gateways: stellarGateways(stellarRpcUrls, config) },
       funding: config.funding,
+      transactions: config.transactions,
       sep10: config.sep10,
       oauth: config.oauth,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
@@ -120,6 +123,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const stopMaintenance = startMaintenance(db, deps.clock, log);
     const stopActivationRecovery = startActivationRecovery(deps);
     const stopTrustlineBackfill = startTrustlineBackfill(deps);
+    const stopConfirmations = startConfirmationWorker(deps);
+    const stopLedgerFollower = config.transactions.ledgerFollower ? startLedgerFollower(deps) : async () => undefined;
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
@@ -131,6 +136,8 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await stopActivationRecovery();
         await stopTrustlineBackfill();
+        await stopConfirmations();
+        await stopLedgerFollower();
         server.closeAllConnections();
         await db.destroy();
         await mailer.close();

@@ -1937,8 +1937,10 @@ export const listAppTransactions = <ThrowOnError extends boolean = false>(option
  * List the app's audit log
  *
  * Security-relevant actions on the app, newest first: every decryption of a wallet key (`key.decrypt`, with the
- * wallet and the purpose, e.g. signing a transaction), and operator actions such as `api_key.created`,
- * `api_key.rotated`, `api_key.revoked`, `member.added`, `member.removed`, `wallet.funded` (the Fund action) or
+ * wallet and the purpose: `tx.sign` for a user's transaction, `tx.fee_bump` for the gas wallet's fee-bump,
+ * `trustline.sponsor`, `wallet.activate`...), every fee-bump the policy refused (`tx.policy_denied`, the purpose
+ * listing the denial codes), and operator actions such as `api_key.created`, `api_key.rotated`, `api_key.revoked`,
+ * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated` or
  * `webhook.secret_rotated`. Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
  * to see every decryption of one wallet's key).
  *

@@ -376,7 +376,7 @@ export type TxHash = string;
 /**
  * TxOutcome
  *
- * The outcome of a submission (submitTransaction, runTransaction). `status` uses the client outcome statuses: `success` (confirmed on-chain, with `ledger`) or `pending` (accepted by the network, not yet confirmed; poll getTransaction with `hash`). A real failure is answered as an error response, never as `status: error`. In a dry run (`dryRun: true`, nothing submitted) `status` is `success` when the submission would be sponsored and sent and `error` when the policy would deny it. `hash` is the hash of the fee-bump the service signed (in a dry run, the hash the submission would have).
+ * The outcome of a submission (submitTransaction, runTransaction). `status` uses the client outcome statuses: `success` (confirmed on-chain, with `ledger`) or `pending` (accepted by the network, not yet confirmed; poll getTransaction with `hash`). A real failure is answered as an error response, never as `status: error`. In a dry run (`dryRun: true`, nothing submitted) `status` is `success` when the submission would be sponsored and sent and `error` when the policy would deny it. `hash` is the hash of the fee-bump the service signed (in a dry run of submitTransaction, the hash the submission would have; in a dry run of runTransaction, where nothing is signed, the inner transaction's hash). A dry run's `txId` is not stored unless the transaction was already recorded.
  */
 export type TxOutcome = {
     txId: string;

@@ -4,14 +4,15 @@ import { parseArgs } from 'node:util';
 import type { Deps } from '../deps';
 import { createApiKey, revokeApiKey } from '../domain/apiKeys/apiKeys';
 import type { ApiKeyNetwork, ApiKeyType } from '../domain/apiKeys/keyFormat';
-import { addAppOrigins, findApp, findOrCreateOperatorByEmail, normalizeOrigin } from '../domain/apps/store';
+import { addAppOrigins, findApp, findOrCreateOperatorByEmail, normalizeOrigin, type App } from '../domain/apps/store';
+import { fundAppWalletWithFriendbot } from '../domain/treasury/treasury';
 import { createAppWithWallet } from '../domain/wallets/appWallets';
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
 
   create-app --name <name> --network <testnet|mainnet> --owner-email <email> [--origin <https://host>]...
       creates the operator (unless one has this email), the app with its global wallet, and one publishable and one
-      secret key of the network; prints the keys once
+      secret key of the network; prints the keys once; on testnet, funds the app wallet from friendbot
   create-key --app <app_...> --type <secret|publishable> --network <testnet|mainnet> [--label <text>] [--expires <ISO date>]
       mints one more key for an app; prints it once
   revoke-key --key <key_...>
@@ -20,6 +21,39 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
       allows browser requests from these origins`;
 
 export class UsageError extends Error {}
+
+/** What the commands need; `stellar` only for funding a testnet app wallet (AdminOptions.stellar opens it otherwise). */
+export type AdminDeps = Pick<Deps, 'db' | 'kms' | 'clock'> & Partial<Pick<Deps, 'stellar'>>;
+
+export interface AdminOptions {
+  /** The service's public URL, for the curl line. */
+  baseUrl?: string;
+  /**
+   * Opens the chain when a command first needs it and `deps.stellar` is absent (the CLI process: see admin.ts);
+   * `note` prints a progress line.
+   */
+  stellar?: (note: (line: string) => void) => Promise<Deps['stellar']>;
+}
+
+/**
+ * Funds a new testnet app's wallet from friendbot, as the Dashboard's createApp does, saying what happens. Friendbot or
+ * the RPC out of reach is reported in one line (FRIENDBOT_NOT_AVAILABLE), never thrown: the app exists either way.
+ */
+async function fundNewAppWallet(deps: AdminDeps, app: App, publicKey: string, out: (line: string) => void, opts: AdminOptions): Promise<void> {
+  if (app.network !== 'testnet') {
+    out(`funding:         none on mainnet (no friendbot): send XLM to ${publicKey} before its users are funded`);
+    return;
+  }
+  out(`funding:         asking friendbot to fund ${publicKey}...`);
+  const stellar = deps.stellar ?? (await opts.stellar?.((line) => out(`                 ${line}`)));
+  const result = await fundAppWalletWithFriendbot({ ...deps, ...(stellar ? { stellar } : {}) }, app);
+  if (result.outcome === 'funded') out('funding:         done: the app wallet holds 10,000 XLM from friendbot');
+  else if (result.outcome === 'exists') out('funding:         not needed: the app wallet already exists on the ledger');
+  else if (result.outcome === 'unavailable') {
+    out(`funding:         FRIENDBOT_NOT_AVAILABLE: ${result.reason}`);
+    out(`                 the app was created; fund its wallet later by sending XLM to ${publicKey}`);
+  }
+}
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T {
   if (!value || !allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
@@ -40,12 +74,7 @@ const NETWORKS = ['testnet', 'mainnet'] as const;
 const TYPES = ['secret', 'publishable'] as const;
 
 /** Runs one admin command; writes its output with `out`. Throws UsageError on bad arguments. */
-export async function runAdminCommand(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
-  argv: string[],
-  out: (line: string) => void,
-  opts: { baseUrl?: string } = {},
-): Promise<void> {
+export async function runAdminCommand(deps: AdminDeps, argv: string[], out: (line: string) => void, opts: AdminOptions = {}): Promise<void> {
   const { db } = deps;
   const [command, ...rest] = argv;
   const { values } = parseArgs({
@@ -87,6 +116,8 @@ export async function runAdminCommand(
       out(`secret key:      ${created.also.secret.key}`);
       out('These keys are shown only now; only their hashes are stored. Keep the secret key out of client code.');
       out(`try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.also.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`);
+      // Last: the keys are out whatever the chain does.
+      await fundNewAppWallet(deps, created.app, created.wallet.publicKey, out, opts);
       return;
     }
     case 'create-key': {

@@ -19,7 +19,9 @@ import { removeMember } from './dashboard-members/removeMember';
 import { updateMember } from './dashboard-members/updateMember';
 import { listAuditLog } from './dashboard-monitoring/listAuditLog';
 import { getAppDomains } from './dashboard-settings/getAppDomains';
+import { getFeePolicy } from './dashboard-treasury/getFeePolicy';
 import { getTreasury } from './dashboard-treasury/getTreasury';
+import { updateFeePolicy } from './dashboard-treasury/updateFeePolicy';
 import { updateTreasuryWallets } from './dashboard-treasury/updateTreasuryWallets';
 import { getAuthProviders } from './dashboard-settings/getAuthProviders';
 import { updateAuthProviders } from './dashboard-settings/updateAuthProviders';
@@ -45,10 +47,18 @@ import { startEmailSignIn } from './sdk-auth/startEmailSignIn';
 import { startOAuthSignIn } from './sdk-auth/startOAuthSignIn';
 import { verifyEmailSignIn } from './sdk-auth/verifyEmailSignIn';
 import { fundWallet } from './server/fundWallet';
+import { buildTransaction } from './sdk-tx/buildTransaction';
+import { getTransaction } from './sdk-tx/getTransaction';
+import { getTxHistory } from './sdk-tx/getTxHistory';
+import { runTransaction } from './sdk-tx/runTransaction';
+import { signTransaction } from './sdk-tx/signTransaction';
+import { submitTransaction } from './sdk-tx/submitTransaction';
 import { getUser } from './server/getUser';
 import { introspectUserToken } from './server/introspectUserToken';
 import { setUserExternalId } from './server/setUserExternalId';
 import { notImplemented } from './notImplemented';
+import { getWallet } from './sdk-wallet/getWallet';
+import { getWalletBalances } from './sdk-wallet/getWalletBalances';
 import { getHealth } from './system/getHealth';
 import { getReadiness } from './system/getReadiness';
 import type { HandlerRegistry } from './types';
@@ -57,7 +67,7 @@ export function createHandlers(deps: Deps): HandlerRegistry {
   return {
     addMember: addMember(deps),
     archiveApp: archiveApp(deps),
-    buildTransaction: notImplemented('buildTransaction'),
+    buildTransaction: buildTransaction(deps),
     claimDistributionRule: notImplemented('claimDistributionRule'),
     completeOAuthSignIn: completeOAuthSignIn(deps),
     completeOperatorOAuthSignIn: completeOperatorOAuthSignIn(deps),
@@ -79,19 +89,19 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     getAppUser: getAppUser(deps),
     getAuthProviders: getAuthProviders(deps),
     getCurrentOperator: getCurrentOperator(deps),
-    getFeePolicy: notImplemented('getFeePolicy'),
+    getFeePolicy: getFeePolicy(deps),
     getHealth: getHealth(deps),
     getKycSettings: notImplemented('getKycSettings'),
     getKycVerification: notImplemented('getKycVerification'),
     getRampSettings: notImplemented('getRampSettings'),
     getRampTransaction: notImplemented('getRampTransaction'),
     getReadiness: getReadiness(deps),
-    getTransaction: notImplemented('getTransaction'),
+    getTransaction: getTransaction(deps),
     getTreasury: getTreasury(deps),
-    getTxHistory: notImplemented('getTxHistory'),
+    getTxHistory: getTxHistory(deps),
     getUser: getUser(deps),
-    getWallet: notImplemented('getWallet'),
-    getWalletBalances: notImplemented('getWalletBalances'),
+    getWallet: getWallet(deps),
+    getWalletBalances: getWalletBalances(deps),
     getWebhookConfig: notImplemented('getWebhookConfig'),
     introspectUserToken: introspectUserToken(deps),
     listApiKeys: listApiKeys(deps),
@@ -117,26 +127,26 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     revokeSession: revokeSession(deps),
     rotateApiKey: rotateApiKey(deps),
     rotateWebhookSecret: notImplemented('rotateWebhookSecret'),
-    runTransaction: notImplemented('runTransaction'),
+    runTransaction: runTransaction(deps),
     setUserExternalId: setUserExternalId(deps),
     signAuthEntry: notImplemented('signAuthEntry'),
     signOut: signOut(deps),
     signOutOperator: signOutOperator(deps),
-    signTransaction: notImplemented('signTransaction'),
+    signTransaction: signTransaction(deps),
     startEmailSignIn: startEmailSignIn(deps),
     startKycSession: notImplemented('startKycSession'),
     startOAuthSignIn: startOAuthSignIn(deps),
     startOperatorEmailSignIn: startOperatorEmailSignIn(deps),
     startOperatorOAuthSignIn: startOperatorOAuthSignIn(deps),
     startRamp: notImplemented('startRamp'),
-    submitTransaction: notImplemented('submitTransaction'),
+    submitTransaction: submitTransaction(deps),
     updateApp: updateApp(deps),
     updateAppAuthPolicyRow: notImplemented('updateAppAuthPolicyRow'),
     updateAppDomains: updateAppDomains(deps),
     updateAuthPolicyRow: notImplemented('updateAuthPolicyRow'),
     updateAuthProviders: updateAuthProviders(deps),
     updateDistributionRule: notImplemented('updateDistributionRule'),
-    updateFeePolicy: notImplemented('updateFeePolicy'),
+    updateFeePolicy: updateFeePolicy(deps),
     updateKycSettings: notImplemented('updateKycSettings'),
     updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),

@@ -30,6 +30,13 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   refreshSession: 'needs a live refresh token',
   introspectUserToken: 'needs a live access token in the body',
   fundWallet: 'needs an unfunded wallet of the app (its example key names none)',
+  getWallet: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
+  getWalletBalances: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
+  getTxHistory: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
+  buildTransaction: 'needs a funded wallet (checked in tests/integration/txScenario.test.ts and transactions.test.ts)',
+  signTransaction: 'needs a transaction of a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
+  submitTransaction: 'needs a transaction signed by a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
+  runTransaction: 'needs a funded wallet (checked in tests/integration/txScenario.test.ts and transactions.test.ts)',
   listSessions: "dredd requires the example's optional userAgent and ip, which the suite's minted sessions lack",
 };
 

@@ -1,14 +1,25 @@
-// The admin CLI: create-app prints working keys once (they pass the gate), revoke-key and add-origin take effect, bad
-// arguments are usage errors; one run as a real process (`tsx src/cli/admin.ts`, what `npm run admin` runs).
+// The admin CLI: create-app prints working keys once (they pass the gate) and funds a testnet app's wallet from
+// friendbot (a clear line, not a failure, when friendbot is out of reach), revoke-key and add-origin take effect, bad
+// arguments are usage errors; runs as a real process (`tsx src/cli/admin.ts`, what `npm run admin` runs) against a
+// configured RPC, without any chain, and with the localnet of `make run` not running (started for the command).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Networks } from '@stellar/stellar-sdk';
 import { runAdminCommand, UsageError } from '../../src/cli/adminCommands';
+import { findApp } from '../../src/domain/apps/store';
+import { createDb } from '../../src/infra/db/database';
+import { freePort } from '../../src/infra/freePort';
+import { createStellarGateway } from '../../src/infra/stellar/gateway';
+import { startLocalnet } from '../../src/localnet/index';
 import { projectRoot } from '../../src/paths';
 import { freshDatabase } from '../support/database';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
+import { closeLedgersEvery, gatewayOf } from './fundingSetup';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
@@ -18,12 +29,24 @@ function field(lines: string[], label: string): string {
   return line.slice(label.length).trim().split(' ')[0]!;
 }
 
+/** Runs `tsx src/cli/admin.ts` without blocking this process (the test service's localnet must keep closing ledgers). */
+function admin(args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(join(projectRoot, 'node_modules/.bin/tsx'), ['src/cli/admin.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...env }, encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe('admin CLI', () => {
   let svc: TestService;
+  let stopClosing: () => void;
   before(async () => {
     svc = await startTestService();
+    stopClosing = closeLedgersEvery(svc);
   });
   after(async () => {
+    stopClosing?.();
     await svc?.stop();
   });
 
@@ -36,6 +59,11 @@ describe('admin CLI', () => {
     assert.match(appId, /^app_[0-9A-Za-z]{22}$/);
     assert.match(secret, /^sec_testnet_[0-9A-Za-z]{40}$/);
     assert.match(publishable, /^pub_testnet_[0-9A-Za-z]{40}$/);
+    // The app wallet was funded from friendbot (the service's localnet), after the keys were printed.
+    const wallet = field(lines, 'app wallet:');
+    assert.ok(lines.indexOf(lines.find((l) => l.startsWith('secret key:'))!) < lines.findIndex((l) => l.startsWith('funding:')));
+    assert.match(lines.at(-1)!, /^funding: +done: the app wallet holds 10,000 XLM from friendbot$/);
+    assert.equal((await gatewayOf(svc).loadAccount(wallet))?.balanceStroops, 100_000_000_000n);
     const ok = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': secret }, body: { publicKey: VALID_G } });
     assert.equal(ok.body.code, 'WALLET_NOT_FOUND', 'the key passed the gate');
     // No origin was given: browser requests are refused until one is added.
@@ -51,6 +79,7 @@ describe('admin CLI', () => {
     await runAdminCommand(svc.deps, ['create-app', '--name', 'Second', '--network', 'mainnet', '--owner-email', 'owner@example.com'], (l) => again.push(l));
     assert.equal(field(again, 'operator:'), field(lines, 'operator:'));
     assert.match(field(again, 'secret key:'), /^sec_mainnet_/);
+    assert.match(again.at(-1)!, /^funding: +none on mainnet \(no friendbot\): send XLM to G[A-Z2-7]{55} before its users are funded$/);
     // create-key, then revoke it.
     const keyLines: string[] = [];
     await runAdminCommand(svc.deps, ['create-key', '--app', appId, '--type', 'secret', '--network', 'testnet'], (l) => keyLines.push(l));
@@ -60,6 +89,19 @@ describe('admin CLI', () => {
     await runAdminCommand(svc.deps, ['revoke-key', '--key', keyId], () => {});
     const revoked = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': extra }, body: { publicKey: VALID_G } });
     assert.equal(revoked.body.code, 'API_KEY_NOT_FOUND');
+  });
+
+  test('create-app with friendbot out of reach: the app and keys are created, FRIENDBOT_NOT_AVAILABLE in one line', async () => {
+    const deadFriendbot = `http://127.0.0.1:${await freePort()}/friendbot`;
+    const testnet = createStellarGateway({ network: 'testnet', rpcUrl: svc.localnet!.rpcUrl, networkPassphrase: Networks.TESTNET, friendbotUrl: deadFriendbot });
+    const lines: string[] = [];
+    await runAdminCommand({ ...svc.deps, stellar: { rpcUrls: { testnet: svc.localnet!.rpcUrl }, gateways: { testnet } } }, ['create-app', '--name', 'No bot', '--network', 'testnet', '--owner-email', 'nobot@example.com'], (l) => lines.push(l));
+    assert.ok(await findApp(svc.deps.db, field(lines, 'app:')), 'the app exists');
+    assert.match(field(lines, 'secret key:'), /^sec_testnet_/);
+    const wallet = field(lines, 'app wallet:');
+    assert.match(lines.join('\n'), /funding: +FRIENDBOT_NOT_AVAILABLE: friendbot could not fund G/);
+    assert.equal(lines.at(-1)!.trim(), `the app was created; fund its wallet later by sending XLM to ${wallet}`);
+    assert.equal(await gatewayOf(svc).loadAccount(wallet), undefined);
   });
 
   test('bad arguments are usage errors', async () => {
@@ -74,20 +116,70 @@ describe('admin CLI', () => {
     for (const argv of cases) await assert.rejects(runAdminCommand(svc.deps, argv, () => {}), UsageError, argv.join(' '));
   });
 
-  test('as a process: create-app against DATABASE_URL prints the keys and exits 0; a usage error exits 2', async () => {
+  test('as a process: create-app funds the app wallet through the configured RPC and exits 0; a usage error exits 2', async () => {
     const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'onboard-admin-'));
     try {
-      const tsx = join(projectRoot, 'node_modules/.bin/tsx');
-      const env = { ...process.env, DATABASE_URL: db.url };
-      const ok = spawnSync(tsx, ['src/cli/admin.ts', 'create-app', '--name', 'Proc', '--network', 'testnet', '--owner-email', 'p@example.com'], { cwd: projectRoot, env, encoding: 'utf8' });
+      const env = { DATABASE_URL: db.url, ONBOARD_DATA_DIR: dataDir, STELLAR_TESTNET_RPC_URL: svc.localnet!.rpcUrl };
+      const ok = await admin(['create-app', '--name', 'Proc', '--network', 'testnet', '--owner-email', 'p@example.com'], env);
       assert.equal(ok.status, 0, ok.stderr);
       assert.match(ok.stdout, /secret key: +sec_testnet_[0-9A-Za-z]{40}/);
       assert.match(ok.stdout, /shown only now/);
-      const bad = spawnSync(tsx, ['src/cli/admin.ts', 'create-app', '--name', 'Proc'], { cwd: projectRoot, env, encoding: 'utf8' });
+      assert.match(ok.stdout, /funding: +done/);
+      const wallet = /app wallet: +(G[A-Z2-7]{55})/.exec(ok.stdout)![1]!;
+      assert.ok(await gatewayOf(svc).loadAccount(wallet), 'the app wallet exists on the ledger');
+      const bad = spawnSync(join(projectRoot, 'node_modules/.bin/tsx'), ['src/cli/admin.ts', 'create-app', '--name', 'Proc'], { cwd: projectRoot, env: { ...process.env, ...env }, encoding: 'utf8' });
       assert.equal(bad.status, 2);
       assert.match(bad.stderr, /usage: npm run admin/);
     } finally {
       await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('as a process without any chain (LOCALNET=off, no RPC URL): the app is created, exit 0, a one-line reason, no stack trace', async () => {
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'onboard-admin-'));
+    try {
+      const res = await admin(['create-app', '--name', 'Offline', '--network', 'testnet', '--owner-email', 'o@example.com'], { DATABASE_URL: db.url, ONBOARD_DATA_DIR: dataDir, LOCALNET: 'off', STELLAR_TESTNET_RPC_URL: '' });
+      assert.equal(res.status, 0, res.stderr);
+      assert.match(res.stdout, /secret key: +sec_testnet_/);
+      assert.match(res.stdout, /funding: +FRIENDBOT_NOT_AVAILABLE: No Stellar RPC is configured for testnet/);
+      assert.doesNotMatch(res.stdout + res.stderr, /\n\s+at /, 'no stack trace');
+      const appId = /app: +(app_[0-9A-Za-z]+)/.exec(res.stdout)![1]!;
+      const knex = createDb(db.url, { poolMax: 1 });
+      try {
+        assert.ok(await findApp(knex, appId), 'the app was created');
+      } finally {
+        await knex.destroy();
+      }
+    } finally {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('as a process with the localnet of `make run` not running: started from its state directory for the command, which keeps the funded account', async () => {
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'onboard-admin-'));
+    try {
+      const port = await freePort();
+      const res = await admin(['create-app', '--name', 'Local', '--network', 'testnet', '--owner-email', 'l@example.com'], { DATABASE_URL: db.url, ONBOARD_DATA_DIR: dataDir, LOCALNET: 'on', LOCALNET_PORT: String(port), STELLAR_TESTNET_RPC_URL: '' });
+      assert.equal(res.status, 0, res.stderr);
+      assert.match(res.stdout, new RegExp(`localnet is not running: started from ${join(dataDir, 'localnet')} for this command`));
+      assert.match(res.stdout, /funding: +done/);
+      const wallet = /app wallet: +(G[A-Z2-7]{55})/.exec(res.stdout)![1]!;
+      // What the service's localnet will load on its next start.
+      const localnet = await startLocalnet({ port: 0, ledgerCloseMs: 'manual', dataDir: join(dataDir, 'localnet') });
+      try {
+        const gw = createStellarGateway({ network: 'testnet', rpcUrl: localnet.rpcUrl, networkPassphrase: Networks.TESTNET });
+        assert.equal((await gw.loadAccount(wallet))?.balanceStroops, 100_000_000_000n);
+      } finally {
+        await localnet.stop();
+      }
+    } finally {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

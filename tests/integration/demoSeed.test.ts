@@ -1,18 +1,32 @@
-// The first run on an empty database seeds a demo app once; its printed secret key passes the gate.
+// The first run on an empty database seeds a demo app once; its printed secret key passes the gate. On localnet the
+// demo app gets a demo USDC (issuer derived from the service secret, configured as its asset, 100000 held by its
+// distribution wallet), and a restart finds it all in place and pays nothing twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedDemoOnFirstRun } from '../../src/cli/demoSeed';
+import { DEMO_APP_NAME, seedDemoOnFirstRun, seedDemoUsdc } from '../../src/cli/demoSeed';
+import { findApp, type App } from '../../src/domain/apps/store';
+import { appWalletFor } from '../../src/domain/treasury/appWallets';
+import { demoUsdcIssuer } from '../../src/domain/treasury/demoUsdc';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
+import { closeLedgersEvery, gatewayOf } from './fundingSetup';
 
 describe('demo seed on first run', () => {
   let svc: TestService;
+  let stopClosing: () => void;
   before(async () => {
     svc = await startTestService();
+    stopClosing = closeLedgersEvery(svc);
   });
   after(async () => {
+    stopClosing?.();
     await svc?.stop();
   });
+
+  const demoApp = async (): Promise<App> => {
+    const row = await svc.deps.db('apps').where({ name: DEMO_APP_NAME }).first('id');
+    return (await findApp(svc.deps.db, row.id))!;
+  };
 
   test('seeds once, even when two starts race, and the printed secret key works', async () => {
     const lines: string[][] = [[], []];
@@ -29,5 +43,29 @@ describe('demo seed on first run', () => {
       body: { publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2' },
     });
     assert.equal(res.body.code, 'WALLET_NOT_FOUND', 'the gate accepted the demo key');
+  });
+
+  test('on localnet: demo USDC configured on the demo app, 100000 held by its distribution wallet; a re-run pays nothing twice', async () => {
+    const asset = `USDC:${demoUsdcIssuer(svc.deps.secrets).publicKey()}`;
+    const app = await demoApp();
+    assert.deepEqual(app.assets, [asset], 'the seed of the previous test configured it');
+    const gw = gatewayOf(svc);
+    const distribution = (await appWalletFor(svc.deps.db, app.id, 'testnet', 'distribution'))!;
+    const [line] = await gw.trustlines(distribution.publicKey, [asset]);
+    assert.equal(line?.balanceStroops, 100_000n * 10_000_000n);
+    assert.ok(await svc.deps.db('audit_log').where({ wallet_id: distribution.id, action: 'key.decrypt', purpose: 'treasury.trustline' }).first());
+
+    const printed: string[] = [];
+    assert.equal(await seedDemoOnFirstRun(svc.deps, (l) => printed.push(l), svc.url), false);
+    assert.match(printed.join('\n'), /already configured[\s\S]*holds 100000 USDC or more[\s\S]*ready/, printed.join('\n'));
+    assert.deepEqual((await demoApp()).assets, [asset]);
+    assert.equal((await gw.trustlines(distribution.publicKey, [asset]))[0]?.balanceStroops, 100_000n * 10_000_000n, 'nothing paid twice');
+  });
+
+  test('not on localnet: skipped, with a line saying so', async () => {
+    const printed: string[] = [];
+    const elsewhere = { ...svc.deps, stellar: { rpcUrls: { testnet: 'http://127.0.0.1:9/rpc' } } };
+    await seedDemoUsdc(elsewhere, await demoApp(), (l) => printed.push(l));
+    assert.deepEqual(printed, ['  demo USDC: skipped (testnet is not served by localnet here)']);
   });
 });

@@ -72,6 +72,22 @@ describe('funding flow', () => {
     const after = (await gatewayOf(svc).loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 10);
     for (const wallet of wallets) assert.equal((await reload(svc, wallet)).fundingState, 'funded');
+
+    // One transaction row per batch (shared fee-bump), one `received` history row per wallet.
+    const activations = await svc.deps.db('wallet_activations').whereIn('wallet_id', wallets.map((w) => w.id)).select('wallet_id', 'tx_hash');
+    const hashes = [...new Set(activations.map((a) => a.tx_hash))];
+    const txs = await svc.deps.db('transactions').whereIn('hash', hashes).select('id', 'hash', 'origin', 'ops_count', 'fee_stroops');
+    assert.equal(txs.length, hashes.length, 'one transaction row per fee-bump sent');
+    assert.ok(txs.every((t) => t.origin === 'activation'));
+    assert.equal(txs.reduce((n, t) => n + t.ops_count, 0), 5 * 3, 'the batches hold the five activations');
+    assert.equal(txs.reduce((n, t) => n + BigInt(t.fee_stroops), 0n), BigInt(5 * 3 + txs.length) * 100n, 'each fee-bump: one operation more');
+    const history = await svc.deps.db('tx_history').whereIn('wallet_id', wallets.map((w) => w.id)).select('wallet_id', 'transaction_id', 'direction');
+    assert.equal(history.length, 5);
+    const txIdByHash = new Map(txs.map((t) => [t.hash, t.id]));
+    for (const a of activations) {
+      const row = history.find((h) => h.wallet_id === a.wallet_id);
+      assert.deepEqual([row?.transaction_id, row?.direction], [txIdByHash.get(a.tx_hash), 'received']);
+    }
   });
 
   test('Dashboard Fund action: 200 USER_WALLET_FUNDED, then 409; 404 for an unknown user; audit-logged with the operator', async () => {

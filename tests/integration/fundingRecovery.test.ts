@@ -125,6 +125,11 @@ describe('fund: crash between submission and confirmation', () => {
     assert.ok(activation.ledger > 0);
     const after = (await chain.loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
+    // The envelope recorded before the crash (a fee-bump) is the activation in the user's history.
+    const tx = await db('transactions').where({ hash: txHash }).first();
+    assert.deepEqual([tx?.origin, tx?.status, tx?.fee_source, tx?.ledger], ['activation', 'SUCCESS', appWallet.publicKey, activation.ledger]);
+    assert.equal((await chain.transactionDetails(txHash))?.feeBump, true);
+    assert.equal((await db('tx_history').where({ wallet_id: wallet.id, transaction_id: tx.id }).first())?.direction, 'received');
   });
 
   test('the envelope expired unapplied: the restarted service rebuilds it once, and the wallet is funded exactly once', async () => {
@@ -138,6 +143,8 @@ describe('fund: crash between submission and confirmation', () => {
     await restartAndAwaitFunded(wallet);
     const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first();
     assert.equal(activation.attempts, 2, 'the dead envelope was rebuilt once');
+    assert.equal((await chain.transactionDetails(activation.tx_hash))?.feeBump, true, 'the rebuilt one is wrapped again');
+    assert.equal((await db('transactions').where({ origin: 'activation', wallet_id: wallet.id }).select('hash')).map((t) => t.hash).join(), activation.tx_hash);
     const after = (await chain.loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
     assert.equal((await chain.loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);

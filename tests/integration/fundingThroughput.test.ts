@@ -62,6 +62,7 @@ describe('batching with channel accounts', () => {
     for (let i = 0; i < 8; i++) {
       const channel = await gw.loadAccount(channelKeypair(svc.deps.secrets, appWallet.publicKey, i).publicKey());
       assert.equal(channel?.sponsor, appWallet.publicKey, `channel ${i}`);
+      assert.equal(channel?.balanceStroops, 0n, `channel ${i} holds no XLM: the gas wallet's fee-bumps pay every fee`);
     }
     const sponsor = (await gw.loadAccount(appWallet.publicKey))!;
     assert.equal(sponsor.numSponsoring, 2 * 120 + 2 * 8, 'every wallet and channel sponsored once');

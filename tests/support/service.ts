@@ -34,6 +34,9 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     // Limits far above what any suite sends (the fuzzer sends many requests per key); limits.test.ts sets them low.
     RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
     TESTNET_DAILY_QUOTA: '1000000000',
+    // The ledger follower writes every service wallet's chain activity (friendbot top-ups, activations) into
+    // histories and events; suites that test it turn it on, the others keep their rows and events to themselves.
+    LEDGER_FOLLOWER: 'off',
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));

@@ -14,7 +14,9 @@ export type AuditAction =
   | 'member.added'
   | 'member.removed'
   | 'wallet.funded'
-  | 'webhook.secret_rotated';
+  | 'webhook.secret_rotated'
+  | 'fee_policy.updated'
+  | 'tx.policy_denied';
 
 /** Who caused an entry: an operator, an end user, an API key (Server API), or the service itself (background work). */
 export type AuditActor = { type: 'operator' | 'user' | 'api_key'; id: string } | { type: 'system'; id: null };

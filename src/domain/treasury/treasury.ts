@@ -37,10 +37,35 @@ function unavailable(err: unknown): AppError {
 }
 
 /** The app's wallets; an app from before wallets existed gets its `global` wallet now. */
-async function walletsOf(deps: TreasuryDeps, app: App): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
+async function walletsOf(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, app: App): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
   const treasury = await appTreasuryWallets(deps.db, app.id, app.network);
   if (treasury) return treasury;
   return { layout: 'single', wallets: [await ensureAppWallet(deps, { app, role: 'global' })] };
+}
+
+/** What fundAppWalletWithFriendbot did. `unavailable` is FRIENDBOT_NOT_AVAILABLE (or no reachable RPC): `reason` says why. */
+export type FriendbotFunding =
+  | { outcome: 'funded' | 'exists'; publicKey: string }
+  | { outcome: 'unavailable'; publicKey: string; reason: string; cause: unknown }
+  | { outcome: 'mainnet' };
+
+/**
+ * Funds the app's main wallet from friendbot (testnet, localnet) when its account does not exist yet, and says what
+ * happened; an unreachable friendbot or RPC is an outcome here, not an error (the app stays as it is).
+ */
+export async function fundAppWalletWithFriendbot(deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'stellar'>, app: App): Promise<FriendbotFunding> {
+  if (app.network !== 'testnet') return { outcome: 'mainnet' };
+  const [main] = (await walletsOf(deps, app)).wallets;
+  const publicKey = main!.publicKey;
+  try {
+    const gw = gatewayFor(deps, app.network);
+    if (await gw.loadAccount(publicKey)) return { outcome: 'exists', publicKey };
+    await gw.fundWithFriendbot(publicKey);
+    return { outcome: 'funded', publicKey };
+  } catch (err) {
+    if (!(err instanceof FriendbotUnavailableError || err instanceof StellarUnavailableError || err instanceof AppError)) throw err;
+    return { outcome: 'unavailable', publicKey, reason: err.message, cause: err };
+  }
 }
 
 /**
@@ -48,19 +73,11 @@ async function walletsOf(deps: TreasuryDeps, app: App): Promise<{ layout: Treasu
  * the createApp contract says: a failure is logged and the wallet waits for a top-up. Answers whether it was funded.
  */
 export async function fundAppWalletFromFriendbot(deps: TreasuryDeps, app: App): Promise<boolean> {
-  if (app.network !== 'testnet') return false;
-  const [main] = (await walletsOf(deps, app)).wallets;
-  if (!main) return false;
-  try {
-    const gw = gatewayFor(deps, app.network);
-    if (await gw.loadAccount(main.publicKey)) return false;
-    await gw.fundWithFriendbot(main.publicKey);
-    return true;
-  } catch (err) {
-    if (!(err instanceof FriendbotUnavailableError || err instanceof StellarUnavailableError || err instanceof AppError)) throw err;
-    deps.log.warn({ err, appId: app.id, publicKey: main.publicKey }, 'the app wallet could not be funded from friendbot; top it up');
-    return false;
+  const result = await fundAppWalletWithFriendbot(deps, app);
+  if (result.outcome === 'unavailable') {
+    deps.log.warn({ err: result.cause, appId: app.id, publicKey: result.publicKey }, 'the app wallet could not be funded from friendbot; top it up');
   }
+  return result.outcome === 'funded';
 }
 
 /** The treasury as the contract shows it, balances read from Stellar RPC now. */

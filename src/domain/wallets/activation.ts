@@ -7,8 +7,9 @@
 //   payment(wallet, starting balance)       source: the sponsor; only when a starting balance is configured
 // The sponsor thus locks (2 + assets) x base reserve = 1 XLM + 0.5 XLM per asset (the spec's reserve rule) and the
 // wallet holds only its spendable starting balance. The transaction source may be the sponsor itself or a channel
-// account (which then only pays the fee and provides the sequence number), and several wallets' activations may share
-// one transaction (at most 100 operations), which is how activations scale past one per ledger per funding wallet.
+// account (which then only provides the sequence number), and several wallets' activations may share one transaction
+// (at most 100 operations), which is how activations scale past one per ledger per funding wallet. Nobody in it pays
+// the fee: the queue wraps it in a fee-bump paid by the app's gas wallet (GAS pays fees, FUNDING pays reserves).
 import { Account, Asset, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import { fromStroops, toStroops } from '../../infra/stellar/amounts';
 
@@ -38,8 +39,6 @@ export interface ActivationTransactionInput {
   feePerOperationStroops: number;
   /** Unix seconds after which the transaction can no longer be applied, so an unconfirmed one can be given up safely. */
   validUntil: number;
-  /** Operations to carry along (a channel account's fee top-up). */
-  extraOperations?: xdr.Operation[];
 }
 
 /** Reserve the sponsor locks for one wallet: (2 + assets) x base reserve, i.e. 1 XLM + 0.5 XLM per asset. */
@@ -56,20 +55,20 @@ export function operationCount(activation: WalletActivation): number {
   return 3 + activation.assets.length + (toStroops(activation.startingBalanceXlm) > 0n ? 1 : 0);
 }
 
-/**
- * What the sponsor must have available for these activations: every reserve, every starting balance and, when it
- * is also the transaction's source, the fee.
- */
-export function sponsorCostStroops(
-  activations: WalletActivation[],
-  opts: { baseReserveStroops: bigint; feePerOperationStroops: number; sponsorPaysFee: boolean },
-): bigint {
+/** What the sponsor must have available for these activations: every reserve and every starting balance (no fee). */
+export function sponsorCostStroops(activations: WalletActivation[], opts: { baseReserveStroops: bigint }): bigint {
   let total = 0n;
-  for (const a of activations) {
-    total += reserveStroops(a.assets.length, opts.baseReserveStroops) + toStroops(a.startingBalanceXlm);
-    if (opts.sponsorPaysFee) total += BigInt(operationCount(a) * opts.feePerOperationStroops);
-  }
+  for (const a of activations) total += reserveStroops(a.assets.length, opts.baseReserveStroops) + toStroops(a.startingBalanceXlm);
   return total;
+}
+
+/**
+ * The fee the gas wallet pays for these activations in one transaction: the fee-bump's, one operation more than the
+ * inner transaction's at the same rate (feeBump.ts).
+ */
+export function activationFeeStroops(activations: WalletActivation[], feePerOperationStroops: number): bigint {
+  const ops = activations.reduce((n, a) => n + operationCount(a), 0);
+  return BigInt((ops + 1) * feePerOperationStroops);
 }
 
 function assetOf(asset: string): Asset {
@@ -101,7 +100,6 @@ export function activationOperations(activation: WalletActivation, sponsor: stri
 export function buildActivationTransaction(input: ActivationTransactionInput): Transaction {
   const operations = input.activations.flatMap((a) => activationOperations(a, input.sponsor));
   if (operations.length === 0) throw new Error('nothing to activate');
-  operations.push(...(input.extraOperations ?? []));
   if (operations.length > MAX_OPERATIONS_PER_TRANSACTION) {
     throw new Error(`${operations.length} operations do not fit in one transaction (at most ${MAX_OPERATIONS_PER_TRANSACTION})`);
   }

@@ -3,17 +3,21 @@
 //
 // 1. claim      one conditional UPDATE moves the wallet unfunded -> activating (fundingStore.ts): of any number of
 //               concurrent callers on any number of instances exactly one proceeds; the others answer 409.
-// 2. check      the funding wallet must have the reserve + starting balance + fee available (402, nothing submitted).
-// 3. intent     the signed envelope and its hash are recorded before it is sent; it is valid only until a time bound.
-// 4. submit     through the gateway (retries TRY_AGAIN_LATER and transport failures; a bad sequence rebuilds).
-// 5. outcome    funded (with audit entry and events, one transaction), or back to unfunded when it definitely did not
-//               happen and the caller is told (402, 503), or left activating when the outcome is unknown.
+// 2. check      the funding wallet must have the reserve + starting balance available, the gas wallet the fee-bump fee
+//               (one wallet both in the single layout) (402, nothing submitted).
+// 3. intent     the signed fee-bump envelope and its hash are recorded before it is sent; it is valid only until a
+//               time bound.
+// 4. submit     through the gateway (retries TRY_AGAIN_LATER and transport failures; a bad sequence rebuilds and
+//               re-wraps).
+// 5. outcome    funded (with audit entry, events, the transaction and the user's history row, one transaction), or
+//               back to unfunded when it definitely did not happen and the caller is told (402, 503), or left
+//               activating when the outcome is unknown.
 // An activating wallet whose lease runs out (the request gave up, the process died) is picked up by the recovery loop
 // of any instance, at start-up and every few seconds: a recorded hash is looked up on the chain (applied: funded; still
 // valid: resent verbatim; dead: rebuilt), and an account that already exists sponsored by the funding wallet counts
 // as funded. The chain itself refuses a second activation (createAccount of an existing account fails and rolls the
 // whole transaction back), so no wallet is ever funded twice.
-import { TransactionBuilder } from '@stellar/stellar-sdk';
+import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import { DEFAULT_FUNDING_SETTINGS, type NetworkName } from '../../config';
 import type { Deps } from '../../deps';
 import { fromStroops, toStroops } from '../../infra/stellar/amounts';
@@ -23,9 +27,9 @@ import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { findApp, type App } from '../apps/store';
 import { AppError } from '../errors';
 import { appWalletFor, MINIMUM_BALANCE_XLM } from '../treasury/appWallets';
-import { reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
+import { activationFeeStroops, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
 import { ActivationFailed, FundingShortfall, Rebuild } from './fundingErrors';
-import { ActivationQueue, LEASE_MARGIN_MS } from './fundingQueue';
+import { ActivationQueue, activationTransactionOf, GasShortfall, LEASE_MARGIN_MS } from './fundingQueue';
 import {
   claimActivation,
   findActivation,
@@ -35,6 +39,7 @@ import {
   scheduleRetry,
   sentActivations,
   type ActivationRecord,
+  type ActivationTransaction,
   type ActivationTrigger,
 } from './fundingStore';
 import { findWallet, type WalletRecord } from './store';
@@ -78,29 +83,61 @@ export function gatewayFor(deps: Pick<Deps, 'stellar'>, network: NetworkName): S
   return gateway;
 }
 
-/** Whether a rejection means the funding wallet lacked XLM (for the reserve, the starting balance or the fee). */
+/** Whether a rejection means the funding wallet lacked XLM for a reserve or the starting balance. */
 function isShortfall(err: TransactionRejectedError): boolean {
-  return err.codes.transaction === 'tx_insufficient_balance' || err.codes.operations.some((c) => c === 'op_low_reserve' || c === 'op_underfunded');
+  return err.codes.operations.some((c) => c === 'op_low_reserve' || c === 'op_underfunded');
+}
+
+/**
+ * Whether a rejection means the fee could not be paid. Only the fee-bump's fee source (the gas wallet) is checked for
+ * the fee: stellar-core does not look at the inner source's balance.
+ */
+function isFeeShortfall(err: TransactionRejectedError): boolean {
+  return err.stage === 'submission' && err.codes.transaction === 'tx_insufficient_balance';
+}
+
+/** The facts of a recorded envelope: a fee-bump, or a plain transaction from before fee-bumps (its source paid). */
+function recordedTransaction(envelopeXdr: string, networkPassphrase: string): ActivationTransaction {
+  const tx = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
+  if (tx instanceof FeeBumpTransaction) return activationTransactionOf(tx, envelopeXdr);
+  return {
+    hash: Buffer.from(tx.hash()).toString('hex'),
+    envelopeXdr,
+    sourceAccount: tx.source,
+    feeSource: tx.source,
+    feeStroops: BigInt(tx.fee),
+    opsCount: tx.operations.length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Driving one activation (the caller holds the lease)
 
-async function fundedFromChain(deps: FundingDeps, d: Drive, input: { sponsor: WalletRecord; ledger: number | null; txHash: string | null; baseReserve: bigint; lowBalance?: { balance: bigint } }) {
-  const threshold = MINIMUM_BALANCE_XLM[input.sponsor.role ?? 'funding'];
-  const low = input.lowBalance && input.lowBalance.balance <= toStroops(threshold);
+/** `sponsorBalance`: the funding wallet's XLM balance after this activation, when known (checked for sponsor.balance.low). */
+async function fundedFromChain(
+  deps: FundingDeps,
+  d: Drive,
+  input: { sponsor: WalletRecord; ledger: number | null; transaction?: ActivationTransaction; baseReserve: bigint; sponsorBalance?: bigint },
+) {
+  const role = input.sponsor.role ?? 'funding';
   await markFunded(deps.db, {
     walletId: d.wallet.id,
     appId: d.app.id,
+    network: d.app.network,
+    userId: d.wallet.userId,
     publicKey: d.wallet.publicKey,
     ledger: input.ledger,
-    txHash: input.txHash,
+    txHash: input.transaction?.hash ?? null,
+    ...(input.transaction ? { transaction: input.transaction } : {}),
+    startingBalanceXlm: d.app.startingBalanceXlm,
     reserveStroops: reserveStroops(d.app.assets.length, input.baseReserve),
     sponsorPublicKey: input.sponsor.publicKey,
     assets: d.app.assets,
     requestedBy: d.activation.requestedBy,
     at: deps.clock.now(),
-    ...(low ? { lowBalance: { walletType: input.sponsor.role ?? 'funding', address: input.sponsor.publicKey, balance: fromStroops(input.lowBalance!.balance), threshold } } : {}),
+    ...(input.sponsorBalance !== undefined
+      ? { sponsorBalance: { walletType: role, address: input.sponsor.publicKey, balanceStroops: input.sponsorBalance, thresholdXlm: MINIMUM_BALANCE_XLM[role] } }
+      : {}),
   });
 }
 
@@ -113,15 +150,17 @@ async function settlePrevious(deps: FundingDeps, gw: StellarGateway, d: Drive, s
   if (!txHash || !envelopeXdr || !validUntil) return false;
   const status = await gw.transactionStatus(txHash);
   const figures = await gw.ledgerFigures();
+  const transaction = { ...recordedTransaction(envelopeXdr, gw.networkPassphrase), hash: txHash };
   if (status.status === 'SUCCESS') {
-    await fundedFromChain(deps, d, { sponsor, ledger: status.ledger, txHash, baseReserve: figures.baseReserveStroops });
+    await fundedFromChain(deps, d, { sponsor, ledger: status.ledger, transaction, baseReserve: figures.baseReserveStroops });
     return true;
   }
   if (status.status === 'FAILED' || status.latestLedgerCloseTime * 1000 > validUntil.getTime()) return false;
   try {
+    // Verbatim: the fee-bump as recorded (fromXDR gives back a FeeBumpTransaction for a fee-bump envelope).
     const hash = await gw.submit(TransactionBuilder.fromXDR(envelopeXdr, gw.networkPassphrase));
     const { ledger } = await gw.confirm(hash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
-    await fundedFromChain(deps, d, { sponsor, ledger, txHash, baseReserve: figures.baseReserveStroops });
+    await fundedFromChain(deps, d, { sponsor, ledger, transaction, baseReserve: figures.baseReserveStroops });
     return true;
   } catch (err) {
     if (err instanceof TransactionRejectedError) return false;
@@ -129,55 +168,70 @@ async function settlePrevious(deps: FundingDeps, gw: StellarGateway, d: Drive, s
   }
 }
 
-/** One attempt: the app's settings now, the checks (402 here), then the queue builds, signs, records and sends it. */
-async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord): Promise<string> {
-  const [figures, sponsorAccount, walletAccount] = await Promise.all([
+/**
+ * One attempt: the app's settings now, the checks (402 here), then the queue builds, signs, wraps in the gas wallet's
+ * fee-bump, records and sends it.
+ */
+async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord, gas: WalletRecord): Promise<string> {
+  const sameWallet = gas.publicKey === sponsor.publicKey;
+  const [figures, sponsorAccount, gasAccount, walletAccount] = await Promise.all([
     gw.ledgerFigures(),
     gw.loadAccount(sponsor.publicKey),
+    sameWallet ? Promise.resolve(undefined) : gw.loadAccount(gas.publicKey),
     gw.loadAccount(d.wallet.publicKey),
   ]);
   // An account that already exists was activated by an attempt whose outcome we lost, or by someone else.
   if (walletAccount) {
     if (walletAccount.sponsor !== sponsor.publicKey) throw new ActivationFailed(`the account ${d.wallet.publicKey} already exists without the funding wallet's sponsorship`);
-    await fundedFromChain(deps, d, { sponsor, ledger: null, txHash: null, baseReserve: figures.baseReserveStroops });
+    await fundedFromChain(deps, d, { sponsor, ledger: null, baseReserve: figures.baseReserveStroops });
     return d.app.startingBalanceXlm;
   }
   const activation: WalletActivation = { publicKey: d.wallet.publicKey, assets: d.app.assets, startingBalanceXlm: d.app.startingBalanceXlm };
-  const needed = sponsorCostStroops([activation], { baseReserveStroops: figures.baseReserveStroops, feePerOperationStroops: figures.baseFeeStroops, sponsorPaysFee: true });
+  const needed = sponsorCostStroops([activation], { baseReserveStroops: figures.baseReserveStroops });
+  const fee = activationFeeStroops([activation], figures.baseFeeStroops);
   const reserve = reserveStroops(activation.assets.length, figures.baseReserveStroops);
   if (!sponsorAccount || availableStroops(sponsorAccount, figures.baseReserveStroops) < needed) {
     throw new FundingShortfall(needed, reserve, activation.startingBalanceXlm);
   }
+  const payer = sameWallet ? sponsorAccount : gasAccount;
+  if (!payer) throw new GasShortfall(gas.publicKey, fee, 'no_account');
+  if (availableStroops(payer, figures.baseReserveStroops) < fee + (sameWallet ? needed : 0n)) throw new GasShortfall(gas.publicKey, fee, 'balance');
 
   // Queued: batched with other activations of this funding wallet, intent recorded before sending.
-  let applied: { txHash: string; ledger: number };
+  let applied: { ledger: number } & ActivationTransaction;
   try {
-    applied = await queueOf(deps).activate(sponsor, gw, { wallet: d.wallet, activation, actor: d.actor, ...(d.ip !== undefined ? { ip: d.ip } : {}) });
+    applied = await queueOf(deps).activate(sponsor, gas, gw, { wallet: d.wallet, activation, actor: d.actor, ...(d.ip !== undefined ? { ip: d.ip } : {}) });
   } catch (err) {
     if (!(err instanceof TransactionRejectedError)) throw err;
     if (err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq') throw new Rebuild(err.message);
+    if (isFeeShortfall(err)) throw new GasShortfall(gas.publicKey, fee, 'balance');
     if (isShortfall(err)) throw new FundingShortfall(needed, reserve, activation.startingBalanceXlm);
     // Lost a race to another activation of the same account: look at the chain again.
     if (err.codes.operations.includes('op_already_exists')) throw new Rebuild(err.message);
     throw new ActivationFailed(err.message, err.codes);
   }
-  const { txHash, ledger } = applied;
-  const balanceAfter = sponsorAccount.balanceStroops - needed + reserve;
-  const threshold = toStroops(MINIMUM_BALANCE_XLM[sponsor.role ?? 'funding']);
-  const crossed = sponsorAccount.balanceStroops > threshold && balanceAfter <= threshold;
-  await fundedFromChain(deps, d, { sponsor, ledger, txHash, baseReserve: figures.baseReserveStroops, ...(crossed ? { lowBalance: { balance: balanceAfter } } : {}) });
+  const { ledger, ...transaction } = applied;
+  // The reserve stays in the funding wallet's balance (locked); the starting balance leaves it, and the fee too when
+  // it is also the gas wallet.
+  const balanceAfter = sponsorAccount.balanceStroops - needed + reserve - (sameWallet ? fee : 0n);
+  await fundedFromChain(deps, d, { sponsor, ledger, transaction, baseReserve: figures.baseReserveStroops, sponsorBalance: balanceAfter });
   return activation.startingBalanceXlm;
 }
 
-/** Drives a leased activation to funded, or throws why not (FundingShortfall, ActivationFailed, chain trouble). */
+/**
+ * Drives a leased activation to funded, or throws why not (FundingShortfall, GasShortfall, ActivationFailed, chain
+ * trouble).
+ */
 async function drive(deps: FundingDeps, d: Drive): Promise<string> {
   const gw = gatewayFor(deps, d.app.network);
-  const sponsor = await appWalletFor(deps.db, d.app.id, d.app.network, 'funding');
+  const [sponsor, gas] = await Promise.all([appWalletFor(deps.db, d.app.id, d.app.network, 'funding'), appWalletFor(deps.db, d.app.id, d.app.network, 'gas')]);
   if (!sponsor) throw new FundingShortfall(0n, 0n, d.app.startingBalanceXlm);
+  // A previous envelope is already paid for (or dead): it needs no gas wallet now.
   if (await settlePrevious(deps, gw, d, sponsor)) return d.app.startingBalanceXlm;
+  if (!gas) throw new GasShortfall(undefined, 0n, 'missing');
   for (let rebuilds = 0; ; rebuilds++) {
     try {
-      return await attempt(deps, gw, d, sponsor);
+      return await attempt(deps, gw, d, sponsor, gas);
     } catch (err) {
       if (!(err instanceof Rebuild) || rebuilds + 1 >= MAX_REBUILDS) throw err instanceof Rebuild ? new StellarUnavailableError(err.message) : err;
     }
@@ -196,7 +250,7 @@ function retryDelayMs(deps: FundingDeps, attempts: number): number {
 async function afterFailure(deps: FundingDeps, d: Drive, err: unknown): Promise<void> {
   const now = deps.clock.now();
   const message = err instanceof Error ? err.message : String(err);
-  const definite = err instanceof FundingShortfall || err instanceof ActivationFailed;
+  const definite = err instanceof FundingShortfall || err instanceof GasShortfall || err instanceof ActivationFailed;
   const current = await findActivation(deps.db, d.wallet.id);
   // Nothing was ever sent for this claim: nothing can apply later either.
   const nothingSent = !current?.txHash;
@@ -215,7 +269,16 @@ function toAppError(err: unknown, startingBalanceXlm: string): unknown {
     const message =
       err.neededStroops === 0n
         ? 'The app has no funding wallet'
-        : `The funding wallet cannot cover ${fromStroops(err.neededStroops)} XLM (${fromStroops(err.reserveStroops)} XLM reserve + ${startingBalanceXlm} XLM starting balance + fee)`;
+        : `The funding wallet cannot cover ${fromStroops(err.neededStroops)} XLM (${fromStroops(err.reserveStroops)} XLM reserve + ${startingBalanceXlm} XLM starting balance)`;
+    return new AppError('FUND_XLM_FAILED', { message });
+  }
+  if (err instanceof GasShortfall) {
+    const message =
+      err.reason === 'missing'
+        ? 'The app has no gas wallet to pay the activation fee'
+        : err.reason === 'no_account'
+          ? `The gas wallet ${err.gasPublicKey} does not exist on the ledger; fund it to pay the activation fee`
+          : `The gas wallet ${err.gasPublicKey} cannot cover the activation fee of ${fromStroops(err.feeStroops)} XLM`;
     return new AppError('FUND_XLM_FAILED', { message });
   }
   if (err instanceof ActivationFailed) {
@@ -345,7 +408,8 @@ export async function settleAppliedActivations(deps: FundingDeps): Promise<numbe
       const sponsor = await appWalletFor(deps.db, app.id, app.network, 'funding');
       if (status.status !== 'SUCCESS' || !sponsor) continue;
       const { baseReserveStroops } = await gw.ledgerFigures();
-      await fundedFromChain(deps, { app, wallet, activation, actor: SYSTEM_ACTOR }, { sponsor, ledger: status.ledger, txHash: status.hash, baseReserve: baseReserveStroops });
+      const transaction = activation.envelopeXdr ? { ...recordedTransaction(activation.envelopeXdr, gw.networkPassphrase), hash: status.hash } : undefined;
+      await fundedFromChain(deps, { app, wallet, activation, actor: SYSTEM_ACTOR }, { sponsor, ledger: status.ledger, baseReserve: baseReserveStroops, ...(transaction ? { transaction } : {}) });
       settled += 1;
     } catch (err) {
       deps.log.warn({ err, walletId: activation.walletId }, 'could not reconcile a sent activation at start-up');

@@ -1,22 +1,17 @@
 // Channel accounts: transaction sources for activation batches, so that one funding wallet is not limited to one
 // transaction per ledger (stellar-core queues one per source account). The funding wallet stays the sponsor and the
-// payer of reserves and starting balances (operation source); a channel only provides the sequence number and pays
-// the fee. Each funding wallet gets ACTIVATION_CHANNELS of them, created together on first use with their reserves
-// sponsored by the funding wallet and a small float for fees, topped up inside a batch when it runs low. An instance
-// leases a channel (one conditional UPDATE ... SKIP LOCKED) for the time of one batch, so no two batches ever share a
-// sequence number. Channel keys are derived from the service secret (HKDF, a purpose per funding wallet and
-// position): nothing to store, the same on every instance of a deployment.
-import { Account, Asset, Keypair, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
+// payer of reserves and starting balances (operation source); a channel only provides the sequence number. The fee is
+// the gas wallet's (every batch is wrapped in its fee-bump, and a fee-bump's inner source needs no balance), so a
+// channel holds no XLM at all: each funding wallet gets ACTIVATION_CHANNELS of them, created together on first use
+// with 0 XLM and their reserves sponsored by the funding wallet. An instance leases a channel (one conditional
+// UPDATE ... SKIP LOCKED) for the time of one batch, so no two batches ever share a sequence number. Channel keys are
+// derived from the service secret (HKDF, a purpose per funding wallet and position): nothing to store, the same on
+// every instance of a deployment.
+import { Account, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
-import { toStroops } from '../../infra/stellar/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
-import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
-
-/** XLM a channel holds for fees: at 100 stroops an operation, 20,000 full batches' worth. */
-export const CHANNEL_FLOAT_XLM = '2';
-/** Below this much available, a batch tops its channel up to the float. */
-const CHANNEL_LOW_STROOPS = toStroops('0.5');
+import type { StellarGateway } from '../../infra/stellar/gateway';
 
 export function channelKeypair(secrets: ServiceSecrets, sponsorPublicKey: string, position: number): Keypair {
   return Keypair.fromRawEd25519Seed(secrets.derive(`funding-channel:${sponsorPublicKey}:${position}`));
@@ -56,13 +51,14 @@ export async function releaseChannel(db: Knex, sponsorPublicKey: string, positio
 
 /**
  * Creates the funding wallet's channel accounts that do not exist yet, in one transaction from the funding wallet:
- * each sponsored (1 XLM locked in the funding wallet) and given the fee float. `sign` adds the funding wallet's
- * signature. A concurrent creation by another instance is not an error: the accounts are then there.
+ * each with 0 XLM, its reserve sponsored (1 XLM locked in the funding wallet). `seal` adds the funding wallet's
+ * signature and wraps the transaction in the gas wallet's fee-bump. A concurrent creation by another instance is not
+ * an error: the accounts are then there.
  */
 export async function ensureChannelAccounts(
   gw: StellarGateway,
   secrets: ServiceSecrets,
-  input: { sponsorPublicKey: string; count: number; sign: (tx: Transaction) => Promise<void> },
+  input: { sponsorPublicKey: string; count: number; seal: (tx: Transaction) => Promise<FeeBumpTransaction> },
 ): Promise<void> {
   const channels = Array.from({ length: input.count }, (_, i) => channelKeypair(secrets, input.sponsorPublicKey, i));
   const existing = await gw.loadAccounts(channels.map((c) => c.publicKey()));
@@ -77,23 +73,17 @@ export async function ensureChannelAccounts(
   for (const channel of missing) {
     builder
       .addOperation(Operation.beginSponsoringFutureReserves({ sponsoredId: channel.publicKey() }))
-      .addOperation(Operation.createAccount({ destination: channel.publicKey(), startingBalance: CHANNEL_FLOAT_XLM }))
+      .addOperation(Operation.createAccount({ destination: channel.publicKey(), startingBalance: '0' }))
       .addOperation(Operation.endSponsoringFutureReserves({ source: channel.publicKey() }));
   }
   const tx = builder.setTimeout(60).build();
   tx.sign(...missing);
-  await input.sign(tx);
+  const bump = await input.seal(tx);
   try {
-    await gw.submitAndConfirm(tx);
+    await gw.submitAndConfirm(bump);
   } catch (err) {
     if (!(err instanceof TransactionRejectedError)) throw err;
     const now = await gw.loadAccounts(missing.map((c) => c.publicKey()));
     if (now.size !== missing.length) throw err;
   }
-}
-
-/** A payment topping the channel up to its float, when it runs low (the batch carries it; the sponsor signs it). */
-export function channelTopUp(channel: AccountState, sponsorPublicKey: string, baseReserveStroops: bigint): xdr.Operation | undefined {
-  if (availableStroops(channel, baseReserveStroops) >= CHANNEL_LOW_STROOPS) return undefined;
-  return Operation.payment({ destination: channel.address, asset: Asset.native(), amount: CHANNEL_FLOAT_XLM, source: sponsorPublicKey });
 }

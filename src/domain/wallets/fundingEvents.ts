@@ -4,11 +4,18 @@ import type { Knex } from 'knex';
 import { newId } from '../ids';
 
 /** The contract's webhook events this service emits so far (WebhookEventName). */
-export type OutboxEventType = 'wallet.created' | 'wallet.activated' | 'trustline.added' | 'sponsor.balance.low';
+export type OutboxEventType =
+  | 'wallet.created'
+  | 'wallet.activated'
+  | 'trustline.added'
+  | 'sponsor.balance.low'
+  | 'stellar.tx'
+  | 'payment.sent'
+  | 'payment.received';
 
 export async function recordOutboxEvent(
   trx: Knex,
-  input: { appId: string; type: OutboxEventType; data: Record<string, string>; at: Date },
+  input: { appId: string; type: OutboxEventType; data: Record<string, unknown>; at: Date },
 ): Promise<string> {
   const id = newId('evt');
   await trx('outbox_events').insert({ id, app_id: input.appId, type: input.type, data: input.data, created_at: input.at });

@@ -1,21 +1,26 @@
 // The activation queue: activations waiting for the same funding wallet are batched into one transaction (up to 18
 // wallets: 20 signatures, 100 operations), and with channel accounts (fundingChannels.ts) several batches of one
 // funding wallet are in flight in the same ledger. Without channels the funding wallet is the source, so this
-// instance has one batch in flight per funding wallet and the next batch gathers whatever arrives meanwhile. A batch
-// the ledger refuses as a whole (one wallet's trustline fails, say) is retried wallet by wallet, so one bad activation
-// never holds the others back. Callers (funding.ts) check each activation before queueing it and record the outcome
-// after; the queue records the intent (envelope and hash, for every wallet of the batch) before sending.
-import type { Transaction } from '@stellar/stellar-sdk';
+// instance has one batch in flight per funding wallet and the next batch gathers whatever arrives meanwhile. Every
+// batch is wrapped in a fee-bump paid by the app's gas wallet (GAS pays fees, FUNDING pays reserves; in the single
+// layout both are the one global wallet), so neither the funding wallet nor a channel pays a fee. A batch the ledger
+// refuses as a whole (one wallet's trustline fails, say) is retried wallet by wallet, so one bad activation never
+// holds the others back. Callers (funding.ts) check each activation before queueing it and record the outcome
+// after; the queue records the intent (the fee-bump's envelope and hash, for every wallet of the batch) before
+// sending.
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import type { Deps } from '../../deps';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
+import { fromStroops } from '../../infra/stellar/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
-import { availableStroops, type StellarGateway } from '../../infra/stellar/gateway';
+import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
-import { buildActivationTransaction, MAX_OPERATIONS_PER_TRANSACTION, operationCount, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
+import { sponsorFee } from '../transactions/feeBump';
+import { activationFeeStroops, buildActivationTransaction, MAX_OPERATIONS_PER_TRANSACTION, operationCount, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
 import { withWalletKeypair } from './custody';
-import { channelTopUp, ensureChannelAccounts, leaseChannel, releaseChannel } from './fundingChannels';
+import { ensureChannelAccounts, leaseChannel, releaseChannel } from './fundingChannels';
 import { FundingShortfall } from './fundingErrors';
-import { recordAttempt } from './fundingStore';
+import { recordAttempt, type ActivationTransaction } from './fundingStore';
 import type { WalletRecord } from './store';
 
 export type QueueDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
@@ -27,6 +32,28 @@ const GATHER_MS = 20;
 /** A transaction carries at most 20 signatures: one per activated wallet, the funding wallet's and a channel's. */
 export const MAX_WALLETS_PER_BATCH = 20 - 2;
 
+/**
+ * The gas wallet cannot pay an activation's fee-bump fee (or the app has none, or its account does not exist):
+ * nothing was submitted. In the single layout the gas wallet is the funding wallet, which then needs the fee on top.
+ */
+export class GasShortfall extends Error {
+  constructor(
+    /** The gas wallet's address; undefined when the app has no gas wallet. */
+    readonly gasPublicKey: string | undefined,
+    readonly feeStroops: bigint,
+    readonly reason: 'missing' | 'no_account' | 'balance',
+  ) {
+    super(
+      reason === 'missing'
+        ? 'the app has no gas wallet'
+        : reason === 'no_account'
+          ? `the gas wallet ${gasPublicKey} does not exist on the ledger`
+          : `the gas wallet ${gasPublicKey} cannot cover the fee of ${fromStroops(feeStroops)} XLM`,
+    );
+    this.name = 'GasShortfall';
+  }
+}
+
 export interface QueuedActivation {
   /** The user wallet to activate. */
   wallet: WalletRecord;
@@ -36,8 +63,8 @@ export interface QueuedActivation {
   ip?: string;
 }
 
-export interface ActivationApplied {
-  txHash: string;
+/** An applied activation: the fee-bump that carried it (the batch's), and its ledger. */
+export interface ActivationApplied extends ActivationTransaction {
   ledger: number;
 }
 
@@ -49,7 +76,10 @@ interface Entry extends QueuedActivation {
 }
 
 interface SponsorQueue {
+  key: string;
   sponsor: WalletRecord;
+  /** Pays every batch's fee-bump fee; may be the sponsor itself (single layout). */
+  gas: WalletRecord;
   gw: StellarGateway;
   pending: Entry[];
   /** Batches under way; `gathering` of them have not taken their entries yet. */
@@ -57,6 +87,21 @@ interface SponsorQueue {
   gathering: number;
   scheduled: boolean;
   channelsReady?: Promise<void>;
+}
+
+/** The facts of a fee-bump envelope the activation records keep (recovery reads them back from the envelope). */
+export function activationTransactionOf(bump: FeeBumpTransaction, envelopeXdr = bump.toXDR()): ActivationTransaction {
+  const inner = bump.innerTransaction;
+  return {
+    hash: Buffer.from(bump.hash()).toString('hex'),
+    innerHash: Buffer.from(inner.hash()).toString('hex'),
+    envelopeXdr,
+    sourceAccount: inner.source,
+    feeSource: bump.feeSource,
+    // What the fee-bump declares at the ledger's base fee; charged = declared unless surge pricing lowers the rate.
+    feeStroops: BigInt(bump.fee),
+    opsCount: inner.operations.length,
+  };
 }
 
 export class ActivationQueue {
@@ -68,12 +113,13 @@ export class ActivationQueue {
     private readonly channels: number,
   ) {}
 
-  /** Queues an activation sponsored by `sponsor`; resolves once applied, rejects with why not. */
-  activate(sponsor: WalletRecord, gw: StellarGateway, item: QueuedActivation): Promise<ActivationApplied> {
-    let queue = this.queues.get(sponsor.id);
+  /** Queues an activation sponsored by `sponsor`, its fee paid by `gas`; resolves once applied, rejects with why not. */
+  activate(sponsor: WalletRecord, gas: WalletRecord, gw: StellarGateway, item: QueuedActivation): Promise<ActivationApplied> {
+    const key = `${sponsor.id}/${gas.id}`;
+    let queue = this.queues.get(key);
     if (!queue) {
-      queue = { sponsor, gw, pending: [], running: 0, gathering: 0, scheduled: false };
-      this.queues.set(sponsor.id, queue);
+      queue = { key, sponsor, gas, gw, pending: [], running: 0, gathering: 0, scheduled: false };
+      this.queues.set(key, queue);
     }
     const q = queue;
     return new Promise((resolve, reject) => {
@@ -99,7 +145,7 @@ export class ActivationQueue {
       void this.run(q).finally(() => {
         q.running -= 1;
         if (q.pending.length > 0) this.pump(q);
-        else if (q.running === 0) this.queues.delete(q.sponsor.id);
+        else if (q.running === 0) this.queues.delete(q.key);
       });
     }
   }
@@ -111,7 +157,7 @@ export class ActivationQueue {
     if (!first) return [];
     if (first.solo) return [first];
     const batch = [first];
-    let ops = operationCount(first.activation) + 1;
+    let ops = operationCount(first.activation);
     while (
       q.pending.length > 0 &&
       batch.length < MAX_WALLETS_PER_BATCH &&
@@ -126,12 +172,47 @@ export class ActivationQueue {
   }
 
   /**
+   * Keeps, in order, the entries the funding wallet (reserves, starting balances) and the gas wallet (the fee-bump
+   * fee) can still cover now; the others are rejected with why. One wallet in both roles covers both from one balance.
+   */
+  private affordable(
+    q: SponsorQueue,
+    batch: Entry[],
+    figures: { baseReserveStroops: bigint; baseFeeStroops: number },
+    accounts: { sponsor: AccountState | undefined; gas: AccountState | undefined },
+  ): Entry[] {
+    const sameWallet = q.gas.publicKey === q.sponsor.publicKey;
+    let sponsorLeft = accounts.sponsor ? availableStroops(accounts.sponsor, figures.baseReserveStroops) : 0n;
+    let gasLeft = sameWallet ? 0n : accounts.gas ? availableStroops(accounts.gas, figures.baseReserveStroops) : 0n;
+    const kept: Entry[] = [];
+    for (const entry of batch) {
+      const cost = sponsorCostStroops([entry.activation], { baseReserveStroops: figures.baseReserveStroops });
+      // The fee-bump's own operation is charged with the first entry.
+      const fee = activationFeeStroops([entry.activation], figures.baseFeeStroops) - (kept.length > 0 ? BigInt(figures.baseFeeStroops) : 0n);
+      if (cost > sponsorLeft) {
+        entry.reject(new FundingShortfall(cost, reserveStroops(entry.activation.assets.length, figures.baseReserveStroops), entry.activation.startingBalanceXlm));
+        continue;
+      }
+      const gasAccount = sameWallet ? accounts.sponsor : accounts.gas;
+      if (!gasAccount || (sameWallet ? cost + fee > sponsorLeft : fee > gasLeft)) {
+        entry.reject(new GasShortfall(q.gas.publicKey, fee, gasAccount ? 'balance' : 'no_account'));
+        continue;
+      }
+      sponsorLeft -= sameWallet ? cost + fee : cost;
+      gasLeft -= sameWallet ? 0n : fee;
+      kept.push(entry);
+    }
+    return kept;
+  }
+
+  /**
    * One batch: its source first (channel accounts created on first use, one leased), then the entries waiting by now
-   * (so a batch fills with everything that arrived meanwhile), then checks, signatures, intent, submission.
+   * (so a batch fills with everything that arrived meanwhile), then checks, signatures, the fee-bump, intent,
+   * submission.
    */
   private async run(q: SponsorQueue): Promise<void> {
     const { deps } = this;
-    const { sponsor, gw } = q;
+    const { sponsor, gas, gw } = q;
     const timeoutSeconds = (deps.funding ?? DEFAULT_FUNDING_SETTINGS).activationTimeoutSeconds;
     let channel: Awaited<ReturnType<typeof leaseChannel>>;
     let batch: Entry[] = [];
@@ -143,7 +224,10 @@ export class ActivationQueue {
         q.channelsReady ??= ensureChannelAccounts(gw, deps.secrets, {
           sponsorPublicKey: sponsor.publicKey,
           count: this.channels,
-          sign: (tx) => this.signWith([sponsor], tx, SYSTEM_ACTOR, undefined),
+          seal: async (tx) => {
+            await this.signWith([sponsor], tx, SYSTEM_ACTOR, undefined);
+            return sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+          },
         }).catch((err: unknown) => {
           q.channelsReady = undefined;
           throw err;
@@ -161,26 +245,16 @@ export class ActivationQueue {
       taken = true;
       if (batch.length === 0) return;
       const sourceKey = channel?.keypair.publicKey() ?? sponsor.publicKey;
-      const [figures, sponsorAccount, channelAccount] = await Promise.all([
+      const [figures, sponsorAccount, gasAccount, channelAccount] = await Promise.all([
         gw.ledgerFigures(),
         gw.loadAccount(sponsor.publicKey),
+        gas.publicKey === sponsor.publicKey ? Promise.resolve(undefined) : gw.loadAccount(gas.publicKey),
         channel ? gw.loadAccount(sourceKey) : Promise.resolve(undefined),
       ]);
-      // Funds may have gone since each entry was checked: keep, in order, what the funding wallet can still cover.
-      let available = sponsorAccount ? availableStroops(sponsorAccount, figures.baseReserveStroops) : 0n;
-      const affordable: Entry[] = [];
-      for (const entry of batch) {
-        const cost = sponsorCostStroops([entry.activation], { baseReserveStroops: figures.baseReserveStroops, feePerOperationStroops: figures.baseFeeStroops, sponsorPaysFee: !channel });
-        if (cost > available) {
-          entry.reject(new FundingShortfall(cost, reserveStroops(entry.activation.assets.length, figures.baseReserveStroops), entry.activation.startingBalanceXlm));
-          continue;
-        }
-        available -= cost;
-        affordable.push(entry);
-      }
-      batch = affordable;
+      // Funds may have gone since each entry was checked: keep, in order, what the app's wallets can still cover.
+      batch = this.affordable(q, batch, figures, { sponsor: sponsorAccount, gas: gasAccount });
       if (batch.length === 0 || !sponsorAccount) return;
-      const topUp = channelAccount ? channelTopUp(channelAccount, sponsor.publicKey, figures.baseReserveStroops) : undefined;
+      if (channel && !channelAccount) throw new Error(`the channel account ${sourceKey} does not exist on-chain`);
       // The time bound counts from now (creating the channels may have taken a ledger), never before the chain's clock.
       const validUntilSeconds = Math.max(Math.floor(deps.clock.now().getTime() / 1000), figures.closeTime) + timeoutSeconds;
       const tx = buildActivationTransaction({
@@ -190,22 +264,28 @@ export class ActivationQueue {
         networkPassphrase: gw.networkPassphrase,
         feePerOperationStroops: figures.baseFeeStroops,
         validUntil: validUntilSeconds,
-        ...(topUp ? { extraOperations: [topUp] } : {}),
       });
       built = true;
       if (channel) tx.sign(channel.keypair);
-      const sponsorActor = batch.length === 1 ? batch[0]!.actor : SYSTEM_ACTOR;
-      await this.signWith([sponsor], tx, sponsorActor, batch.length === 1 ? batch[0]!.ip : undefined);
+      const alone = batch.length === 1 ? batch[0]! : undefined;
+      const batchActor = alone?.actor ?? SYSTEM_ACTOR;
+      await this.signWith([sponsor], tx, batchActor, alone?.ip);
       for (const entry of batch) await this.signWith([entry.wallet], tx, entry.actor, entry.ip);
+      const bump = await sponsorFee(deps, {
+        gasWallet: gas,
+        inner: tx,
+        networkPassphrase: gw.networkPassphrase,
+        actor: batchActor,
+        ...(alone?.ip !== undefined ? { ip: alone.ip } : {}),
+      });
 
-      const txHash = Buffer.from(tx.hash()).toString('hex');
+      const sent = activationTransactionOf(bump);
       const validUntil = new Date(validUntilSeconds * 1000);
-      const envelopeXdr = tx.toXDR();
       await deps.db.transaction(async (trx) => {
         for (const entry of batch) {
           await recordAttempt(trx, entry.wallet.id, {
-            txHash,
-            envelopeXdr,
+            txHash: sent.hash,
+            envelopeXdr: sent.envelopeXdr,
             validUntil,
             leaseUntil: new Date(validUntil.getTime() + LEASE_MARGIN_MS),
             sponsorPublicKey: sponsor.publicKey,
@@ -213,12 +293,12 @@ export class ActivationQueue {
           });
         }
       });
-      await gw.submit(tx);
-      const { ledger } = await gw.confirm(txHash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
-      for (const entry of batch) entry.resolve({ txHash, ledger });
+      await gw.submit(bump);
+      const { ledger } = await gw.confirm(sent.hash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
+      for (const entry of batch) entry.resolve({ ...sent, ledger });
     } catch (err) {
       if (!taken) batch = this.take(q); // the source could not be had: these entries cannot go now
-      const refusedAsWhole = built && err instanceof TransactionRejectedError && batch.length > 1 && !(err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq');
+      const refusedAsWhole = built && err instanceof TransactionRejectedError && batch.length > 1 && !(err.stage === 'submission' && (err.codes.transaction === 'tx_bad_seq' || err.codes.transaction === 'tx_insufficient_balance'));
       if (refusedAsWhole) {
         q.pending.unshift(...batch.map((e) => ({ ...e, solo: true })));
       } else {

@@ -1,10 +1,15 @@
 // Storage of the funding state machine: `wallets.funding_state` (unfunded -> activating -> funded) and the
 // activation record beside it (migration 0014). Every transition is one conditional UPDATE on the wallet row, so of
 // any number of concurrent callers, across any number of instances, exactly one moves the wallet: the others' WHERE no
-// longer matches once the winner commits.
+// longer matches once the winner commits. A funded wallet's activation also goes into the transactions and the
+// user's history (migration 0016), in the same transaction.
 import type { Knex } from 'knex';
+import type { NetworkName } from '../../config';
+import { toStroops } from '../../infra/stellar/amounts';
 import type { AuditActor } from '../audit/auditLog';
 import { recordAudit } from '../audit/auditLog';
+import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry } from '../transactions/store';
+import { reportLowBalance, type SponsorBalanceReading } from '../treasury/lowBalance';
 import { recordOutboxEvent } from './fundingEvents';
 
 export type ActivationTrigger = 'server_api' | 'dashboard' | 'sign_in';
@@ -101,30 +106,118 @@ export async function recordAttempt(
     });
 }
 
+/** The transaction that carried an activation (a batch's fee-bump, shared by every wallet of the batch). */
+export interface ActivationTransaction {
+  /** The fee-bump's hash: what was recorded, sent and confirmed. */
+  hash: string;
+  /** The activation transaction's own hash (absent for an envelope from before fee-bumps). */
+  innerHash?: string;
+  envelopeXdr: string;
+  /** The inner transaction's source: the funding wallet or a channel account. */
+  sourceAccount: string;
+  /** Who paid the fee: the gas wallet. */
+  feeSource: string;
+  feeStroops: bigint;
+  opsCount: number;
+}
+
+/** How an activation reads in the user's history. */
+export const ACTIVATION_SUMMARY = 'Wallet activated';
+
 export interface FundedOutcome {
   walletId: string;
   appId: string;
+  network: NetworkName;
+  /** The wallet's end user (null for none). */
+  userId: string | null;
   publicKey: string;
   ledger: number | null;
   txHash: string | null;
+  /** The transaction as sent, when known (not when the account was found on the ledger without a recorded attempt). */
+  transaction?: ActivationTransaction;
+  startingBalanceXlm: string;
   reserveStroops: bigint;
   sponsorPublicKey: string;
   assets: string[];
   requestedBy: AuditActor;
   at: Date;
-  /** The funding wallet fell to or below its minimum with this activation. */
-  lowBalance?: { walletType: string; address: string; balance: string; threshold: string };
+  /** The funding wallet's balance after this activation: reported as sponsor.balance.low when it is low (lowBalance.ts). */
+  sponsorBalance?: Omit<SponsorBalanceReading, 'appId' | 'at'>;
 }
 
 /**
- * activating -> funded, with the outcome, the audit entry and the events (wallet.activated, trustline.added per
- * asset, sponsor.balance.low when it applies) in one transaction. False when the wallet was not activating (someone
- * else recorded the outcome first).
+ * The activation in the transactions and the wallet's history (`received`, "Wallet activated"). One batch is one
+ * transaction row, written by the first of its wallets to be marked funded; the others only add their history row.
+ */
+async function recordActivationTransaction(trx: Knex.Transaction, outcome: FundedOutcome, tx: ActivationTransaction): Promise<void> {
+  const history: HistoryEntry[] = [{ walletId: outcome.walletId, direction: 'received', summary: ACTIVATION_SUMMARY }];
+  const starting = toStroops(outcome.startingBalanceXlm) > 0n;
+  const inserted = await insertTransaction(
+    trx,
+    {
+      appId: outcome.appId,
+      network: outcome.network,
+      walletId: outcome.walletId,
+      userId: outcome.userId,
+      origin: 'activation',
+      status: 'SUCCESS',
+      stage: 'confirmed',
+      operation: 'createAccount',
+      opsCount: tx.opsCount,
+      summary: ACTIVATION_SUMMARY,
+      sourceAccount: tx.sourceAccount,
+      destination: outcome.publicKey,
+      asset: starting ? 'native' : null,
+      amount: starting ? outcome.startingBalanceXlm : null,
+      hash: tx.hash,
+      ...(tx.innerHash ? { innerHash: tx.innerHash } : {}),
+      envelopeXdr: tx.envelopeXdr,
+      feeStroops: tx.feeStroops,
+      feeSource: tx.feeSource,
+      resultCode: 'tx_success',
+      ...(outcome.ledger !== null ? { ledger: outcome.ledger } : {}),
+      submittedAt: outcome.at,
+      confirmedAt: outcome.at,
+      at: outcome.at,
+    },
+    history,
+  );
+  if (inserted) return;
+  // Another wallet of the batch (or whoever else recorded the hash first) wrote the row: a concurrent insert of the
+  // same hash waited for that one to commit, so the row is visible now.
+  const existing = await findTransactionByHash(trx, outcome.network, tx.hash);
+  if (existing) await addHistory(trx, existing.id, history, outcome.at);
+}
+
+/**
+ * Trustlines owed for assets the app enabled after this activation was built: a settings change that committed while
+ * the wallet was still unfunded did not count it (trustlineBackfill.ts). The app row's share lock orders this with a
+ * settings change (which locks the row for update first): either this reads the new list, or the change, waiting for
+ * this transaction, sees the wallet funded and records the work itself.
+ */
+async function owedTrustlines(trx: Knex.Transaction, outcome: FundedOutcome): Promise<void> {
+  const app = (await trx('apps').where({ id: outcome.appId }).forShare().first('assets')) as { assets: string[] | null } | undefined;
+  const owed = (app?.assets ?? []).filter((asset) => !outcome.assets.includes(asset));
+  if (owed.length === 0) return;
+  const at = outcome.at;
+  await trx('trustline_backfills')
+    .insert(owed.map((asset) => ({ wallet_id: outcome.walletId, asset, app_id: outcome.appId, next_attempt_at: at, created_at: at, updated_at: at })))
+    .onConflict(['wallet_id', 'asset'])
+    .ignore();
+}
+
+/**
+ * activating -> funded, with the outcome, the audit entry, the events (wallet.activated, trustline.added per asset,
+ * sponsor.balance.low when it is due), the activation's transaction and history rows, and the trustlines owed for
+ * assets enabled meanwhile, in one transaction. False when the wallet was not activating (someone else recorded the
+ * outcome first).
  */
 export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<boolean> {
   return db.transaction(async (trx) => {
     const moved = await trx('wallets').where({ id: outcome.walletId, funding_state: 'activating' }).update({ funding_state: 'funded', funded_at: outcome.at });
     if (moved === 0) return false;
+    await owedTrustlines(trx, outcome);
+    if (outcome.transaction) await recordActivationTransaction(trx, outcome, outcome.transaction);
     await trx('wallet_activations')
       .where({ wallet_id: outcome.walletId })
       .update({
@@ -147,7 +240,7 @@ export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<bool
     const base = { appId: outcome.appId, at: outcome.at };
     await recordOutboxEvent(trx, { ...base, type: 'wallet.activated', data: { walletId: outcome.walletId, address: outcome.publicKey, activatedAt: outcome.at.toISOString() } });
     for (const asset of outcome.assets) await recordOutboxEvent(trx, { ...base, type: 'trustline.added', data: { walletId: outcome.walletId, asset } });
-    if (outcome.lowBalance) await recordOutboxEvent(trx, { ...base, type: 'sponsor.balance.low', data: { ...outcome.lowBalance, asset: 'native' } });
+    if (outcome.sponsorBalance) await reportLowBalance(trx, { ...outcome.sponsorBalance, ...base });
     return true;
   });
 }

@@ -4,22 +4,27 @@
 //   beginSponsoringFutureReserves(wallet)   source: the funding wallet
 //   changeTrust(asset) per added asset      source: the wallet; each line's 0.5 XLM reserve goes to the sponsor
 //   endSponsoringFutureReserves             source: the wallet
-// several wallets per transaction (at most 100 operations), signed by the funding wallet and each wallet (every key
-// decryption audited). The PATCH only records the work (`trustline_backfills`, one row per wallet and asset, in the
-// transaction of the settings change); a loop like the activation recovery's does it in the background, so a restart
-// resumes it. A failure is recorded on the rows and retried with backoff: INSUFFICIENT_FUNDS_FOR_TRUSTLINE when the
-// funding wallet cannot cover the reserves, TRUSTLINE_FAILED for anything else. A changeTrust that is applied twice
-// only sets the same limit again, so a resent or rebuilt transaction cannot do harm; a line already on the ledger
-// (sponsored by activation, or by an attempt whose outcome was lost) is recorded without sending anything.
-// Removing an asset never removes trustlines: a row whose asset was removed before it was done is dropped.
+// several wallets per transaction (at most 100 operations), signed by the funding wallet and each wallet, wrapped in
+// a fee-bump paid by the app's gas wallet (every key decryption audited). The PATCH only records the work
+// (`trustline_backfills`, one row per wallet and asset, in the transaction of the settings change, the app row locked
+// first so that concurrent changes each count what they add against what they replace; an activation built with the
+// older list records its own rows when it is marked funded, fundingStore.ts); a loop like the activation recovery's
+// does it in the background, so a restart resumes it. A failure is recorded on the rows and retried with backoff:
+// INSUFFICIENT_FUNDS_FOR_TRUSTLINE when the funding wallet cannot cover the reserves or the gas wallet the fee,
+// TRUSTLINE_FAILED for anything else. A changeTrust that is applied twice only sets the same limit again, so a resent
+// or rebuilt transaction cannot do harm; a line already on the ledger (sponsored by activation, or by an attempt
+// whose outcome was lost) is recorded without sending anything. Removing an asset never removes trustlines: a row
+// whose asset was removed before it was done is dropped.
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import type { Deps } from '../../deps';
+import { fromStroops } from '../../infra/stellar/amounts';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR } from '../audit/auditLog';
 import { findApp, type App } from '../apps/store';
+import { sponsorFee } from '../transactions/feeBump';
 import { appWalletFor } from '../treasury/appWallets';
 import { MAX_OPERATIONS_PER_TRANSACTION } from './activation';
 import { withWalletKeypair } from './custody';
@@ -72,6 +77,17 @@ function settings(deps: BackfillDeps) {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Storage
+
+/**
+ * The app's assets as committed, its row locked for update until `trx` ends (undefined: no such app). A settings
+ * change reads them so before it writes: concurrent changes then run one after the other, and what each adds is
+ * counted against what it actually replaces, not against a read from before another change committed (which would
+ * miss an asset that change removed and this one brings back).
+ */
+export async function lockAppAssets(trx: Knex.Transaction, appId: string): Promise<string[] | undefined> {
+  const row = (await trx('apps').where({ id: appId }).forUpdate().first('assets')) as { assets: string[] | null } | undefined;
+  return row ? (row.assets ?? []) : undefined;
+}
 
 /**
  * Records the lines owed for `assets` newly enabled on the app: one row per asset and user wallet of the app's
@@ -178,14 +194,28 @@ async function sign(deps: BackfillDeps, tx: Transaction, keys: { walletId: strin
   for (const key of keys) await withWalletKeypair(deps, { ...key, actor: SYSTEM_ACTOR }, async (keypair) => tx.sign(keypair));
 }
 
-/** One transaction for some wallets' missing lines: checked, signed, recorded, sent and confirmed, or a Failure. */
-async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletRecord, pending: Pending[]): Promise<void> {
+/**
+ * One transaction for some wallets' missing lines: checked, signed, wrapped in the gas wallet's fee-bump, recorded,
+ * sent and confirmed, or a Failure.
+ */
+async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletRecord, gas: WalletRecord, pending: Pending[]): Promise<void> {
   const rows = pending.flatMap((p) => p.rows);
-  const [figures, sponsorAccount] = await Promise.all([gw.ledgerFigures(), gw.loadAccount(sponsor.publicKey)]);
+  const sameWallet = gas.publicKey === sponsor.publicKey;
+  const [figures, sponsorAccount, gasAccount] = await Promise.all([
+    gw.ledgerFigures(),
+    gw.loadAccount(sponsor.publicKey),
+    sameWallet ? Promise.resolve(undefined) : gw.loadAccount(gas.publicKey),
+  ]);
   const operations = pending.flatMap((p) => operationsFor(p, sponsor.publicKey));
-  const needed = BigInt(rows.length) * figures.baseReserveStroops + BigInt(operations.length * figures.baseFeeStroops);
-  if (!sponsorAccount || availableStroops(sponsorAccount, figures.baseReserveStroops) < needed) {
-    throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', `the funding wallet cannot cover ${rows.length} trustline reserve(s) of 0.5 XLM and the fee`);
+  const reserves = BigInt(rows.length) * figures.baseReserveStroops;
+  // The fee-bump's: one operation more than the inner transaction, at the base fee.
+  const fee = BigInt((operations.length + 1) * figures.baseFeeStroops);
+  if (!sponsorAccount || availableStroops(sponsorAccount, figures.baseReserveStroops) < reserves) {
+    throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', `the funding wallet cannot cover ${rows.length} trustline reserve(s) of 0.5 XLM`);
+  }
+  const payer = sameWallet ? sponsorAccount : gasAccount;
+  if (!payer || availableStroops(payer, figures.baseReserveStroops) < fee + (sameWallet ? reserves : 0n)) {
+    throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', `the gas wallet ${gas.publicKey} cannot cover the fee of ${fromStroops(fee)} XLM`);
   }
   const validUntil = figures.closeTime + settings(deps).activationTimeoutSeconds;
   const builder = new TransactionBuilder(new Account(sponsor.publicKey, sponsorAccount.sequence), {
@@ -199,10 +229,11 @@ async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletR
     { walletId: sponsor.id, purpose: 'trustline.sponsor' },
     ...pending.map((p) => ({ walletId: p.wallet.id, purpose: 'trustline.add' })),
   ]);
-  const txHash = Buffer.from(tx.hash()).toString('hex');
+  const bump = await sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+  const txHash = Buffer.from(bump.hash()).toString('hex');
   await recordSent(deps.db, rows, txHash, deps.clock.now());
   try {
-    const { ledger } = await gw.submitAndConfirm(tx);
+    const { ledger } = await gw.submitAndConfirm(bump);
     await markAdded(deps.db, { rows, withEvents: rows, txHash, ledger, at: deps.clock.now() });
   } catch (err) {
     if (err instanceof TransactionRejectedError) {
@@ -235,7 +266,7 @@ async function backfillApp(deps: BackfillDeps, app: App, rows: BackfillRow[]): P
   const byWallet = new Map<string, BackfillRow[]>();
   for (const row of rows) byWallet.set(row.walletId, [...(byWallet.get(row.walletId) ?? []), row]);
   const gw = gatewayFor(deps, app.network);
-  const sponsor = await appWalletFor(deps.db, app.id, app.network, 'funding');
+  const [sponsor, gas] = await Promise.all([appWalletFor(deps.db, app.id, app.network, 'funding'), appWalletFor(deps.db, app.id, app.network, 'gas')]);
   const pending: Pending[] = [];
   for (const [walletId, walletRows] of byWallet) {
     const wallet = await findWallet(deps.db, walletId);
@@ -261,7 +292,8 @@ async function backfillApp(deps: BackfillDeps, app: App, rows: BackfillRow[]): P
     const chunkRows = chunk.flatMap((p) => p.rows);
     try {
       if (!sponsor) throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', 'the app has no funding wallet');
-      await addLines(deps, gw, sponsor, chunk);
+      if (!gas) throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', 'the app has no gas wallet');
+      await addLines(deps, gw, sponsor, gas, chunk);
       deps.log.info({ appId: app.id, lines: chunkRows.length }, 'trustlines added for newly enabled assets');
     } catch (err) {
       await failed(deps, app, chunkRows, err);

@@ -1,10 +1,12 @@
 // Housekeeping that keeps short-lived security records from piling up: DPoP proof ids past their replay window,
-// dead email codes, expired idempotency records, expired OAuth states, and daily quota counts of past days. Every
-// prune is an idempotent DELETE by time, so any number of instances may run this loop against one database at once.
+// dead email codes, expired idempotency records, expired OAuth states, and the daily quota and sponsored-operation
+// counts of past days. Every prune is an idempotent DELETE by time, so any number of instances may run this loop
+// against one database at once.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../../deps';
 import { deleteExpiredEmailCodes } from '../../domain/emailCodes/emailCodes';
+import { pruneDailyOpCounts } from '../../domain/feePolicy/dailyOps';
 import { pruneDailyUsage, utcDay } from '../../domain/limits/dailyQuota';
 import { pruneIdempotencyKeys } from '../../domain/idempotency/store';
 import { pruneOAuthStates } from '../../domain/oauth/states';
@@ -24,6 +26,7 @@ export const PRUNES: Record<string, Prune> = {
   oauthStates: pruneOAuthStates,
   // yesterday's counts are kept a day for support questions ("why was I limited at 23:59?")
   apiKeyDailyUsage: (db, now) => pruneDailyUsage(db, utcDay(new Date(now.getTime() - 86_400_000))),
+  dailyOpCounts: pruneDailyOpCounts,
 };
 
 /** Runs every prune once; a failing prune is logged and does not stop the others. */

@@ -36,6 +36,8 @@ export interface TrustlineState {
   asset: string;
   balanceStroops: bigint;
   limitStroops: bigint;
+  /** Locked by the account's open sell offers of the asset (TrustLineEntry.ext.v1.liabilities.selling). */
+  sellingLiabilitiesStroops: bigint;
   authorized: boolean;
   sponsor: string | undefined;
 }
@@ -54,6 +56,31 @@ export type TransactionStatus =
   | { status: 'FAILED'; hash: string; ledger: number; codes: ResultCodes }
   /** Unknown to the RPC (not yet applied, never submitted, or older than its retention window). */
   | { status: 'NOT_FOUND'; hash: string; latestLedger: number; latestLedgerCloseTime: number };
+
+/** getTransaction's full answer for a transaction in a ledger (raw XDR kept base64, as the RPC gives it). */
+export interface TransactionDetails {
+  status: 'SUCCESS' | 'FAILED';
+  hash: string;
+  ledger: number;
+  /** Unix seconds of the ledger's close. */
+  createdAt: number;
+  feeBump: boolean;
+  envelopeXdr: string;
+  resultXdr: string;
+  codes: ResultCodes;
+  /** What the fee source was charged (TransactionResult.feeCharged). */
+  feeChargedStroops: bigint;
+}
+
+/** A page of getTransactions: the transactions of consecutive ledgers, in application order. */
+export interface TransactionsPage {
+  transactions: TransactionDetails[];
+  /** Reads on right after the last transaction returned (or the last ledger walked). */
+  cursor: string;
+  /** The RPC's retention window when it answered. */
+  latestLedger: number;
+  oldestLedger: number;
+}
 
 export interface StellarGateway {
   readonly network: NetworkName;
@@ -74,6 +101,13 @@ export interface StellarGateway {
   submit(tx: Transaction | FeeBumpTransaction): Promise<string>;
   /** One getTransaction call. */
   transactionStatus(hash: string): Promise<TransactionStatus>;
+  /** One getTransaction call with the envelope and result; undefined when the RPC does not know the hash. */
+  transactionDetails(hash: string): Promise<TransactionDetails | undefined>;
+  /**
+   * One getTransactions call: up to `limit` (RPC default 50, max 200) transactions from `startLedger` (which must be
+   * in the retention window: -32600 otherwise, rethrown as is) or after `cursor`, walking up to the latest ledger.
+   */
+  transactionsFrom(opts: { startLedger?: number; cursor?: string; limit?: number }): Promise<TransactionsPage>;
   /**
    * Polls getTransaction until the transaction is in a ledger. Resolves on SUCCESS; throws TransactionRejectedError
    * on FAILED and TransactionUnconfirmedError after `timeoutMs` (default: the gateway's confirmTimeoutMs).
@@ -200,6 +234,48 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     return { status: 'NOT_FOUND', hash, latestLedger: got.latestLedger, latestLedgerCloseTime: Number(got.latestLedgerCloseTime) };
   }
 
+  async function transactionDetails(hash: string): Promise<TransactionDetails | undefined> {
+    const got = await read('getTransaction', () => server.getTransaction(hash));
+    if (got.status === rpc.Api.GetTransactionStatus.NOT_FOUND) return undefined;
+    return {
+      status: got.status === rpc.Api.GetTransactionStatus.SUCCESS ? 'SUCCESS' : 'FAILED',
+      hash,
+      ledger: got.ledger,
+      createdAt: Number(got.createdAt),
+      feeBump: got.feeBump,
+      envelopeXdr: got.envelopeXdr.toXDR('base64'),
+      resultXdr: got.resultXdr.toXDR('base64'),
+      codes: resultCodes(got.resultXdr),
+      feeChargedStroops: got.resultXdr.feeCharged,
+    };
+  }
+
+  async function transactionsFrom(opts: { startLedger?: number; cursor?: string; limit?: number }): Promise<TransactionsPage> {
+    const pagination = { ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) };
+    const request = (opts.cursor !== undefined ? { pagination } : { startLedger: opts.startLedger ?? 0, pagination }) as rpc.Api.GetTransactionsRequest;
+    // The raw answer: envelopes and results stay base64 as the RPC sends them; the (large) metas are never decoded.
+    const got = await read('getTransactions', () => server._getTransactions(request));
+    return {
+      transactions: (got.transactions ?? []).map((t): TransactionDetails => {
+        const result = xdr.TransactionResult.fromXdr(t.resultXdr ?? '', 'base64');
+        return {
+          status: t.status === rpc.Api.GetTransactionStatus.SUCCESS ? 'SUCCESS' : 'FAILED',
+          hash: t.txHash,
+          ledger: t.ledger,
+          createdAt: Number(t.createdAt),
+          feeBump: t.feeBump,
+          envelopeXdr: t.envelopeXdr ?? '',
+          resultXdr: t.resultXdr ?? '',
+          codes: resultCodes(result),
+          feeChargedStroops: result.feeCharged,
+        };
+      }),
+      cursor: got.cursor,
+      latestLedger: got.latestLedger,
+      oldestLedger: got.oldestLedger,
+    };
+  }
+
   async function submit(tx: Transaction | FeeBumpTransaction): Promise<string> {
     const hash = Buffer.from(tx.hash()).toString('hex');
     try {
@@ -252,6 +328,7 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
           asset,
           balanceStroops: line.balance,
           limitStroops: line.limit,
+          sellingLiabilitiesStroops: line.ext.type === 'v1' ? line.ext.v1.liabilities.selling : 0n,
           authorized: (line.flags & 1) === 1, // AUTHORIZED_FLAG
           sponsor: sponsorOf(e.extXdr),
         });
@@ -269,6 +346,8 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     },
     submit,
     transactionStatus,
+    transactionDetails,
+    transactionsFrom,
     confirm,
     submitAndConfirm: async (tx, opts) => {
       const hash = await submit(tx);

@@ -14,6 +14,7 @@ import * as m0011 from './0011_oauth';
 import * as m0012 from './0012_sep10';
 import * as m0014 from './0014_funding';
 import * as m0015 from './0015_trustline_backfill';
+import * as m0016 from './0016_transactions';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { name: '0012_sep10', ...m0012 },
   { name: '0014_funding', ...m0014 },
   { name: '0015_trustline_backfill', ...m0015 },
+  { name: '0016_transactions', ...m0016 },
 ];

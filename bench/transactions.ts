@@ -1,0 +1,157 @@
+// Sponsored transactions (issue 7): what the service adds on the server side to one runTransaction (build: chain reads
+// + record; sign: KMS unwrap + audit; policy: policy, gas balance, daily count; fee-bump: KMS unwrap + audit; record
+// the intent; submit: sendTransaction), without the wait for the ledger (TX_CONFIRM_WAIT_MS=0: it answers `pending`
+// as soon as the RPC accepts the transaction).
+// Baseline, measured interleaved in the same run: a bare sendTransaction of an equivalent fee-bump built and signed in
+// memory (the RPC round trip every submission pays anyway). Each sample uses its own source account, so no two
+// transactions wait on one sequence number.
+// Results in bench/results/<date>-transactions.md.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config';
+import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
+import { createOperator, type App } from '../src/domain/apps/store';
+import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
+import { runUserTransaction } from '../src/domain/transactions/submission';
+import { findOrCreateUser } from '../src/domain/users/users';
+import { createAppWithWallet } from '../src/domain/wallets/appWallets';
+import { createWallet } from '../src/domain/wallets/custody';
+import { fundUserWallet } from '../src/domain/wallets/funding';
+import { findWallet, type WalletRecord } from '../src/domain/wallets/store';
+import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { freePort } from '../src/infra/freePort';
+import type { StellarGateway } from '../src/infra/stellar/gateway';
+import { projectRoot } from '../src/paths';
+import { startService, type RunningService } from '../src/service';
+
+const SAMPLES = Number(process.env.BENCH_TX_SAMPLES ?? 100);
+
+const percentile = (values: number[], p: number) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+async function withService<T>(run: (svc: RunningService) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-tx-'));
+  const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
+  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
+  const env = { PORT: '0', DATABASE_URL: pg.url, LOG_LEVEL: 'silent', LOCALNET_PORT: '0', ONBOARD_DATA_DIR: dataDir, DEMO_SEED: 'off' };
+  const svc = await startService(
+    loadConfig({ ...env, LOCALNET_LEDGER_SECONDS: '1', ACTIVATION_CHANNELS: '4', TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off' }),
+    pino({ level: 'silent' }),
+  );
+  try {
+    return await run(svc);
+  } finally {
+    await svc.close();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(pgDir, { recursive: true, force: true });
+  }
+}
+
+/** An app whose users get 1 XLM at activation (so their payments succeed), with `n` funded user wallets. */
+async function appWithUsers(svc: RunningService, n: number): Promise<{ app: App; users: { userId: string; wallet: WalletRecord }[] }> {
+  const operator = await createOperator(svc.deps.db, { email: `bench-tx-${Date.now()}@example.com` });
+  const { app: created } = await createAppWithWallet(svc.deps, { name: 'Bench tx app', network: 'testnet', ownerOperatorId: operator.id });
+  await svc.deps.db('apps').where({ id: created.id }).update({ funding_mode: 'deferred', starting_balance_xlm: '1' });
+  const app: App = { ...created, fundingMode: 'deferred', startingBalanceXlm: '1' };
+  if (!(await fundAppWalletFromFriendbot(svc.deps, app))) throw new Error('friendbot did not fund the app wallet');
+  const users = await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const email = `bench-tx-user-${i}@example.com`;
+      const user = await findOrCreateUser(svc.deps.db, { appId: app.id, identity: { provider: 'email', subject: email, email }, now: new Date() });
+      const { wallet } = await createWallet(svc.deps, { appId: app.id, network: app.network, userId: user.id });
+      await fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR });
+      return { userId: user.id, wallet: (await findWallet(svc.deps.db, wallet.id))! };
+    }),
+  );
+  return { app, users };
+}
+
+/** `n` plain accounts with 2 XLM each, created in one transaction from a friendbot-funded account (the baseline's sources). */
+async function plainAccounts(gw: StellarGateway, n: number): Promise<{ funder: Keypair; accounts: Keypair[] }> {
+  const funder = Keypair.random();
+  await gw.fundWithFriendbot(funder.publicKey());
+  const accounts = Array.from({ length: n }, () => Keypair.random());
+  for (let i = 0; i < n; i += 100) {
+    const account = (await gw.loadAccount(funder.publicKey()))!;
+    const builder = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase });
+    for (const kp of accounts.slice(i, i + 100)) builder.addOperation(Operation.createAccount({ destination: kp.publicKey(), startingBalance: '2' }));
+    const tx = builder.setTimeout(60).build();
+    tx.sign(funder);
+    await gw.submitAndConfirm(tx);
+  }
+  return { funder, accounts };
+}
+
+/** The baseline: build, sign and fee-bump in memory, then one sendTransaction. */
+async function bareSubmit(gw: StellarGateway, source: Keypair, feePayer: Keypair, destination: string): Promise<void> {
+  const account = (await gw.loadAccount(source.publicKey()))!;
+  const inner = new TransactionBuilder(new Account(source.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+    .addOperation(Operation.payment({ destination, asset: Asset.native(), amount: '0.0000001' }))
+    .setTimeout(60)
+    .build();
+  inner.sign(source);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(feePayer, '100', inner, gw.networkPassphrase);
+  bump.sign(feePayer);
+  await gw.submit(bump);
+}
+
+export async function runTransactions(): Promise<void> {
+  const { service, baseline } = await withService(async (svc) => {
+    const gw = svc.deps.stellar!.gateways!.testnet!;
+    console.log(`setting up ${SAMPLES} funded user wallets and ${SAMPLES} plain accounts...`);
+    const { app, users } = await appWithUsers(svc, SAMPLES);
+    const { funder, accounts } = await plainAccounts(gw, SAMPLES);
+    const destination = funder.publicKey();
+    const service: number[] = [];
+    const baseline: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const user = users[i]!;
+      let started = performance.now();
+      const outcome = await runUserTransaction(svc.deps, { app, userId: user.userId, wallet: user.wallet, actor: { type: 'user', id: user.userId } }, {
+        operation: { type: 'payment', destination, asset: 'native', amount: '0.0000001' },
+        timeoutSeconds: 60,
+      });
+      service.push(performance.now() - started);
+      if (outcome.status !== 'pending' && outcome.status !== 'success') throw new Error(`run ${i}: ${JSON.stringify(outcome)}`);
+      started = performance.now();
+      await bareSubmit(gw, accounts[i]!, funder, destination);
+      baseline.push(performance.now() - started);
+      if ((i + 1) % 20 === 0) console.log(`  ${i + 1}/${SAMPLES}`);
+    }
+    return { service, baseline };
+  });
+  const s50 = percentile(service, 50);
+  const s99 = percentile(service, 99);
+  const b50 = percentile(baseline, 50);
+  const b99 = percentile(baseline, 99);
+  console.log(`runTransaction (server side, no ledger wait): p50 ${s50.toFixed(1)} ms, p99 ${s99.toFixed(1)} ms; bare sendTransaction p50 ${b50.toFixed(1)} ms, p99 ${b99.toFixed(1)} ms`);
+
+  const date = new Date().toISOString().slice(0, 10);
+  const report = [
+    `# Sponsored transactions: server-side latency of runTransaction (${date})`,
+    '',
+    `Command: \`BENCH=transactions make bench\` (bench/transactions.ts). The real service (startService) with embedded PostgreSQL, local key management and its in-process localnet (1 s ledgers); TX_CONFIRM_WAIT_MS=0, so a run answers \`pending\` once the RPC accepts it: the ledger close is excluded. ${SAMPLES} samples, each from its own funded wallet, interleaved with the baseline.`,
+    `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generated in the same process.`,
+    '',
+    '| measure | p50 | p99 |',
+    '|---|---|---|',
+    `| runTransaction (build + record + sign + policy + fee-bump + record + sendTransaction) | ${s50.toFixed(1)} ms | ${s99.toFixed(1)} ms |`,
+    `| baseline: in-memory build/sign/fee-bump + one sendTransaction | ${b50.toFixed(1)} ms | ${b99.toFixed(1)} ms |`,
+    `| ratio | ${(s50 / b50).toFixed(1)}x | ${(s99 / b99).toFixed(1)}x |`,
+    '',
+    'Reading: the difference is what the service adds for custody and accountability: two KMS unwraps with their audit',
+    'rows (the user key, the gas key), the chain reads a build and a policy decision need (sequence, ledger figures, the',
+    'gas balance), and three writes (the PENDING record, the claim with the day\'s operations, the recorded envelope).',
+    '',
+  ].join('\n');
+  const file = join(projectRoot, 'bench/results', `${date}-transactions.md`);
+  writeFileSync(file, report);
+  console.log(`\n${report}\nrecorded in ${file}`);
+}
+

@@ -1,0 +1,111 @@
+// The confirmation worker: every submitted transaction ends SUCCESS or FAILED in the record, whether or not the request
+// that sent it was still there to see the ledger (it waits only a few seconds; the process may have died). Each pass:
+//   - takes the due `submitted` records (a conditional UPDATE ... SKIP LOCKED pushes their next check out first, so
+//     instances share the work instead of repeating it) and looks each hash up with getTransaction:
+//       in a ledger         -> finalizeApplied (SUCCESS, or FAILED with the result code; events)
+//       unknown, still valid -> the recorded envelope is resent verbatim (the RPC answers DUPLICATE if it has it)
+//       unknown, past its time bound -> it can never apply: FAILED tx_too_late
+//       no envelope recorded (the claimer died before signing) -> the claim is released
+//   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
+import type { Deps } from '../../deps';
+import { TransactionBuilder } from '@stellar/stellar-sdk';
+import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
+import { finalizeApplied, finalizeRejected, headlineResultCode, releaseClaim } from './finalize';
+import { toTxRecord, type TxRecord } from './store';
+
+export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'>;
+
+/** How often a pass runs. */
+export const CONFIRMATION_INTERVAL_MS = 1000;
+/** Records looked at per pass. */
+const BATCH = 100;
+/** A transaction's time bound is judged against ledger close times, which trail the wall clock by up to a ledger. */
+const TIME_BOUND_GRACE_MS = 10_000;
+/** Checks of one record back off 1 s, 2 s, 4 s... up to this. */
+const MAX_BACKOFF_MS = 30_000;
+
+async function takeDue(deps: ConfirmationDeps): Promise<TxRecord[]> {
+  const now = deps.clock.now();
+  const rows = await deps.db.raw(
+    `update transactions t set checks = t.checks + 1, next_check_at = ?::timestamptz + (least(?::bigint, 1000 * power(2, least(t.checks, 5))::bigint) || ' milliseconds')::interval
+     where t.id in (
+       select id from transactions where stage = 'submitted' and next_check_at <= ? order by next_check_at limit ? for update skip locked
+     )
+     returning t.*`,
+    [now, MAX_BACKOFF_MS, now, BATCH],
+  );
+  return (rows.rows as unknown[]).map(toTxRecord);
+}
+
+async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
+  if (!record.envelopeXdr) {
+    await releaseClaim(deps, record);
+    return;
+  }
+  const gw = deps.stellar?.gateways?.[record.network];
+  if (!gw) return;
+  const details = await gw.transactionDetails(record.hash);
+  if (details) {
+    await finalizeApplied(deps, record, details, gw.networkPassphrase);
+    return;
+  }
+  const now = deps.clock.now();
+  if (record.validUntil && now.getTime() > record.validUntil.getTime() + TIME_BOUND_GRACE_MS) {
+    await finalizeRejected(deps, record, 'tx_too_late');
+    return;
+  }
+  try {
+    await gw.submit(TransactionBuilder.fromXDR(record.envelopeXdr, gw.networkPassphrase));
+  } catch (err) {
+    if (err instanceof TransactionRejectedError) await finalizeRejected(deps, record, headlineResultCode(err.codes));
+    else throw err;
+  }
+}
+
+/** Built or signed transactions past their time bound were never sent and never can be. */
+async function expireUnsent(deps: ConfirmationDeps): Promise<number> {
+  const now = deps.clock.now();
+  return deps.db('transactions')
+    .whereIn('stage', ['built', 'signed'])
+    .where('valid_until', '<', new Date(now.getTime() - TIME_BOUND_GRACE_MS))
+    .update({ status: 'FAILED', stage: 'failed', result_code: 'tx_too_late', updated_at: now });
+}
+
+/** One pass; answers how many records it settled or looked at. */
+export async function confirmDue(deps: ConfirmationDeps): Promise<number> {
+  const due = await takeDue(deps);
+  for (const record of due) {
+    try {
+      await check(deps, record);
+    } catch (err) {
+      const level = err instanceof StellarUnavailableError ? 'warn' : 'error';
+      deps.log[level]({ err, txId: record.id, hash: record.hash }, 'could not confirm a transaction; retrying later');
+    }
+  }
+  return due.length + (await expireUnsent(deps));
+}
+
+/** Runs confirmDue every `intervalMs` (again at once while a pass finds a full batch); returns stop(). */
+export function startConfirmationWorker(deps: ConfirmationDeps, opts: { intervalMs?: number } = {}): () => Promise<void> {
+  const intervalMs = opts.intervalMs ?? CONFIRMATION_INTERVAL_MS;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = confirmDue(deps)
+      .then((n) => n >= BATCH)
+      .catch((err: unknown) => {
+        deps.log.error({ err }, 'confirmation pass failed');
+        return false;
+      })
+      .then((more) => {
+        if (!stopped) timer = setTimeout(tick, more ? 0 : intervalMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
+}

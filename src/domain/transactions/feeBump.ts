@@ -1,0 +1,42 @@
+// The fee-bump: how the app's gas wallet pays a transaction's fee so the user (or the funding wallet) pays none. The
+// inner transaction keeps its own signatures; the gas wallet signs only the outer envelope, whose fee it pays.
+//
+// Fee (product rule, and the minimum stellar-core accepts for a bump of the inner rate): the inner transaction's fee
+// rate per operation, ceil(inner fee / ops), times (ops + 1): a fee-bump counts as one operation more.
+import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import type { Deps } from '../../deps';
+import type { AuditActor } from '../audit/auditLog';
+import { withWalletKeypair } from '../wallets/custody';
+import type { WalletRecord } from '../wallets/store';
+
+/** ceil(inner fee / ops) x (ops + 1) stroops. */
+export function feeBumpFeeStroops(innerFeeStroops: bigint, innerOps: number): bigint {
+  const ops = BigInt(Math.max(1, innerOps));
+  const rate = (innerFeeStroops + ops - 1n) / ops;
+  return rate * (ops + 1n);
+}
+
+/** The fee-bump fee of an inner transaction, as its envelope declares it. */
+export function feeBumpFeeOf(inner: Transaction): bigint {
+  return feeBumpFeeStroops(BigInt(inner.fee), inner.operations.length);
+}
+
+/**
+ * Wraps `inner` in a fee-bump paid by `gasWallet` and signs it with the gas wallet's key (the decryption audited under
+ * `purpose`, `tx.fee_bump` by default). Callers check the fee-bump policy first: signing here is the commitment.
+ */
+export async function sponsorFee(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  input: { gasWallet: WalletRecord; inner: Transaction; networkPassphrase: string; actor: AuditActor; ip?: string; purpose?: string },
+): Promise<FeeBumpTransaction> {
+  const rate = feeBumpFeeOf(input.inner) / BigInt(input.inner.operations.length + 1);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(input.gasWallet.publicKey, rate.toString(), input.inner, input.networkPassphrase);
+  await withWalletKeypair(
+    deps,
+    { walletId: input.gasWallet.id, purpose: input.purpose ?? 'tx.fee_bump', actor: input.actor, ...(input.ip !== undefined ? { ip: input.ip } : {}) },
+    async (kp) => {
+      bump.sign(kp);
+    },
+  );
+  return bump;
+}

@@ -1,0 +1,134 @@
+// The end of a submitted transaction's life: what the chain said, written once. Both the submitting request (when the
+// ledger answers within its wait) and the confirmation worker (otherwise, or after a crash) call these; the conditional
+// UPDATE (stage still `submitted`) makes the first writer the only one, so events are never emitted twice.
+import { Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import type { Knex } from 'knex';
+import type { Deps } from '../../deps';
+import type { ResultCodes } from '../../infra/stellar/resultCodes';
+import type { TransactionDetails } from '../../infra/stellar/gateway';
+import { releaseDailyOps } from '../feePolicy/dailyOps';
+import { recordOutboxEvent } from '../wallets/fundingEvents';
+import { describeTransaction } from './describe';
+import type { TxRecord } from './store';
+
+/** The one code a user sees for a failure: the first failing operation's when the transaction failed on one. */
+export function headlineResultCode(codes: ResultCodes): string {
+  if (codes.transaction === 'tx_failed') return codes.operations.find((c) => c !== 'op_success') ?? codes.transaction;
+  return codes.transaction;
+}
+
+function innerOf(envelopeXdr: string, networkPassphrase: string): Transaction {
+  const parsed = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
+  return 'innerTransaction' in parsed ? (parsed as FeeBumpTransaction).innerTransaction : (parsed as Transaction);
+}
+
+/** JSON-safe operation objects (the SDK's decoded form, assets as names, bigints as strings). */
+function rawOperations(inner: Transaction): Record<string, unknown>[] {
+  return inner.operations.map((op) =>
+    JSON.parse(
+      JSON.stringify(op, (_key, value: unknown) => {
+        if (typeof value === 'bigint') return value.toString();
+        if (value && typeof value === 'object' && 'code' in value && 'issuer' in value && typeof (value as { isNative?: unknown }).isNative === 'function') {
+          const asset = value as { isNative(): boolean; code: string; issuer: string };
+          return asset.isNative() ? 'native' : `${asset.code}:${asset.issuer}`;
+        }
+        return value;
+      }),
+    ) as Record<string, unknown>,
+  );
+}
+
+/**
+ * Records a transaction the ledger applied (SUCCESS) or applied as failed (FAILED, fee charged, effects rolled back),
+ * with its events (`stellar.tx`; `payment.sent` per payment of a successful one) in the same database transaction.
+ * False when another writer finished it first.
+ */
+export async function finalizeApplied(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  record: TxRecord,
+  details: TransactionDetails,
+  networkPassphrase: string,
+): Promise<boolean> {
+  const now = deps.clock.now();
+  const success = details.status === 'SUCCESS';
+  return deps.db.transaction(async (trx) => {
+    const updated = await trx('transactions')
+      .where({ id: record.id, stage: 'submitted' })
+      .update({
+        status: success ? 'SUCCESS' : 'FAILED',
+        stage: success ? 'confirmed' : 'failed',
+        result_code: success ? 'tx_success' : headlineResultCode(details.codes),
+        ledger: details.ledger,
+        fee_stroops: details.feeChargedStroops.toString(),
+        confirmed_at: now,
+        next_check_at: null,
+        updated_at: now,
+      });
+    if (updated === 0) return false;
+    const inner = innerOf(details.envelopeXdr, networkPassphrase);
+    await recordOutboxEvent(trx, {
+      appId: record.appId,
+      type: 'stellar.tx',
+      data: {
+        hash: details.hash,
+        ledger: details.ledger,
+        network: record.network,
+        sourceAccount: inner.source,
+        feeBump: details.feeBump,
+        operations: rawOperations(inner),
+        envelopeXdr: details.envelopeXdr,
+        resultXdr: details.resultXdr,
+      },
+      at: now,
+    });
+    if (success) {
+      for (const payment of describeTransaction(inner).payments) {
+        await recordOutboxEvent(trx, {
+          appId: record.appId,
+          type: 'payment.sent',
+          data: { txHash: details.hash, fromWalletId: record.walletId, from: payment.from, to: payment.to, asset: payment.asset, amount: payment.amount, ledger: details.ledger },
+          at: now,
+        });
+      }
+    }
+    return true;
+  });
+}
+
+/**
+ * Records a transaction that never reached a ledger and never will (refused at submission, or past its time bound
+ * unapplied): FAILED, nothing charged. The user's operations for the day stay counted: the cap bounds the fee-bumps
+ * the gas wallet signs, and this one was signed.
+ */
+export async function finalizeRejected(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  record: TxRecord,
+  resultCode: string,
+  fromStages: TxRecord['stage'][] = ['submitted'],
+): Promise<boolean> {
+  const now = deps.clock.now();
+  const updated = await deps.db('transactions')
+    .where({ id: record.id })
+    .whereIn('stage', fromStages)
+    .update({ status: 'FAILED', stage: 'failed', result_code: resultCode, next_check_at: null, updated_at: now });
+  return updated > 0;
+}
+
+/**
+ * Gives back a claim that never sent anything (the fee-bump could not be signed, or the process died before the
+ * envelope was recorded): the record is signable again and the user's operations for the day are released.
+ */
+export async function releaseClaim(deps: Pick<Deps, 'db' | 'clock'>, record: TxRecord): Promise<boolean> {
+  const now = deps.clock.now();
+  return deps.db.transaction(async (trx: Knex.Transaction) => {
+    const updated = await trx('transactions')
+      .where({ id: record.id, stage: 'submitted' })
+      .whereNull('envelope_xdr')
+      .update({ status: 'PENDING', stage: 'signed', submitted_at: null, next_check_at: null, updated_at: now });
+    if (updated === 0) return false;
+    if (record.userId && record.submittedAt) {
+      await releaseDailyOps(trx, { appId: record.appId, userId: record.userId, at: record.submittedAt, ops: record.opsCount });
+    }
+    return true;
+  });
+}

@@ -1,0 +1,58 @@
+// Gathers what the fee-bump policy (src/domain/feePolicy) decides on for one inner transaction: the fee-bump fee, the
+// assets and operations, the gas wallet's balance on the chain, the user's operations today. Read fresh for every
+// decision; nothing here comes from the client.
+import type { Transaction } from '@stellar/stellar-sdk';
+import type { Deps } from '../../deps';
+import { StellarUnavailableError } from '../../infra/stellar/errors';
+import type { StellarGateway } from '../../infra/stellar/gateway';
+import type { App } from '../apps/store';
+import { AppError } from '../errors';
+import { opsUsedToday } from '../feePolicy/dailyOps';
+import { evaluatePolicy, type PolicyReason } from '../feePolicy/evaluate';
+import { loadFeePolicy, type FeePolicy } from '../feePolicy/policy';
+import { appWalletFor } from '../treasury/appWallets';
+import type { WalletRecord } from '../wallets/store';
+import type { TxDescription } from './describe';
+import { feeBumpFeeOf } from './feeBump';
+
+export interface PolicyDecision {
+  policy: FeePolicy;
+  /** Every failing rule; the daily cap judged against today's count (a real submission reserves instead). */
+  reasons: PolicyReason[];
+  /** The same rules without the daily cap: what a real submission checks before reserving its operations. */
+  staticReasons: PolicyReason[];
+  feeStroops: bigint;
+  /** The wallet that pays the fee-bump; undefined when the app has none on the network. */
+  gasWallet: WalletRecord | undefined;
+}
+
+export function unavailable(err: unknown): never {
+  if (err instanceof StellarUnavailableError) throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached', cause: err });
+  throw err;
+}
+
+export async function decidePolicy(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: { app: App; userId: string; gw: StellarGateway; inner: Transaction; description: TxDescription },
+): Promise<PolicyDecision> {
+  const { app, gw, inner, description } = input;
+  const [policy, gasWallet, opsToday] = await Promise.all([
+    loadFeePolicy(deps.db, app.id),
+    appWalletFor(deps.db, app.id, gw.network, 'gas'),
+    opsUsedToday(deps.db, { appId: app.id, userId: input.userId, at: deps.clock.now() }),
+  ]);
+  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey).catch(unavailable) : undefined;
+  const feeStroops = feeBumpFeeOf(inner);
+  const facts = {
+    feeStroops,
+    movedAssets: description.movedAssets,
+    operationTypes: description.operationTypes,
+    accountMergeDestinations: description.accountMergeDestinations,
+    gasBalanceStroops: gasAccount?.balanceStroops,
+    configuredAssets: app.assets,
+    opsCount: description.opsCount,
+  };
+  const reasons = evaluatePolicy(policy, { ...facts, opsToday });
+  const staticReasons = reasons.filter((r) => r.code !== 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED');
+  return { policy, reasons, staticReasons, feeStroops, gasWallet };
+}

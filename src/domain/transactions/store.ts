@@ -1,0 +1,220 @@
+// Storage of transactions and wallet histories (migration 0016). A transaction row is what the service knows of one
+// transaction; a history row puts it in one wallet's history with that wallet's own summary. Rows are written here
+// only, so every history row is counted in `wallet_history_counts` in the same database transaction.
+import type { Knex } from 'knex';
+import type { NetworkName } from '../../config';
+import { newId } from '../ids';
+
+export type TxStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
+export type TxStage = 'built' | 'signed' | 'submitted' | 'confirmed' | 'failed' | 'denied';
+export type TxOrigin = 'built' | 'client' | 'activation' | 'external';
+export type HistoryDirection = 'sent' | 'received';
+
+export interface TxRecord {
+  id: string;
+  appId: string;
+  network: NetworkName;
+  walletId: string | null;
+  userId: string | null;
+  origin: TxOrigin;
+  status: TxStatus;
+  stage: TxStage;
+  operation: string;
+  opsCount: number;
+  summary: string;
+  summaryTitle: string | null;
+  summaryLines: string[] | null;
+  sourceAccount: string;
+  destination: string | null;
+  asset: string | null;
+  amount: string | null;
+  memo: string | null;
+  cosigners: string[] | null;
+  unsignedXdr: string | null;
+  signedXdr: string | null;
+  innerHash: string | null;
+  hash: string;
+  envelopeXdr: string | null;
+  feeStroops: bigint | null;
+  feeSource: string | null;
+  resultCode: string | null;
+  ledger: number | null;
+  validUntil: Date | null;
+  nextCheckAt: Date | null;
+  checks: number;
+  createdAt: Date;
+  updatedAt: Date;
+  submittedAt: Date | null;
+  confirmedAt: Date | null;
+}
+
+export function toTxRecord(row: any): TxRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    network: row.network,
+    walletId: row.wallet_id,
+    userId: row.user_id,
+    origin: row.origin,
+    status: row.status,
+    stage: row.stage,
+    operation: row.operation,
+    opsCount: row.ops_count,
+    summary: row.summary,
+    summaryTitle: row.summary_title,
+    summaryLines: row.summary_lines,
+    sourceAccount: row.source_account,
+    destination: row.destination,
+    asset: row.asset,
+    amount: row.amount,
+    memo: row.memo,
+    cosigners: row.cosigners,
+    unsignedXdr: row.unsigned_xdr,
+    signedXdr: row.signed_xdr,
+    innerHash: row.inner_hash,
+    hash: row.hash,
+    envelopeXdr: row.envelope_xdr,
+    feeStroops: row.fee_stroops === null || row.fee_stroops === undefined ? null : BigInt(row.fee_stroops),
+    feeSource: row.fee_source,
+    resultCode: row.result_code,
+    ledger: row.ledger,
+    validUntil: row.valid_until,
+    nextCheckAt: row.next_check_at,
+    checks: row.checks,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    submittedAt: row.submitted_at,
+    confirmedAt: row.confirmed_at,
+  };
+}
+
+/** What a new transaction row needs; the rest starts empty. */
+export interface NewTx {
+  appId: string;
+  network: NetworkName;
+  walletId: string | null;
+  userId: string | null;
+  origin: TxOrigin;
+  status: TxStatus;
+  stage: TxStage;
+  operation: string;
+  opsCount: number;
+  summary: string;
+  summaryTitle?: string;
+  summaryLines?: string[];
+  sourceAccount: string;
+  destination: string | null;
+  asset: string | null;
+  amount: string | null;
+  memo?: string | null;
+  cosigners?: string[];
+  unsignedXdr?: string;
+  signedXdr?: string;
+  innerHash?: string;
+  hash: string;
+  envelopeXdr?: string;
+  feeStroops?: bigint;
+  feeSource?: string;
+  resultCode?: string;
+  ledger?: number;
+  validUntil?: Date;
+  submittedAt?: Date;
+  confirmedAt?: Date;
+  at: Date;
+}
+
+/** A wallet a transaction appears in, with that wallet's own view. */
+export interface HistoryEntry {
+  walletId: string;
+  direction: HistoryDirection;
+  summary: string;
+}
+
+/**
+ * Inserts a transaction and its history rows (and counts them), in `trx`. Undefined when the transaction already exists
+ * on the network, by hash or inner hash (an earlier or concurrent insert of it won): nothing is written then.
+ */
+export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, history: HistoryEntry[]): Promise<TxRecord | undefined> {
+  const id = newId('tx');
+  const [row] = await trx('transactions')
+    .insert({
+      id,
+      app_id: tx.appId,
+      network: tx.network,
+      wallet_id: tx.walletId,
+      user_id: tx.userId,
+      origin: tx.origin,
+      status: tx.status,
+      stage: tx.stage,
+      operation: tx.operation,
+      ops_count: tx.opsCount,
+      summary: tx.summary,
+      summary_title: tx.summaryTitle ?? null,
+      summary_lines: tx.summaryLines ? JSON.stringify(tx.summaryLines) : null,
+      source_account: tx.sourceAccount,
+      destination: tx.destination,
+      asset: tx.asset,
+      amount: tx.amount,
+      memo: tx.memo ?? null,
+      cosigners: tx.cosigners ? JSON.stringify(tx.cosigners) : null,
+      unsigned_xdr: tx.unsignedXdr ?? null,
+      signed_xdr: tx.signedXdr ?? null,
+      inner_hash: tx.innerHash ?? null,
+      hash: tx.hash,
+      envelope_xdr: tx.envelopeXdr ?? null,
+      fee_stroops: tx.feeStroops === undefined ? null : tx.feeStroops.toString(),
+      fee_source: tx.feeSource ?? null,
+      result_code: tx.resultCode ?? null,
+      ledger: tx.ledger ?? null,
+      valid_until: tx.validUntil ?? null,
+      submitted_at: tx.submittedAt ?? null,
+      confirmed_at: tx.confirmedAt ?? null,
+      created_at: tx.at,
+      updated_at: tx.at,
+    })
+    // A transaction is recorded once: by its hash, and by its inner transaction's hash once sponsored.
+    .onConflict()
+    .ignore()
+    .returning('*');
+  if (!row) return undefined;
+  await addHistory(trx, id, history, tx.at);
+  return toTxRecord(row);
+}
+
+/**
+ * Puts an existing transaction in more wallets' histories (a payment's destination wallet, once seen). A wallet that
+ * already has it is left alone; only new rows are counted.
+ */
+export async function addHistory(trx: Knex.Transaction, transactionId: string, entries: HistoryEntry[], at: Date): Promise<void> {
+  if (entries.length === 0) return;
+  const inserted: { wallet_id: string }[] = await trx('tx_history')
+    .insert(entries.map((e) => ({ wallet_id: e.walletId, transaction_id: transactionId, direction: e.direction, summary: e.summary, created_at: at })))
+    .onConflict(['wallet_id', 'transaction_id'])
+    .ignore()
+    .returning('wallet_id');
+  // One statement per wallet, in a stable order, so concurrent writers take the counter rows' locks alike.
+  for (const walletId of [...new Set(inserted.map((r) => r.wallet_id))].sort()) {
+    const n = inserted.filter((r) => r.wallet_id === walletId).length;
+    await trx.raw(
+      `insert into wallet_history_counts (wallet_id, records) values (?, ?)
+       on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records`,
+      [walletId, n],
+    );
+  }
+}
+
+export async function findTransaction(db: Knex, id: string): Promise<TxRecord | undefined> {
+  const row = await db('transactions').where({ id }).first();
+  return row ? toTxRecord(row) : undefined;
+}
+
+export async function findTransactionByHash(db: Knex, network: NetworkName, hash: string): Promise<TxRecord | undefined> {
+  const row = await db('transactions').where({ network, hash }).first();
+  return row ? toTxRecord(row) : undefined;
+}
+
+/** A sponsored transaction by its inner transaction's hash (a signed XDR brought again). */
+export async function findTransactionByInnerHash(db: Knex, network: NetworkName, innerHash: string): Promise<TxRecord | undefined> {
+  const row = await db('transactions').where({ network, inner_hash: innerHash }).orderBy('created_at', 'desc').first();
+  return row ? toTxRecord(row) : undefined;
+}

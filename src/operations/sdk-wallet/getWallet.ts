@@ -1,0 +1,14 @@
+import type { Deps } from '../../deps';
+import { walletView } from '../../domain/wallets/userWallets';
+import { requireSessionWallet } from '../sdkWallet';
+import type { Handler } from '../types';
+
+/** The session user's wallet on the key's network: public key and funded state (404 WALLET_NOT_FOUND without one). */
+export function getWallet(deps: Pick<Deps, 'db'>): Handler<'getWallet'> {
+  return async (req) => {
+    // 1. the session user's own wallet, of the key's app, on the key's network
+    const { wallet } = await requireSessionWallet(deps, req.auth);
+    // 2. respond
+    return { content: walletView(wallet) };
+  };
+}
