@@ -6,11 +6,9 @@
 //   2. latency: 1 s ledgers, BENCH_SIGN_INS users arriving one every 100 ms; each sign-in creates the wallet (key
 //      sealed) and funds it in Immediate mode; the time until it answers funded.
 // Results in bench/results/<date>-activation.md.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, type App } from '../src/domain/apps/store';
 import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
@@ -18,37 +16,13 @@ import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
 import { activateOnSignIn, fundUserWallet } from '../src/domain/wallets/funding';
-import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
-import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
-import { startService, type RunningService } from '../src/service';
+import { percentile, withService } from './support';
+import type { RunningService } from '../src/service';
 
 const ACTIVATIONS = Number(process.env.BENCH_ACTIVATIONS ?? 200);
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
 const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 60);
-
-const percentile = (values: number[], p: number) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
-
-async function withService<T>(env: Record<string, string>, run: (svc: RunningService) => Promise<T>): Promise<T> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-activation-'));
-  const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
-  const svc = await startService(
-    loadConfig({ PORT: '0', DATABASE_URL: pg.url, LOG_LEVEL: 'silent', LOCALNET_PORT: '0', ONBOARD_DATA_DIR: dataDir, DEMO_SEED: 'off', ...env }),
-    pino({ level: 'silent' }),
-  );
-  try {
-    return await run(svc);
-  } finally {
-    await svc.close();
-    await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(pgDir, { recursive: true, force: true });
-  }
-}
 
 async function fundedApp(svc: RunningService, fundingMode: 'immediate' | 'deferred'): Promise<App> {
   const operator = await createOperator(svc.deps.db, { email: `bench-${Date.now()}@example.com` });
@@ -65,7 +39,7 @@ async function newUserWallet(svc: RunningService, app: App, i: number) {
 }
 
 async function throughput(): Promise<{ perLedger: number[]; seconds: number; transactions: number }> {
-  return withService({ LOCALNET_LEDGER_SECONDS: '5', ACTIVATION_CHANNELS: String(CHANNELS) }, async (svc) => {
+  return withService('activation', { LOCALNET_LEDGER_SECONDS: '5', ACTIVATION_CHANNELS: String(CHANNELS) }, async (svc) => {
     const app = await fundedApp(svc, 'deferred');
     const wallets = await Promise.all(Array.from({ length: ACTIVATIONS }, (_, i) => newUserWallet(svc, app, i)));
     const started = Date.now();
@@ -81,7 +55,7 @@ async function throughput(): Promise<{ perLedger: number[]; seconds: number; tra
 }
 
 async function latency(): Promise<number[]> {
-  return withService({ LOCALNET_LEDGER_SECONDS: '1' }, async (svc) => {
+  return withService('activation', { LOCALNET_LEDGER_SECONDS: '1' }, async (svc) => {
     const app = await fundedApp(svc, 'immediate');
     const times = await Promise.all(
       Array.from({ length: SIGN_INS }, async (_, i) => {

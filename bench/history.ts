@@ -22,17 +22,13 @@ import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
 import { walletRow } from '../tests/integration/historySetup';
+import { percentile } from './support';
 
 const ROWS = Number(process.env.BENCH_HISTORY_ROWS ?? 1_000_000);
 const BATCH = 100_000;
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
 /** The slow contrasts (count(*), offset 500,000) run once every SLOW_EVERY iterations. */
 const SLOW_EVERY = 50;
-
-const percentile = (values: number[], p: number) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-};
 
 /** The id of the g-th seeded transaction: `tx_` and 22 digits (a valid id and cursor position). */
 const idOf = (g: number) => `tx_${String(g).padStart(22, '0')}`;

@@ -6,12 +6,10 @@
 // memory (the RPC round trip every submission pays anyway). Each sample uses its own source account, so no two
 // transactions wait on one sequence number.
 // Results in bench/results/<date>-transactions.md.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, type App } from '../src/domain/apps/store';
 import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
@@ -21,37 +19,12 @@ import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
 import { fundUserWallet } from '../src/domain/wallets/funding';
 import { findWallet, type WalletRecord } from '../src/domain/wallets/store';
-import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
-import { freePort } from '../src/infra/freePort';
 import type { StellarGateway } from '../src/infra/stellar/gateway';
 import { projectRoot } from '../src/paths';
-import { startService, type RunningService } from '../src/service';
+import { percentile, withService } from './support';
+import type { RunningService } from '../src/service';
 
 const SAMPLES = Number(process.env.BENCH_TX_SAMPLES ?? 100);
-
-const percentile = (values: number[], p: number) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
-
-async function withService<T>(run: (svc: RunningService) => Promise<T>): Promise<T> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-tx-'));
-  const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
-  const env = { PORT: '0', DATABASE_URL: pg.url, LOG_LEVEL: 'silent', LOCALNET_PORT: '0', ONBOARD_DATA_DIR: dataDir, DEMO_SEED: 'off' };
-  const svc = await startService(
-    loadConfig({ ...env, LOCALNET_LEDGER_SECONDS: '1', ACTIVATION_CHANNELS: '4', TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off' }),
-    pino({ level: 'silent' }),
-  );
-  try {
-    return await run(svc);
-  } finally {
-    await svc.close();
-    await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(pgDir, { recursive: true, force: true });
-  }
-}
 
 /** An app whose users get 1 XLM at activation (so their payments succeed), with `n` funded user wallets. */
 async function appWithUsers(svc: RunningService, n: number): Promise<{ app: App; users: { userId: string; wallet: WalletRecord }[] }> {
@@ -102,7 +75,8 @@ async function bareSubmit(gw: StellarGateway, source: Keypair, feePayer: Keypair
 }
 
 export async function runTransactions(): Promise<void> {
-  const { service, baseline } = await withService(async (svc) => {
+  const env = { LOCALNET_LEDGER_SECONDS: '1', ACTIVATION_CHANNELS: '4', TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off' };
+  const { service, baseline } = await withService('tx', env, async (svc) => {
     const gw = svc.deps.stellar!.gateways!.testnet!;
     console.log(`setting up ${SAMPLES} funded user wallets and ${SAMPLES} plain accounts...`);
     const { app, users } = await appWithUsers(svc, SAMPLES);

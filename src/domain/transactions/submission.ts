@@ -70,10 +70,20 @@ function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
   return gatewayFor(deps, ctx.wallet.network);
 }
 
-/** Records a transaction built for the wallet: PENDING in its history, nothing signed yet. */
-export async function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx): Promise<TxRecord> {
-  const hash = txHashOf(built.tx);
-  const d = built.description;
+/**
+ * Records an unsigned transaction of the wallet, PENDING in its history: one the service built, or one the client
+ * brought. A transaction is recorded once (by its inner hash): an identical one built or brought again (same
+ * sequence, time bounds and operations) is the same transaction and answers the existing record.
+ */
+async function recordUnsigned(
+  deps: TxDeps,
+  ctx: TxContext,
+  input: { origin: 'built' | 'client'; tx: Transaction; description: TxDescription; title: string; lines: string[]; cosigners?: string[] },
+): Promise<TxRecord> {
+  const { tx, description: d } = input;
+  const hash = txHashOf(tx);
+  const maxTime = tx.timeBounds?.maxTime ? Number(tx.timeBounds.maxTime) : 0;
+  const summary = d.summaryFor(ctx.wallet.publicKey).text;
   const record = await deps.db.transaction((trx) =>
     insertTransaction(
       trx,
@@ -82,72 +92,42 @@ export async function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx):
         network: ctx.wallet.network,
         walletId: ctx.wallet.id,
         userId: ctx.userId,
-        origin: 'built',
+        origin: input.origin,
         status: 'PENDING',
         stage: 'built',
         operation: d.operation,
         opsCount: d.opsCount,
-        summary: d.summaryFor(ctx.wallet.publicKey).text,
-        summaryTitle: built.summary.title,
-        summaryLines: built.summary.lines,
+        summary,
+        summaryTitle: input.title,
+        summaryLines: input.lines,
         sourceAccount: d.sourceAccount,
         destination: d.destination,
         asset: d.asset,
         amount: d.amount,
-        cosigners: built.cosigners,
-        unsignedXdr: built.tx.toXDR(),
+        memo: d.memo,
+        ...(input.cosigners ? { cosigners: input.cosigners } : {}),
+        unsignedXdr: tx.toXDR(),
         innerHash: hash,
         hash,
-        feeStroops: built.estimatedFeeStroops,
-        validUntil: built.validUntil,
-        at: deps.clock.now(),
-      },
-      [{ walletId: ctx.wallet.id, direction: 'sent', summary: d.summaryFor(ctx.wallet.publicKey).text }],
-    ),
-  );
-  // Built before (same sequence, time bounds and operation within one second): the same transaction, one record.
-  return record ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
-}
-
-/** Records a transaction the client brought (an unsigned or signed XDR of the wallet), or finds its record. */
-async function recordClientTransaction(deps: TxDeps, ctx: TxContext, inner: Transaction, description: TxDescription): Promise<TxRecord> {
-  const hash = txHashOf(inner);
-  const existing = await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash);
-  if (existing) return existing;
-  const maxTime = inner.timeBounds?.maxTime ? Number(inner.timeBounds.maxTime) : 0;
-  const summary = description.summaryFor(ctx.wallet.publicKey).text;
-  const inserted = await deps.db.transaction((trx) =>
-    insertTransaction(
-      trx,
-      {
-        appId: ctx.app.id,
-        network: ctx.wallet.network,
-        walletId: ctx.wallet.id,
-        userId: ctx.userId,
-        origin: 'client',
-        status: 'PENDING',
-        stage: 'built',
-        operation: description.operation,
-        opsCount: description.opsCount,
-        summary,
-        summaryTitle: description.title,
-        summaryLines: description.lines,
-        sourceAccount: description.sourceAccount,
-        destination: description.destination,
-        asset: description.asset,
-        amount: description.amount,
-        unsignedXdr: inner.toXDR(),
-        innerHash: hash,
-        hash,
-        feeStroops: feeBumpFeeOf(inner),
+        feeStroops: feeBumpFeeOf(tx),
         ...(maxTime > 0 ? { validUntil: new Date(maxTime * 1000) } : {}),
         at: deps.clock.now(),
       },
       [{ walletId: ctx.wallet.id, direction: 'sent', summary }],
     ),
   );
-  // A concurrent request recorded it first.
-  return inserted ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
+  return record ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
+}
+
+/** Records a transaction built for the wallet (build.ts): PENDING in its history, nothing signed yet. */
+export function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx): Promise<TxRecord> {
+  return recordUnsigned(deps, ctx, { origin: 'built', tx: built.tx, description: built.description, title: built.summary.title, lines: built.summary.lines, cosigners: built.cosigners });
+}
+
+/** Records a transaction the client brought (an unsigned or signed XDR of the wallet), or finds its record. */
+async function recordClientTransaction(deps: TxDeps, ctx: TxContext, inner: Transaction, description: TxDescription): Promise<TxRecord> {
+  const existing = await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(inner));
+  return existing ?? recordUnsigned(deps, ctx, { origin: 'client', tx: inner, description, title: description.title, lines: description.lines });
 }
 
 /** The funding wallet's address when the record needs its co-signature (a sponsored trustline the service built). */
