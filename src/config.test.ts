@@ -78,3 +78,14 @@ test('key management: the local master key file by default; AWS KMS needs a key 
   assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k' }), /AWS_REGION/);
   assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'r', AWS_KMS_ENDPOINT: 'not a url' }), ConfigError);
 });
+
+test('transactions: a 5 s wait for the ledger, the ledger follower and the balance scan on by default; on/off switches refuse anything else', () => {
+  const defaults = loadConfig({});
+  assert.deepEqual(defaults.transactions, { confirmWaitMs: 5000, ledgerFollower: true });
+  assert.equal(defaults.sponsorBalanceScan, true);
+  const set = loadConfig({ TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off', SPONSOR_BALANCE_SCAN: 'off' });
+  assert.deepEqual(set.transactions, { confirmWaitMs: 0, ledgerFollower: false });
+  assert.equal(set.sponsorBalanceScan, false);
+  assert.throws(() => loadConfig({ LEDGER_FOLLOWER: 'yes' }), (e: unknown) => e instanceof ConfigError && /LEDGER_FOLLOWER must be on or off/.test(e.message));
+  assert.throws(() => loadConfig({ TX_CONFIRM_WAIT_MS: '-1' }), (e: unknown) => e instanceof ConfigError);
+});

@@ -146,6 +146,11 @@ export interface Config {
   funding: FundingSettings;
   /** Sponsored transactions (TransactionSettings). */
   transactions: TransactionSettings;
+  /**
+   * SPONSOR_BALANCE_SCAN (on): every 10 minutes, read each app wallet's balance and record `sponsor.balance.low`
+   * (again every 24 h) for those at or below their minimum.
+   */
+  sponsorBalanceScan: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -298,5 +303,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       confirmWaitMs: intFrom(env, 'TX_CONFIRM_WAIT_MS', DEFAULT_TRANSACTION_SETTINGS.confirmWaitMs, 0, 60_000),
       ledgerFollower: onOff(env, 'LEDGER_FOLLOWER', DEFAULT_TRANSACTION_SETTINGS.ledgerFollower),
     },
+    sponsorBalanceScan: onOff(env, 'SPONSOR_BALANCE_SCAN', true),
   };
 }

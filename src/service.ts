@@ -19,6 +19,7 @@ import { ActivationQueue } from './domain/wallets/fundingQueue';
 import { startTrustlineBackfill } from './domain/wallets/trustlineBackfill';
 import { startConfirmationWorker } from './domain/transactions/confirmation';
 import { startLedgerFollower } from './domain/transactions/ledgerFollower';
+import { startSponsorBalanceScan } from './domain/treasury/lowBalanceScan';
 import { createMailer } from './infra/mail/index';
 import { startMaintenance } from './infra/jobs/maintenance';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
@@ -125,6 +126,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
     const stopTrustlineBackfill = startTrustlineBackfill(deps);
     const stopConfirmations = startConfirmationWorker(deps);
     const stopLedgerFollower = config.transactions.ledgerFollower ? startLedgerFollower(deps) : async () => undefined;
+    const stopSponsorScan = config.sponsorBalanceScan ? startSponsorBalanceScan(deps) : async () => undefined;
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
@@ -138,6 +140,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
         await stopTrustlineBackfill();
         await stopConfirmations();
         await stopLedgerFollower();
+        await stopSponsorScan();
         server.closeAllConnections();
         await db.destroy();
         await mailer.close();

@@ -75,6 +75,19 @@ export async function issuedAssets(svc: Pick<TestService, 'deps'>, codes: string
   return (await issuer(svc, codes)).assets;
 }
 
+/** Creates `address` on the ledger with exactly `xlm`, paid by a fresh friendbot-funded account. */
+export async function createAccountWith(svc: Pick<TestService, 'deps'>, address: string, xlm: string): Promise<void> {
+  const gw = gatewayOf(svc);
+  const { keypair: source } = await issuer(svc, []);
+  const account = (await gw.loadAccount(source.publicKey()))!;
+  const tx = new TransactionBuilder(new Account(source.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+    .addOperation(Operation.createAccount({ destination: address, startingBalance: xlm }))
+    .setTimeout(60)
+    .build();
+  tx.sign(source);
+  await gw.submitAndConfirm(tx);
+}
+
 /** Pays `amount` of an issued asset from its issuer (the holder must trust it). */
 export async function payFromIssuer(svc: Pick<TestService, 'deps'>, from: Keypair, to: string, asset: string, amount: string): Promise<void> {
   const gw = gatewayOf(svc);

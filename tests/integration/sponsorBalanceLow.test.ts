@@ -3,14 +3,13 @@
 // 24 h reports it again, and nothing is reported while the wallet is above its minimum (after a top-up).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { Deps } from '../../src/deps';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { LOW_BALANCE_REPEAT_MS, reportLowBalance } from '../../src/domain/treasury/lowBalance';
 import { fundUserWallet } from '../../src/domain/wallets/funding';
 import { fromStroops } from '../../src/infra/stellar/amounts';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, gatewayOf, issuer, userWallet } from './fundingSetup';
+import { appWithWallet, createAccountWith, closeLedgersEvery, gatewayOf, userWallet } from './fundingSetup';
 
 let svc: TestService;
 let stopClosing: () => void;
@@ -26,24 +25,11 @@ after(async () => {
 
 const HOUR = 60 * 60 * 1000;
 
-/** Creates `address` on the ledger with exactly `xlm` from a friendbot-funded account. */
-async function createAccountWith(address: string, xlm: string): Promise<void> {
-  const gw = gatewayOf(svc);
-  const { keypair: source } = await issuer(svc, []);
-  const account = (await gw.loadAccount(source.publicKey()))!;
-  const tx = new TransactionBuilder(new Account(source.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-    .addOperation(Operation.createAccount({ destination: address, startingBalance: xlm }))
-    .setTimeout(60)
-    .build();
-  tx.sign(source);
-  await gw.submitAndConfirm(tx);
-}
-
 describe('sponsor.balance.low', () => {
   test('reported when an activation leaves the funding wallet at or below 50 XLM, again only after 24 h, never while above', async () => {
     // A global wallet (minimum 50 XLM) holding 52 XLM; each activation pays a 1 XLM starting balance plus the fee.
     const { app, appWallet } = await appWithWallet(svc, { funded: false, settings: { startingBalanceXlm: '1' } });
-    await createAccountWith(appWallet.publicKey, '52');
+    await createAccountWith(svc, appWallet.publicKey, '52');
     // Pinned ahead of the ledger's clock (an activation's time bound is taken from it, so it must not lie behind).
     let now = Date.now() + HOUR;
     const deps: Deps = { ...svc.deps, clock: { now: () => new Date(now) } };

@@ -37,6 +37,8 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     // The ledger follower writes every service wallet's chain activity (friendbot top-ups, activations) into
     // histories and events; suites that test it turn it on, the others keep their rows and events to themselves.
     LEDGER_FOLLOWER: 'off',
+    // Likewise the periodic low-balance scan: its events would land in other suites' exact event lists.
+    SPONSOR_BALANCE_SCAN: 'off',
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));

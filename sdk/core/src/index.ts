@@ -9,6 +9,8 @@ import type { ErrorCode } from '../../../generated/server/catalogue.gen';
 import { dpopFetch, type DpopSigner } from './dpop';
 
 export { createDpopSigner, type DpopSigner } from './dpop';
+/** Sponsored transactions as `{ status: 'built' | 'success' | 'pending' | 'error' }` outcomes: tx.build, tx.run... */
+export * as tx from './transactions';
 
 export type Network = 'testnet' | 'mainnet';
 

@@ -1,0 +1,207 @@
+// Sponsored transactions for the client library: build, sign-and-submit, run and wait, each answering a transaction
+// outcome `{ status: 'built' | 'success' | 'pending' | 'error', ... }` (interface spec, "Client transaction outcome").
+// Like the rest of the core these never throw: an API error, a network failure and a malformed answer all come back
+// as `{ status: 'error', code, ... }`, with Stellar's `resultCode` (TX_SUBMIT_FAILED) and the error's `details`.
+// Import as `import { tx } from '@onboard/core'` and call `tx.run(client, { operation })`.
+import type { BuiltTransaction, TxMemo, TxOperation, TxOutcome } from '../../../generated/client/types.gen';
+import type { Failure, OnboardClient, Outcome } from './index';
+
+/** The operations these helpers call (an OnboardClient, or a stand-in with the same methods). */
+export type TxClient = Pick<OnboardClient, 'buildTransaction' | 'signTransaction' | 'submitTransaction' | 'runTransaction' | 'getTransaction'>;
+
+export type TxBuilt = BuiltTransaction;
+export type TxPolicy = NonNullable<TxOutcome['policy']>;
+export interface TxSubmitted {
+  status: 'success' | 'pending';
+  txId: string;
+  /** The fee-bump's hash (what getTransaction and waitForTransaction take). */
+  hash: string;
+  feeXlm?: string;
+  /** The ledger that included it (success only). */
+  ledger?: number;
+  resultCode?: string;
+  /** True for a dry run: nothing was signed or submitted. */
+  dryRun?: boolean;
+  policy?: TxPolicy;
+}
+export interface TxError {
+  status: 'error';
+  /** A catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself. */
+  code: Failure['code'];
+  /** HTTP status; 0 when no answer arrived (then the request may or may not have been processed). */
+  httpStatus: number;
+  message?: string;
+  /** Stellar's result code in Horizon style (e.g. `op_underfunded`), on TX_SUBMIT_FAILED. */
+  resultCode?: string;
+  details?: Record<string, unknown>;
+  /** The key the failed submission carried: retry with it and a submission that did go through is not paid twice. */
+  idempotencyKey?: string;
+}
+export type TxResult = TxSubmitted | TxError;
+
+export interface BuildInput {
+  operation: TxOperation;
+  memo?: TxMemo;
+  /** How long the transaction stays valid, 10-300 s (server default 60). */
+  timeoutSeconds?: number;
+}
+export interface SubmitOptions {
+  /** Idempotency-Key for the request that pays; a UUID is generated when omitted. */
+  idempotencyKey?: string;
+}
+
+function errorOf(failure: Failure, idempotencyKey?: string): TxError {
+  const resultCode = failure.body?.resultCode;
+  return {
+    status: 'error',
+    code: failure.code,
+    httpStatus: failure.status,
+    ...(failure.message !== undefined ? { message: failure.message } : {}),
+    ...(typeof resultCode === 'string' ? { resultCode } : {}),
+    ...(failure.details ? { details: failure.details } : {}),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+function invalid(message: string, httpStatus: number): TxError {
+  return { status: 'error', code: 'INVALID_RESPONSE', httpStatus, message };
+}
+
+/**
+ * A submission's TxOutcome as a client outcome. A real submission is only ever success or pending (failures are
+ * error answers); a dry run answers `status: error` when the policy would deny it, which becomes an error outcome
+ * whose code is the first reason's (the code a real submission would answer) with the decision in `details.policy`.
+ */
+function submittedOf(out: Outcome<TxOutcome>, idempotencyKey: string): TxResult {
+  if (!out.ok) return errorOf(out, idempotencyKey);
+  const c = out.content;
+  if (c.status === 'error') {
+    const first = c.policy?.reasons[0];
+    if (!first) return invalid('an error outcome without policy reasons', out.status);
+    return {
+      status: 'error',
+      code: first.code,
+      httpStatus: out.status,
+      message: first.message,
+      details: { policy: c.policy, txId: c.txId, hash: c.hash, dryRun: c.dryRun === true },
+    };
+  }
+  if (c.status !== 'success' && c.status !== 'pending') return invalid(`unknown outcome status ${String(c.status)}`, out.status);
+  return {
+    status: c.status,
+    txId: c.txId,
+    hash: c.hash,
+    ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}),
+    ...(c.ledger !== undefined ? { ledger: c.ledger } : {}),
+    ...(c.resultCode !== undefined ? { resultCode: c.resultCode } : {}),
+    ...(c.dryRun !== undefined ? { dryRun: c.dryRun } : {}),
+    ...(c.policy !== undefined ? { policy: c.policy } : {}),
+  };
+}
+
+/**
+ * Builds an unsigned transaction for the session user's wallet (recorded in history as PENDING). Nothing is paid, but
+ * the request still carries an Idempotency-Key (given or generated) so a repeated request does not record it twice.
+ */
+export async function build(client: TxClient, input: BuildInput, options: SubmitOptions = {}): Promise<TxBuilt | TxError> {
+  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+  const out = await client.buildTransaction({ body: input, headers: { 'Idempotency-Key': idempotencyKey } });
+  if (!out.ok) return errorOf(out);
+  const { txId, unsignedXdr, networkPassphrase, estimatedFeeXlm, summary } = out.content;
+  return { status: 'built', txId, unsignedXdr, networkPassphrase, estimatedFeeXlm, summary };
+}
+
+/**
+ * Signs a transaction with the user's custodial key (one built by `build`, by `txId`, or any unsigned XDR of the
+ * wallet) and submits it wrapped in the app's fee-bump. Resolves to success (in a ledger) or pending (accepted, not
+ * yet confirmed: `waitForTransaction(client, hash)`), or an error outcome (a sign error, a policy denial, Stellar's
+ * rejection with `resultCode`, a network failure).
+ *
+ * Idempotency: the submit carries `options.idempotencyKey`, or a UUID generated for this call, so a retry of that
+ * request (the DPoP nonce retry, or the caller's own retry with the same key) replays the first outcome instead of
+ * paying twice. An error outcome returns the key used; pass it back when retrying after an ambiguous NETWORK_ERROR.
+ */
+export async function signAndSubmit(client: TxClient, tx: { txId: string } | { unsignedXdr: string }, options: SubmitOptions = {}): Promise<TxResult> {
+  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+  const signed = await client.signTransaction({ body: 'txId' in tx ? { txId: tx.txId } : { unsignedXdr: tx.unsignedXdr } });
+  // Nothing was submitted yet, so a sign failure carries no key to reuse.
+  if (!signed.ok) return errorOf(signed);
+  const submitted = await client.submitTransaction({ body: { signedXdr: signed.content.signedXdr }, headers: { 'Idempotency-Key': idempotencyKey } });
+  return submittedOf(submitted, idempotencyKey);
+}
+
+/**
+ * Builds, signs and submits in one request (runTransaction). Same outcomes as `signAndSubmit`; with `dryRun: true`
+ * nothing is signed or submitted and the outcome is `{ status: 'success', dryRun: true, policy }` when the policy
+ * would sponsor it, or an error outcome with the first denial's code and `details.policy` when it would not.
+ *
+ * Idempotency: the request carries `options.idempotencyKey`, or a UUID generated for this call, so a retry of it
+ * (the DPoP nonce retry, or the caller's own retry with the same key and input) never pays twice. An error outcome
+ * returns the key used.
+ */
+export async function run(client: TxClient, input: BuildInput, options: SubmitOptions & { dryRun?: boolean } = {}): Promise<TxResult> {
+  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+  const out = await client.runTransaction({
+    body: { ...input, ...(options.dryRun !== undefined ? { dryRun: options.dryRun } : {}) },
+    headers: { 'Idempotency-Key': idempotencyKey },
+  });
+  return submittedOf(out, idempotencyKey);
+}
+
+export interface WaitOptions {
+  /** Give up after this long and answer the last pending state (default 30 000 ms). */
+  timeoutMs?: number;
+  /** Pause between polls (default 1 000 ms). */
+  intervalMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A read that may succeed if asked again: no answer, rate limited, or a server-side fault. */
+function isTransient(failure: Failure): boolean {
+  return failure.status === 0 || failure.status === 429 || failure.status >= 500;
+}
+
+/**
+ * Polls getTransaction until the transaction (by the hash a pending outcome gave) is SUCCESS or FAILED. SUCCESS is a
+ * success outcome with `ledger`; FAILED is an error outcome with code TX_SUBMIT_FAILED and Stellar's `resultCode`.
+ * Transient failures (network, 429, 5xx) are polled through; other errors (e.g. TX_NOT_FOUND) answer at once. At the
+ * timeout it answers `pending` if the transaction was seen, else the last error.
+ */
+export async function waitForTransaction(client: TxClient, hash: string, options: WaitOptions = {}): Promise<TxResult> {
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const intervalMs = options.intervalMs ?? 1_000;
+  let last: TxResult = invalid('no poll was made', 0);
+  for (;;) {
+    const out = await client.getTransaction({ path: { hash } });
+    if (out.ok) {
+      const c = out.content;
+      const known = {
+        txId: c.id,
+        hash: c.hash,
+        ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}),
+        ...(c.ledger !== undefined ? { ledger: c.ledger } : {}),
+        ...(c.resultCode !== undefined ? { resultCode: c.resultCode } : {}),
+      };
+      if (c.status === 'SUCCESS') return { status: 'success', ...known };
+      if (c.status === 'FAILED') {
+        return {
+          status: 'error',
+          code: 'TX_SUBMIT_FAILED',
+          httpStatus: out.status,
+          message: 'Stellar rejected the transaction',
+          ...(c.resultCode !== undefined ? { resultCode: c.resultCode } : {}),
+          details: known,
+        };
+      }
+      last = { status: 'pending', ...known };
+    } else if (isTransient(out)) {
+      // Keep a pending state already seen: a blip while polling says nothing about the transaction.
+      if (last.status !== 'pending') last = errorOf(out);
+    } else {
+      return errorOf(out);
+    }
+    if (Date.now() + intervalMs > deadline) return last;
+    await sleep(intervalMs);
+  }
+}
