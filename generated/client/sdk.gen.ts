@@ -1086,9 +1086,11 @@ export const getApp = <ThrowOnError extends boolean = false>(options: Options<Ge
  *
  * - `fundingMode`: a switch applies only to wallets created after it; existing wallets are unchanged (switching to
  * `immediate` does not fund existing unfunded wallets).
- * - `startingBalanceXlm` and `assets`: apply to wallets created or activated after the change. Adding an asset does
- * not add trustlines to existing wallets; removing one never removes an existing trustline. Each configured asset
- * adds 0.5 XLM to the reserve locked per newly funded wallet (1 XLM + 0.5 XLM per asset).
+ * - `startingBalanceXlm` and `assets`: apply to wallets created or activated after the change. Adding an asset also
+ * adds its trustline to the app's funded wallets in the background (sponsored by the funding wallet, 0.5 XLM each;
+ * a wallet it cannot be added to records TRUSTLINE_FAILED or INSUFFICIENT_FUNDS_FOR_TRUSTLINE and is retried);
+ * removing one never removes an existing trustline. Each configured asset adds 0.5 XLM to the reserve locked per
+ * newly funded wallet (1 XLM + 0.5 XLM per asset).
  * - `accessTokenTtlMinutes`, `refreshTokenTtlDays`: lifetimes of end-user tokens issued after the change.
  *
  * Another operator's app, or an archived app, answers 404 APPLICATION_NOT_FOUND.

@@ -281,7 +281,7 @@ export type Balance = {
 /**
  * TxOperation
  *
- * The one operation of a transaction built by the service, discriminated by `type`. The session user's wallet is the source. `payment` sends an asset; `pathPaymentStrictSend` sends an exact amount and the destination receives at least `destMin`; `pathPaymentStrictReceive` delivers an exact amount for at most `sendMax`; `path` lists up to 5 intermediate assets (found by the network when omitted). `changeTrust` adds or removes a trustline (not for `native`); the 0.5 XLM reserve of an added trustline is sponsored by the app's funding wallet. Amounts must be greater than zero.
+ * The one operation of a transaction built by the service, discriminated by `type`. The session user's wallet is the source. `payment` sends an asset; `pathPaymentStrictSend` sends an exact amount and the destination receives at least `destMin`; `pathPaymentStrictReceive` delivers an exact amount for at most `sendMax`; `path` lists up to 5 intermediate assets (empty or omitted: a direct conversion; Stellar RPC offers no path finding, so a multi-hop route must be given). `changeTrust` adds or removes a trustline (not for `native`); the 0.5 XLM reserve of an added trustline is sponsored by the app's funding wallet. Amounts must be greater than zero.
  */
 export type TxOperation = {
     type: 'payment';
