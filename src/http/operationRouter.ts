@@ -1,6 +1,7 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
 // -> the key's limits (429; RateLimit-* headers on every keyed answer) -> validate against the bundled contract with
-// openapi-backend (400) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope.
+// openapi-backend (400) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
+// raw body of a non-JSON success, e.g. a CSV export).
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
@@ -10,7 +11,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
-import type { HandlerRegistry, OperationRequest } from '../operations/types';
+import type { HandlerRegistry, OperationRequest, OperationResult } from '../operations/types';
 import type { Gate } from './authenticate';
 import type { ApplyLimits } from './limits';
 import type { Idempotency } from './idempotency';
@@ -142,9 +143,15 @@ export async function createOperationRouter(
         log: locals.log,
       } as OperationRequest<OperationId>;
       // Operations declaring Idempotency-Key run once per caller and key; a repeat gets the stored answer.
-      const result = op.idempotent && idempotency ? await idempotency(request, () => handler(request)) : await handler(request);
-      // 5. the success envelope, with the operation's success code from the contract
+      // (No operation that may answer a raw body takes Idempotency-Key: see RawAnswerOperation.)
+      const result = op.idempotent && idempotency ? await idempotency(request, () => handler(request) as Promise<OperationResult<OperationId>>) : await handler(request);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      // 5a. a success the contract documents in another media type (a CSV export): sent as is, without the envelope
+      if ('raw' in result) {
+        res.status(op.successStatus).type(result.raw.contentType).send(result.raw.body);
+        return;
+      }
+      // 5b. the success envelope, with the operation's success code from the contract
       res.status(op.successStatus).json({ content: result.content, code: op.successCode, success: true });
     } catch (err) {
       next(err);

@@ -17,6 +17,7 @@ import { addMember } from './dashboard-members/addMember';
 import { listMembers } from './dashboard-members/listMembers';
 import { removeMember } from './dashboard-members/removeMember';
 import { updateMember } from './dashboard-members/updateMember';
+import { listAppTransactions } from './dashboard-monitoring/listAppTransactions';
 import { listAuditLog } from './dashboard-monitoring/listAuditLog';
 import { getAppDomains } from './dashboard-settings/getAppDomains';
 import { getFeePolicy } from './dashboard-treasury/getFeePolicy';
@@ -107,7 +108,7 @@ export function createHandlers(deps: Deps): HandlerRegistry {
     listApiKeys: listApiKeys(deps),
     listAppAuthPolicyRows: notImplemented('listAppAuthPolicyRows'),
     listAppDistributionRules: notImplemented('listAppDistributionRules'),
-    listAppTransactions: notImplemented('listAppTransactions'),
+    listAppTransactions: listAppTransactions(deps),
     listAppUsers: listAppUsers(deps),
     listApps: listApps(deps),
     listAuditLog: listAuditLog(deps),

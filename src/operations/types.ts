@@ -1,6 +1,7 @@
 // Handler types, derived from the generated operation table: one handler per operationId, typed by its request
 // parts and success content. Handlers return content; the router wraps it in the success envelope with the
-// operation's success code from the contract. Handlers never render errors: they throw AppError.
+// operation's success code from the contract (or, for a RawAnswerOperation, may return a raw body, sent without the
+// envelope). Handlers never render errors: they throw AppError.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { OperationId, OperationTypes } from '../../generated/server/catalogue.gen';
@@ -25,7 +26,22 @@ export interface OperationResult<Op extends OperationId> {
   headers?: Record<string, string>;
 }
 
-export type Handler<Op extends OperationId> = (req: OperationRequest<Op>) => Promise<OperationResult<Op>>;
+/** A success sent as is, without the envelope (a 2xx the contract documents in another media type than JSON). */
+export interface RawResult {
+  raw: { contentType: string; body: string };
+  /** Extra response headers (e.g. Content-Disposition). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The operations whose contract documents a non-JSON success (listAppTransactions' `format=csv`): only their handlers
+ * may answer a RawResult. None takes Idempotency-Key, whose replay store keeps envelope answers only.
+ */
+export type RawAnswerOperation = 'listAppTransactions';
+
+export type Handler<Op extends OperationId> = (
+  req: OperationRequest<Op>,
+) => Promise<OperationResult<Op> | (Op extends RawAnswerOperation ? RawResult : never)>;
 
 /** Exactly one handler per operationId: a missing or extra key is a compile error. */
 export type HandlerRegistry = { [Op in OperationId]: Handler<Op> };
