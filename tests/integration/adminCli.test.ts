@@ -19,7 +19,7 @@ import { projectRoot } from '../../src/paths';
 import { freshDatabase } from '../support/database';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { closeLedgersEvery, gatewayOf } from './fundingSetup';
+import { gatewayOf } from './fundingSetup';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
@@ -40,13 +40,10 @@ function admin(args: string[], env: Record<string, string>): Promise<{ status: n
 
 describe('admin CLI', () => {
   let svc: TestService;
-  let stopClosing: () => void;
   before(async () => {
-    svc = await startTestService();
-    stopClosing = closeLedgersEvery(svc);
+    svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   });
   after(async () => {
-    stopClosing?.();
     await svc?.stop();
   });
 

@@ -15,7 +15,7 @@ import { call } from '../support/http';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser } from '../support/users';
-import { appWithWallet, closeLedgersEvery, gatewayOf } from './fundingSetup';
+import { appWithWallet, gatewayOf } from './fundingSetup';
 import { newTx } from './historySetup';
 
 const USDC = `USDC:${Keypair.random().publicKey()}`;
@@ -24,18 +24,15 @@ const at = (second: number) => new Date(BASE + second * 1000);
 const iso = (second: number) => at(second).toISOString();
 
 let svc: TestService;
-let stopClosing: () => void;
 let owner: OperatorClient;
 let developer: OperatorClient;
 let outsider: OperatorClient;
 
 before(async () => {
-  svc = await startTestService({ LEDGER_FOLLOWER: 'off' });
-  stopClosing = closeLedgersEvery(svc, 200);
+  svc = await startTestService({ LEDGER_FOLLOWER: 'off' }, { closeLedgersEveryMs: 200 });
   [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -9,17 +9,14 @@ import { appWalletFor } from '../../src/domain/treasury/appWallets';
 import { demoUsdcIssuer } from '../../src/domain/treasury/demoUsdc';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { closeLedgersEvery, gatewayOf } from './fundingSetup';
+import { gatewayOf } from './fundingSetup';
 
 describe('demo seed on first run', () => {
   let svc: TestService;
-  let stopClosing: () => void;
   before(async () => {
-    svc = await startTestService();
-    stopClosing = closeLedgersEvery(svc);
+    svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   });
   after(async () => {
-    stopClosing?.();
     await svc?.stop();
   });
 

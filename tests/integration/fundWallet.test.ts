@@ -10,21 +10,18 @@ import { setTreasuryLayout } from '../../src/domain/treasury/treasury';
 import type { WalletRecord } from '../../src/domain/wallets/store';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, gatewayOf, issuedAssets, lockedStroops, reload, userWallet } from './fundingSetup';
+import { appWithWallet, gatewayOf, issuedAssets, lockedStroops, reload, userWallet } from './fundingSetup';
 
 let svc: TestService;
 let app: App;
 let appWallet: WalletRecord;
 let secretKey: string;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   ({ app, appWallet, creds: { secretKey } } = await appWithWallet(svc));
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

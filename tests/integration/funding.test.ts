@@ -10,17 +10,14 @@ import { findAppWallet } from '../../src/domain/wallets/appWallets';
 import { activateOnSignIn, fundUserWallet } from '../../src/domain/wallets/funding';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { accountOnChain, appWithWallet, closeLedgersEvery, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
+import { accountOnChain, appWithWallet, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService({ ACTIVATION_RETRY_SECONDS: '1' });
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({ ACTIVATION_RETRY_SECONDS: '1' }, { closeLedgersEveryMs: 100 });
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

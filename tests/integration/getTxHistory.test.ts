@@ -9,23 +9,20 @@ import { insertTransaction } from '../../src/domain/transactions/store';
 import type { App } from '../../src/domain/apps/store';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, closeLedgersEvery, gatewayOf } from './fundingSetup';
+import { appWithWallet, gatewayOf } from './fundingSetup';
 import { newTx } from './historySetup';
 
 let svc: TestService;
 let app: App;
 let publishableKey: string;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   ({ app, creds: { publishableKey } } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' }, funded: false }));
   // Park any ledger follower of the service far ahead: these tests decide what the service has recorded.
   await svc.deps.db('ledger_followers').insert({ network: 'testnet', next_ledger: 2 ** 31 - 1, updated_at: new Date() }).onConflict('network').merge();
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

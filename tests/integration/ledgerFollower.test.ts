@@ -16,20 +16,17 @@ import type { WalletRecord } from '../../src/domain/wallets/store';
 import { TransactionRejectedError } from '../../src/infra/stellar/errors';
 import { capturingLogger } from '../support/log';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf, userWallet } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf, userWallet } from './fundingSetup';
 import { newTx } from './historySetup';
 
 let svc: TestService;
 let app: App;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc, 50);
+  svc = await startTestService({}, { closeLedgersEveryMs: 50 });
   ({ app } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' }, funded: false }));
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

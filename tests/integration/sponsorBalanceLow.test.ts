@@ -9,17 +9,14 @@ import { LOW_BALANCE_REPEAT_MS, reportLowBalance } from '../../src/domain/treasu
 import { fundUserWallet } from '../../src/domain/wallets/funding';
 import { fromStroops } from '../../src/infra/stellar/amounts';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, createAccountWith, closeLedgersEvery, gatewayOf, userWallet } from './fundingSetup';
+import { appWithWallet, createAccountWith, gatewayOf, userWallet } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -17,17 +17,14 @@ import { fromStroops } from '../../src/infra/stellar/amounts';
 import { StellarUnavailableError } from '../../src/infra/stellar/errors';
 import type { StellarGateway } from '../../src/infra/stellar/gateway';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, createAccountWith, closeLedgersEvery, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -9,23 +9,20 @@ import { saveFeePolicy, DEFAULT_FEE_POLICY, type FeePolicy } from '../../src/dom
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, closeLedgersEvery, gatewayOf } from './fundingSetup';
+import { appWithWallet, gatewayOf } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 let app: App;
 let creds: Awaited<ReturnType<typeof appWithWallet>>['creds'];
 let appWalletKey: string;
 
 before(async () => {
-  svc = await startTestService({ LEDGER_FOLLOWER: 'off' });
-  stopClosing = closeLedgersEvery(svc, 200);
+  svc = await startTestService({ LEDGER_FOLLOWER: 'off' }, { closeLedgersEveryMs: 200 });
   const setup = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } });
   ({ app, creds } = setup);
   appWalletKey = setup.appWallet.publicKey;
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

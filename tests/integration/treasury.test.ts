@@ -10,19 +10,16 @@ import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { createAppWithWallet } from '../../src/domain/wallets/appWallets';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { accountOnChain, closeLedgersEvery, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from './fundingSetup';
+import { accountOnChain, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from './fundingSetup';
 
 let svc: TestService;
 let operator: OperatorClient;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   operator = await signInOperator(svc);
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -14,17 +14,14 @@ import { fromStroops } from '../../src/infra/stellar/amounts';
 import { availableStroops } from '../../src/infra/stellar/gateway';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf, issuedAssets, lockedStroops, userWallet } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf, issuedAssets, lockedStroops, userWallet } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService({ ACTIVATION_RETRY_SECONDS: '1' });
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({ ACTIVATION_RETRY_SECONDS: '1' }, { closeLedgersEveryMs: 100 });
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -16,10 +16,9 @@ import type { WalletRecord } from '../../src/domain/wallets/store';
 import { fromStroops } from '../../src/infra/stellar/amounts';
 import { availableStroops, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, gatewayOf, issuer, payFromIssuer, reload, userWallet } from './fundingSetup';
+import { appWithWallet, gatewayOf, issuer, payFromIssuer, reload, userWallet } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 let gw: StellarGateway;
 let issuerKp: Keypair;
 let USDC: string;
@@ -29,8 +28,7 @@ let app: App;
 let appWallet: WalletRecord;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   gw = gatewayOf(svc);
   const issued = await issuer(svc, ['USDC', 'EURC']);
   [USDC, EURC] = issued.assets as [string, string];
@@ -40,7 +38,6 @@ before(async () => {
   app = { ...setup.app, assets: [USDC, EURC] };
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -13,23 +13,20 @@ import { sponsorFee } from '../../src/domain/transactions/feeBump';
 import { findTransaction, type TxRecord } from '../../src/domain/transactions/store';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 let app: App;
 let creds: Awaited<ReturnType<typeof appWithWallet>>['creds'];
 let destination: string;
 
 before(async () => {
-  svc = await startTestService({ TX_CONFIRM_WAIT_MS: '0' });
-  stopClosing = closeLedgersEvery(svc, 200);
+  svc = await startTestService({ TX_CONFIRM_WAIT_MS: '0' }, { closeLedgersEveryMs: 200 });
   const setup = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
   ({ app, creds } = setup);
   destination = setup.appWallet.publicKey;
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -12,18 +12,16 @@ import { parseAsset } from '../../src/infra/stellar/gateway';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 let app: App;
 let usdc: string;
 let alice: UserClient;
 let bob: UserClient;
 
 before(async () => {
-  svc = await startTestService({ LEDGER_FOLLOWER: 'on' });
-  stopClosing = closeLedgersEvery(svc, 200);
+  svc = await startTestService({ LEDGER_FOLLOWER: 'on' }, { closeLedgersEveryMs: 200 });
   const setup = await appWithWallet(svc);
   ({ asset: usdc } = await issueDemoUsdc(svc.deps, setup.app));
   app = (await updateAppSettings(svc.deps.db, setup.app.id, { fundingMode: 'immediate' }))!;
@@ -31,7 +29,6 @@ before(async () => {
   bob = await signInUser(svc, setup.creds);
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -16,17 +16,14 @@ import { headersFor, withSessions } from '../support/credentials';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, closeLedgersEvery, gatewayOf, issuer, payFromIssuer } from './fundingSetup';
+import { appWithWallet, gatewayOf, issuer, payFromIssuer } from './fundingSetup';
 
 let svc: TestService;
-let stopClosing: () => void;
 
 before(async () => {
-  svc = await startTestService();
-  stopClosing = closeLedgersEvery(svc);
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
 });
 after(async () => {
-  stopClosing?.();
   await svc?.stop();
 });
 

@@ -17,9 +17,14 @@ export interface TestService extends RunningService {
 
 /**
  * `log` replaces the silent logger (e.g. to capture the service's log lines); `database` runs the service on an
- * existing test database (a restart, or a second instance), which stop() then leaves in place for its owner to drop.
+ * existing test database (a restart, or a second instance), which stop() then leaves in place for its owner to drop;
+ * `closeLedgersEveryMs` closes a ledger of the localnet that often (its own cadence is manual in tests), so chain work
+ * waits for its ledger as on a real network, only faster, until stop().
  */
-export async function startTestService(env: Record<string, string> = {}, opts: { log?: Logger; database?: TestDatabase } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: { log?: Logger; database?: TestDatabase; closeLedgersEveryMs?: number } = {},
+): Promise<TestService> {
   const db = opts.database ?? (await freshDatabase());
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
   // The in-process localnet plays testnet as under `make run`, on a free port, closing ledgers only on demand.
@@ -42,11 +47,13 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  const closer = opts.closeLedgersEveryMs ? setInterval(() => void service.localnet?.closeLedger().catch(() => undefined), opts.closeLedgersEveryMs) : undefined;
   return {
     ...service,
     database: db,
     dataDir,
     stop: async () => {
+      clearInterval(closer);
       await service.close();
       if (!opts.database) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
