@@ -35,7 +35,7 @@ function account(address: string, sequence = '4294967296'): AccountState {
   };
 }
 
-const line = (asset: string, balanceStroops = 0n): TrustlineState => ({ asset, balanceStroops, limitStroops: 1n << 62n, sellingLiabilitiesStroops: 0n, authorized: true, sponsor: undefined });
+const line = (asset: string, balanceStroops = 0n): TrustlineState => ({ asset, balanceStroops, limitStroops: 1n << 62n, sellingLiabilitiesStroops: 0n, buyingLiabilitiesStroops: 0n, authorized: true, sponsor: undefined });
 
 /** A chain of these accounts and trustlines; `down` makes every read fail as an unreachable RPC does. */
 function chain(opts: { accounts?: string[]; lines?: Record<string, TrustlineState[]>; closeTime?: number; down?: boolean } = {}) {
@@ -152,6 +152,16 @@ describe('buildUserTransaction: the wallet, the app, the chain', () => {
     const err = await refusal(build(chain({ lines: trusting }), pay('1', wallet)));
     assert.equal(err.code, 'SDK_TX_BUILD_ERROR');
     assert.match(err.message, /the wallet itself/);
+  });
+
+  test('422 SDK_TX_BUILD_ERROR for removing an empty trustline that open buy offers may still fill', async () => {
+    const remove: BuildRequest = { operation: { type: 'changeTrust', asset: USDC, action: 'remove' }, timeoutSeconds: 60 };
+    const buying = { [wallet]: [{ ...line(USDC), buyingLiabilitiesStroops: 25_000_000n }] };
+    const err = await refusal(build(chain({ lines: buying }), remove));
+    assert.equal(err.code, 'SDK_TX_BUILD_ERROR');
+    assert.match(err.message, /may still buy 2\.5 USDC; cancel them/);
+    const built = await build(chain({ lines: { [wallet]: [line(USDC)] } }), remove);
+    assert.equal(built.description.operation, 'changeTrust');
   });
 
   test('503 STELLAR_UNAVAILABLE when the RPC cannot be reached', async () => {

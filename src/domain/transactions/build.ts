@@ -280,6 +280,10 @@ function operationsFor(op: ParsedOperation, wallet: WalletRecord, reads: ChainRe
       if (line.balanceStroops > 0n) {
         throw new AppError('TRUSTLINE_HAS_BALANCE', { message: `The ${code} trustline still holds ${fromStroops(line.balanceStroops)} ${code}` });
       }
+      // A line's limit may not fall below balance + buying liabilities (stellar-core: CHANGE_TRUST_INVALID_LIMIT).
+      if (line.buyingLiabilitiesStroops > 0n) {
+        throw buildError(`Open offers of the wallet may still buy ${fromStroops(line.buyingLiabilitiesStroops)} ${code}; cancel them before removing the ${code} trustline`);
+      }
       return { ops: [Operation.changeTrust({ asset: op.asset, limit: '0' })], cosigners: [] };
     }
     if (line) throw buildError(`The wallet already has a ${code} trustline`);

@@ -26,7 +26,7 @@ function account(over: Partial<AccountState> = {}): AccountState {
 }
 
 function line(asset: string, balanceStroops: bigint, sellingLiabilitiesStroops = 0n): TrustlineState {
-  return { asset, balanceStroops, limitStroops: 9_223_372_036_854_775_807n, sellingLiabilitiesStroops, authorized: true, sponsor: undefined };
+  return { asset, balanceStroops, limitStroops: 9_223_372_036_854_775_807n, sellingLiabilitiesStroops, buyingLiabilitiesStroops: 0n, authorized: true, sponsor: undefined };
 }
 
 describe('balanceLines', () => {

@@ -38,6 +38,8 @@ export interface TrustlineState {
   limitStroops: bigint;
   /** Locked by the account's open sell offers of the asset (TrustLineEntry.ext.v1.liabilities.selling). */
   sellingLiabilitiesStroops: bigint;
+  /** What the account's open buy offers of the asset may still bring in (TrustLineEntry.ext.v1.liabilities.buying). */
+  buyingLiabilitiesStroops: bigint;
   authorized: boolean;
   sponsor: string | undefined;
 }
@@ -329,6 +331,7 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
           balanceStroops: line.balance,
           limitStroops: line.limit,
           sellingLiabilitiesStroops: line.ext.type === 'v1' ? line.ext.v1.liabilities.selling : 0n,
+          buyingLiabilitiesStroops: line.ext.type === 'v1' ? line.ext.v1.liabilities.buying : 0n,
           authorized: (line.flags & 1) === 1, // AUTHORIZED_FLAG
           sponsor: sponsorOf(e.extXdr),
         });
