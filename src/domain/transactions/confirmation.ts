@@ -7,6 +7,7 @@
 //       unknown, past its time bound -> it can never apply: FAILED tx_too_late
 //       no envelope recorded (the claimer died before signing) -> the claim is released
 //   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
+import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Deps } from '../../deps';
 import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
@@ -87,25 +88,11 @@ export async function confirmDue(deps: ConfirmationDeps): Promise<number> {
 
 /** Runs confirmDue every `intervalMs` (again at once while a pass finds a full batch); returns stop(). */
 export function startConfirmationWorker(deps: ConfirmationDeps, opts: { intervalMs?: number } = {}): () => Promise<void> {
-  const intervalMs = opts.intervalMs ?? CONFIRMATION_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = confirmDue(deps)
-      .then((n) => n >= BATCH)
-      .catch((err: unknown) => {
-        deps.log.error({ err }, 'confirmation pass failed');
-        return false;
-      })
-      .then((more) => {
-        if (!stopped) timer = setTimeout(tick, more ? 0 : intervalMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  };
+  return repeatPass({
+    what: 'confirmation pass',
+    failureLevel: 'error',
+    log: deps.log,
+    intervalMs: opts.intervalMs ?? CONFIRMATION_INTERVAL_MS,
+    pass: async () => (await confirmDue(deps)) >= BATCH,
+  });
 }

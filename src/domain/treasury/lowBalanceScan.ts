@@ -4,6 +4,7 @@
 // wallet of every active app on each configured network through Stellar RPC and hands each reading to
 // reportLowBalance, which records the event only when the wallet is low and was not reported in the last 24 h; so
 // passes of several instances, and activations reporting at the same time, still make one event per wallet a day.
+import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../../deps';
@@ -101,23 +102,15 @@ export async function scanSponsorBalances(deps: SponsorScanDeps): Promise<number
  */
 export function startSponsorBalanceScan(deps: SponsorScanDeps, opts: { intervalMs?: number; firstPassDelayMs?: number } = {}): () => Promise<void> {
   const intervalMs = opts.intervalMs ?? SPONSOR_SCAN_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = scanSponsorBalances(deps)
-      .then((n) => {
-        if (n > 0) deps.log.info({ recorded: n }, 'sponsor balance scan: low sponsor wallets reported');
-      })
-      .catch((err: unknown) => deps.log.error({ err }, 'sponsor balance scan failed'))
-      .then(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, opts.firstPassDelayMs ?? Math.min(FIRST_PASS_DELAY_MS, intervalMs));
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  };
+  return repeatPass({
+    what: 'sponsor balance scan',
+    failureLevel: 'error',
+    log: deps.log,
+    intervalMs,
+    firstDelayMs: opts.firstPassDelayMs ?? Math.min(FIRST_PASS_DELAY_MS, intervalMs),
+    pass: async () => {
+      const n = await scanSponsorBalances(deps);
+      if (n > 0) deps.log.info({ recorded: n }, 'sponsor balance scan: low sponsor wallets reported');
+    },
+  });
 }

@@ -43,7 +43,7 @@ import {
   type ActivationTrigger,
 } from './fundingStore';
 import { findWallet, type WalletRecord } from './store';
-import { settleWithin } from '../../infra/jobs/settleWithin';
+import { repeatPass } from '../../infra/jobs/repeatPass';
 
 export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding' | 'activationQueue'>;
 
@@ -424,25 +424,18 @@ export async function settleAppliedActivations(deps: FundingDeps): Promise<numbe
  * the running pass.
  */
 export function startActivationRecovery(deps: FundingDeps): () => Promise<void> {
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  const pass = () => {
-    if (running || stopped) return; // the previous pass is still going: skip this tick
-    running = runActivationRecovery(deps)
-      .catch((err: unknown) => deps.log.warn({ err }, 'activation recovery pass failed'))
-      .finally(() => (running = undefined));
-  };
-  running = settleAppliedActivations(deps)
-    .catch((err: unknown) => deps.log.warn({ err }, 'start-up reconciliation of activations failed'))
-    .finally(() => {
-      running = undefined;
-      pass();
-    });
-  const timer = setInterval(pass, settings(deps).retryIntervalSeconds * 1000);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await settleWithin(running, STOP_WAIT_MS);
-  };
+  let reconciled = false;
+  return repeatPass({
+    what: 'activation recovery pass',
+    log: deps.log,
+    intervalMs: settings(deps).retryIntervalSeconds * 1000,
+    stopWaitMs: STOP_WAIT_MS,
+    pass: async () => {
+      if (!reconciled) {
+        reconciled = true;
+        await settleAppliedActivations(deps).catch((err: unknown) => deps.log.warn({ err }, 'start-up reconciliation of activations failed'));
+      }
+      await runActivationRecovery(deps);
+    },
+  });
 }

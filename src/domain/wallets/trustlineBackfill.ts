@@ -32,7 +32,7 @@ import { gatewayFor } from './funding';
 import { recordOutboxEvent } from './fundingEvents';
 import { LEASE_MARGIN_MS } from './fundingQueue';
 import { findWallet, type WalletRecord } from './store';
-import { settleWithin } from '../../infra/jobs/settleWithin';
+import { repeatPass } from '../../infra/jobs/repeatPass';
 
 export type BackfillDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'funding'>;
 
@@ -328,20 +328,13 @@ export async function runTrustlineBackfill(deps: BackfillDeps): Promise<number> 
 
 /** Starts the loop: a pass at once and every `retryIntervalSeconds`, never two at a time. Returns the stop function. */
 export function startTrustlineBackfill(deps: BackfillDeps): () => Promise<void> {
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  const pass = () => {
-    if (running || stopped) return;
-    running = runTrustlineBackfill(deps)
-      .catch((err: unknown) => deps.log.warn({ err }, 'trustline backfill pass failed'))
-      .finally(() => (running = undefined));
-  };
-  pass();
-  const timer = setInterval(pass, settings(deps).retryIntervalSeconds * 1000);
-  timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await settleWithin(running, STOP_WAIT_MS);
-  };
+  return repeatPass({
+    what: 'trustline backfill pass',
+    log: deps.log,
+    intervalMs: settings(deps).retryIntervalSeconds * 1000,
+    stopWaitMs: STOP_WAIT_MS,
+    pass: async () => {
+      await runTrustlineBackfill(deps);
+    },
+  });
 }
