@@ -81,10 +81,15 @@ test('key management: the local master key file by default; AWS KMS needs a key 
 
 test('transactions: a 5 s wait for the ledger, the ledger follower and the balance scan on by default; on/off switches refuse anything else', () => {
   const defaults = loadConfig({});
-  assert.deepEqual(defaults.transactions, { confirmWaitMs: 5000, ledgerFollower: true });
+  assert.equal(defaults.transactions.confirmWaitMs, 5000);
+  assert.equal(defaults.transactions.confirmIntervalMs, 1000);
+  assert.equal(defaults.transactions.ledgerFollower, true);
   assert.equal(defaults.sponsorBalanceScan, true);
-  const set = loadConfig({ TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off', SPONSOR_BALANCE_SCAN: 'off' });
-  assert.deepEqual(set.transactions, { confirmWaitMs: 0, ledgerFollower: false });
+  const set = loadConfig({ TX_CONFIRM_WAIT_MS: '0', TX_CONFIRM_INTERVAL_MS: '100', LEDGER_FOLLOWER: 'off', SPONSOR_BALANCE_SCAN: 'off' });
+  assert.equal(set.transactions.confirmWaitMs, 0);
+  assert.equal(set.transactions.confirmIntervalMs, 100);
+  assert.equal(set.transactions.ledgerFollower, false);
+  assert.throws(() => loadConfig({ TX_CONFIRM_INTERVAL_MS: '10' }), (e: unknown) => e instanceof ConfigError);
   assert.equal(set.sponsorBalanceScan, false);
   assert.throws(() => loadConfig({ LEDGER_FOLLOWER: 'yes' }), (e: unknown) => e instanceof ConfigError && /LEDGER_FOLLOWER must be on or off/.test(e.message));
   assert.throws(() => loadConfig({ TX_CONFIRM_WAIT_MS: '-1' }), (e: unknown) => e instanceof ConfigError);

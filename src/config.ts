@@ -92,11 +92,16 @@ export interface TransactionSettings {
    * `pending` (the confirmation worker finishes the record either way). 0: answer `pending` right after submission.
    */
   confirmWaitMs: number;
+  /**
+   * TX_CONFIRM_INTERVAL_MS (1000): how often the confirmation worker looks at submitted transactions (and sends the ones
+   * whose turn came: a wallet's transactions go one per ledger).
+   */
+  confirmIntervalMs: number;
   /** LEDGER_FOLLOWER (on): read every ledger's transactions to fill histories and payment.received events. */
   ledgerFollower: boolean;
 }
 
-export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = { confirmWaitMs: 5000, ledgerFollower: true };
+export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = { confirmWaitMs: 5000, confirmIntervalMs: 1000, ledgerFollower: true };
 
 export interface Config {
   /** Address and port the HTTP server listens on. */
@@ -301,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     transactions: {
       confirmWaitMs: intFrom(env, 'TX_CONFIRM_WAIT_MS', DEFAULT_TRANSACTION_SETTINGS.confirmWaitMs, 0, 60_000),
+      confirmIntervalMs: intFrom(env, 'TX_CONFIRM_INTERVAL_MS', DEFAULT_TRANSACTION_SETTINGS.confirmIntervalMs, 50, 60_000),
       ledgerFollower: onOff(env, 'LEDGER_FOLLOWER', DEFAULT_TRANSACTION_SETTINGS.ledgerFollower),
     },
     sponsorBalanceScan: onOff(env, 'SPONSOR_BALANCE_SCAN', true),

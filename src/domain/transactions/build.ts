@@ -45,8 +45,13 @@ export interface BuildRequest {
 }
 
 export interface BuiltTx {
-  /** Unsigned; source = the user's wallet; fee = base fee x operations. */
+  /**
+   * Unsigned; source = the user's wallet; fee = base fee x operations; sequence = the chain's + 1, provisional: the
+   * record takes the wallet's reserved number (sequences.ts) when it is written.
+   */
   tx: Transaction;
+  /** The wallet account's sequence number on the chain when it was read (the minSeqNum of the recorded transaction). */
+  chainSequence: bigint;
   description: TxDescription;
   /** For a confirmation screen; the lines end with the network fee. */
   summary: { title: string; lines: string[] };
@@ -385,5 +390,13 @@ export async function buildUserTransaction(
   const reserveLine = `Reserve ${fromStroops(reads.figures.baseReserveStroops)} XLM, sponsored by the app`;
   const lines = description.lines.map((l) => (l.startsWith('Reserve sponsored by ') ? reserveLine : l));
   lines.push(`Network fee ${feeXlm(estimatedFeeStroops)} XLM, paid by the app`);
-  return { tx, description, summary: { title: description.title, lines }, cosigners, estimatedFeeStroops, validUntil: new Date(maxTime * 1000) };
+  return {
+    tx,
+    chainSequence: BigInt(account.sequence),
+    description,
+    summary: { title: description.title, lines },
+    cosigners,
+    estimatedFeeStroops,
+    validUntil: new Date(maxTime * 1000),
+  };
 }

@@ -3,7 +3,9 @@
 //   - takes the due `submitted` records (a conditional UPDATE ... SKIP LOCKED pushes their next check out first, so
 //     instances share the work instead of repeating it) and looks each hash up with getTransaction:
 //       in a ledger         -> finalizeApplied (SUCCESS, or FAILED with the result code; events)
-//       unknown, still valid -> the recorded envelope is resent verbatim (the RPC answers DUPLICATE if it has it)
+//       unknown, still valid -> the recorded envelope is resent verbatim (the RPC answers DUPLICATE if it has it), in
+//                              its wallet's turn (sequences.ts): a record whose turn has not come is looked at
+//                              again soon, without asking the RPC
 //       unknown, past its time bound -> it can never apply: FAILED tx_too_late
 //       no envelope recorded (the claimer died before signing) -> the claim is released
 //   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
@@ -11,29 +13,32 @@ import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Deps } from '../../deps';
 import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
-import { finalizeApplied, finalizeRejected, headlineResultCode, releaseClaim } from './finalize';
+import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
+import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
 import { toTxRecord, type TxRecord } from './store';
 
-export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'>;
+export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'> & Partial<Pick<Deps, 'transactions'>>;
 
 /** How often a pass runs. */
 export const CONFIRMATION_INTERVAL_MS = 1000;
 /** Records looked at per pass. */
 const BATCH = 100;
-/** A transaction's time bound is judged against ledger close times, which trail the wall clock by up to a ledger. */
-const TIME_BOUND_GRACE_MS = 10_000;
-/** Checks of one record back off 1 s, 2 s, 4 s... up to this. */
+/** Checks of one record back off 1, 2, 4... worker intervals (1 s by default) up to this. */
 const MAX_BACKOFF_MS = 30_000;
+
+function intervalOf(deps: ConfirmationDeps): number {
+  return deps.transactions?.confirmIntervalMs ?? CONFIRMATION_INTERVAL_MS;
+}
 
 async function takeDue(deps: ConfirmationDeps): Promise<TxRecord[]> {
   const now = deps.clock.now();
   const rows = await deps.db.raw(
-    `update transactions t set checks = t.checks + 1, next_check_at = ?::timestamptz + (least(?::bigint, 1000 * power(2, least(t.checks, 5))::bigint) || ' milliseconds')::interval
+    `update transactions t set checks = t.checks + 1, next_check_at = ?::timestamptz + (least(?::bigint, ?::bigint * power(2, least(t.checks, 5))::bigint) || ' milliseconds')::interval
      where t.id in (
        select id from transactions where stage = 'submitted' and next_check_at <= ? order by next_check_at limit ? for update skip locked
      )
      returning t.*`,
-    [now, MAX_BACKOFF_MS, now, BATCH],
+    [now, MAX_BACKOFF_MS, intervalOf(deps), now, BATCH],
   );
   return (rows.rows as unknown[]).map(toTxRecord);
 }
@@ -45,21 +50,38 @@ async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
   }
   const gw = deps.stellar?.gateways?.[record.network];
   if (!gw) return;
+  const now = deps.clock.now();
+  // Never sent and not its turn yet: nothing to ask the RPC; looked at again with the next passes, not backed off.
+  const pastTimeBound = record.validUntil !== null && now.getTime() > record.validUntil.getTime() + TIME_BOUND_GRACE_MS;
+  if (!record.sentAt && !(await isInTurn(deps.db, record, now))) {
+    if (pastTimeBound) await finalizeRejected(deps, record, 'tx_too_late');
+    // Waiting for the turn is not a check against the chain: no backoff builds up meanwhile.
+    else await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: now, checks: 0 });
+    return;
+  }
   const details = await gw.transactionDetails(record.hash);
   if (details) {
     await finalizeApplied(deps, record, details, gw.networkPassphrase);
     return;
   }
-  const now = deps.clock.now();
-  if (record.validUntil && now.getTime() > record.validUntil.getTime() + TIME_BOUND_GRACE_MS) {
+  if (pastTimeBound) {
     await finalizeRejected(deps, record, 'tx_too_late');
     return;
   }
   try {
     await gw.submit(TransactionBuilder.fromXDR(record.envelopeXdr, gw.networkPassphrase));
+    if (!record.sentAt) {
+      // Sent for the first time (its turn came): looked up again from the next pass on, backing off from there.
+      await markSent(deps, record.id);
+      await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: now, checks: 0 });
+    }
   } catch (err) {
-    if (err instanceof TransactionRejectedError) await finalizeRejected(deps, record, headlineResultCode(err.codes));
-    else throw err;
+    if (!(err instanceof TransactionRejectedError)) throw err;
+    // It may have landed between the lookup above and the resend (the resend then finds its number used).
+    const landed = await gw.transactionDetails(record.hash);
+    if (landed) await finalizeApplied(deps, record, landed, gw.networkPassphrase);
+    // Accepted once, it may still show up in a ledger: its time bound settles it otherwise.
+    else if (!record.sentAt) await finalizeRejected(deps, record, headlineResultCode(err.codes));
   }
 }
 
@@ -92,7 +114,7 @@ export function startConfirmationWorker(deps: ConfirmationDeps, opts: { interval
     what: 'confirmation pass',
     failureLevel: 'error',
     log: deps.log,
-    intervalMs: opts.intervalMs ?? CONFIRMATION_INTERVAL_MS,
+    intervalMs: opts.intervalMs ?? intervalOf(deps),
     pass: async () => (await confirmDue(deps)) >= BATCH,
   });
 }

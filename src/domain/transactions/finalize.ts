@@ -132,3 +132,8 @@ export async function releaseClaim(deps: Pick<Deps, 'db' | 'clock'>, record: TxR
     return true;
   });
 }
+
+/** Notes that the RPC accepted the record's envelope (PENDING or DUPLICATE): the wallet's next one may go. */
+export async function markSent(deps: Pick<Deps, 'db' | 'clock'>, txId: string): Promise<void> {
+  await deps.db('transactions').where({ id: txId }).whereNull('sent_at').update({ sent_at: deps.clock.now() });
+}

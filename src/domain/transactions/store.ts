@@ -46,6 +46,10 @@ export interface TxRecord {
   updatedAt: Date;
   submittedAt: Date | null;
   confirmedAt: Date | null;
+  /** The inner transaction's sequence number (sequences.ts); null for activations and external transactions. */
+  seqNum: bigint | null;
+  /** When the RPC first accepted the envelope. */
+  sentAt: Date | null;
 }
 
 export function toTxRecord(row: any): TxRecord {
@@ -85,6 +89,8 @@ export function toTxRecord(row: any): TxRecord {
     updatedAt: row.updated_at,
     submittedAt: row.submitted_at,
     confirmedAt: row.confirmed_at,
+    seqNum: row.seq_num === null || row.seq_num === undefined ? null : BigInt(row.seq_num),
+    sentAt: row.sent_at ?? null,
   };
 }
 
@@ -120,6 +126,7 @@ export interface NewTx {
   validUntil?: Date;
   submittedAt?: Date;
   confirmedAt?: Date;
+  seqNum?: bigint;
   at: Date;
 }
 
@@ -169,6 +176,7 @@ export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, histor
       valid_until: tx.validUntil ?? null,
       submitted_at: tx.submittedAt ?? null,
       confirmed_at: tx.confirmedAt ?? null,
+      seq_num: tx.seqNum === undefined ? null : tx.seqNum.toString(),
       created_at: tx.at,
       updated_at: tx.at,
     })

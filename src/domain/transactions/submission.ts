@@ -1,7 +1,8 @@
 // The sponsored transaction path for an end user's custodial wallet: record what was built, sign it with the user's
 // key, then sponsor and submit it.
 //
-//   build    buildUserTransaction (build.ts) -> recordBuilt: a PENDING history record before anything is signed.
+//   build    buildUserTransaction (build.ts) -> recordBuilt: a PENDING history record before anything is signed, with
+//            the wallet's next sequence number reserved in the same database transaction (sequences.ts).
 //   sign     the user's key signs only the user's own transaction, for the user's own session (the record, or an
 //            unsigned XDR whose every source is the wallet: signable.ts); a sponsored trustline's funding wallet
 //            co-signs only transactions the service built itself.
@@ -12,17 +13,19 @@
 //               of instances, sign and send it once) and reserve the user's operations for the UTC day (a conditional
 //               upsert: never past the cap);
 //            4. the gas wallet signs the fee-bump; its envelope and hash are recorded before it is sent;
-//            5. send (the gateway rides out TRY_AGAIN_LATER and transport failures); a refusal is final: FAILED with
-//               its result code (the operations stay counted: the fee-bump was signed), 422 TX_SUBMIT_FAILED;
+//            5. send in the wallet's turn (sequences.ts: every lower live record of the wallet settled first; the
+//               gateway rides out TRY_AGAIN_LATER and transport failures); a refusal is final: FAILED with its result
+//               code (the operations stay counted: the fee-bump was signed), 422 TX_SUBMIT_FAILED; but a
+//               runTransaction whose number the account overtook (tx_bad_seq) takes a new one and signs again;
 //            6. wait up to TX_CONFIRM_WAIT_MS for the ledger: `success`, 422 on a failed apply, else `pending` (the
 //               confirmation worker, confirmation.ts, finishes it, also after a crash).
-import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
+import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { DEFAULT_TRANSACTION_SETTINGS } from '../../config';
 import type { Deps } from '../../deps';
 import { fromStroops } from '../../infra/stellar/amounts';
 import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
-import type { StellarGateway } from '../../infra/stellar/gateway';
+import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
@@ -36,10 +39,12 @@ import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
 import { describeTransaction, type TxDescription } from './describe';
 import { feeBumpFeeOf, sponsorFee } from './feeBump';
-import { finalizeApplied, finalizeRejected, headlineResultCode, releaseClaim } from './finalize';
+import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
 import { decidePolicy, type PolicyDecision } from './policyCheck';
+import { isInTurn, reserveSequence, withSequence } from './sequences';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
 import { findTransaction, findTransactionByInnerHash, insertTransaction, toTxRecord, type TxRecord } from './store';
+import { sleep } from '../../infra/stellar/retry';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
 export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions'>;
@@ -57,6 +62,10 @@ export interface TxContext {
 const SIGNABLE_STAGES: TxRecord['stage'][] = ['built', 'signed', 'denied'];
 /** A claim not followed by a recorded envelope within this long died before sending: the worker releases it. */
 export const CLAIM_TIMEOUT_MS = 60_000;
+/** How often a transaction waiting for its turn looks again. */
+const TURN_POLL_MS = 100;
+/** How many times runTransaction takes a new sequence number when the account overtook its transaction's. */
+const MAX_RESEQUENCES = 2;
 
 function txHashOf(tx: { hash(): Uint8Array }): string {
   return Buffer.from(tx.hash()).toString('hex');
@@ -71,21 +80,28 @@ function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
 }
 
 /**
- * Records an unsigned transaction of the wallet, PENDING in its history: one the service built, or one the client
- * brought. A transaction is recorded once (by its inner hash): an identical one built or brought again (same
- * sequence, time bounds and operations) is the same transaction and answers the existing record.
+ * Records an unsigned transaction of the wallet, PENDING in its history: one the service built, which takes the
+ * wallet's next sequence number here (`chainSequence` given: sequences.ts), or one the client brought with its own.
+ * A transaction is recorded once (by its inner hash): the same XDR brought again answers the existing record.
  */
 async function recordUnsigned(
   deps: TxDeps,
   ctx: TxContext,
-  input: { origin: 'built' | 'client'; tx: Transaction; description: TxDescription; title: string; lines: string[]; cosigners?: string[] },
+  input: { origin: 'built' | 'client'; tx: Transaction; chainSequence?: bigint; description: TxDescription; title: string; lines: string[]; cosigners?: string[] },
 ): Promise<TxRecord> {
-  const { tx, description: d } = input;
-  const hash = txHashOf(tx);
-  const maxTime = tx.timeBounds?.maxTime ? Number(tx.timeBounds.maxTime) : 0;
+  const { description: d } = input;
+  const maxTime = input.tx.timeBounds?.maxTime ? Number(input.tx.timeBounds.maxTime) : 0;
   const summary = d.summaryFor(ctx.wallet.publicKey).text;
-  const record = await deps.db.transaction((trx) =>
-    insertTransaction(
+  const now = deps.clock.now();
+  let hash = txHashOf(input.tx);
+  const record = await deps.db.transaction(async (trx) => {
+    let tx = input.tx;
+    if (input.chainSequence !== undefined) {
+      const sequence = await reserveSequence(trx, ctx.wallet.id, input.chainSequence, now);
+      tx = withSequence(tx, sequence, input.chainSequence, gateway(deps, ctx).networkPassphrase);
+      hash = txHashOf(tx);
+    }
+    return insertTransaction(
       trx,
       {
         appId: ctx.app.id,
@@ -107,21 +123,33 @@ async function recordUnsigned(
         memo: d.memo,
         ...(input.cosigners ? { cosigners: input.cosigners } : {}),
         unsignedXdr: tx.toXDR(),
-        innerHash: hash,
-        hash,
+        innerHash: txHashOf(tx),
+        hash: txHashOf(tx),
         feeStroops: feeBumpFeeOf(tx),
+        seqNum: BigInt(tx.sequence),
         ...(maxTime > 0 ? { validUntil: new Date(maxTime * 1000) } : {}),
-        at: deps.clock.now(),
+        at: now,
       },
       [{ walletId: ctx.wallet.id, direction: 'sent', summary }],
-    ),
-  );
+    );
+  });
   return record ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
 }
 
-/** Records a transaction built for the wallet (build.ts): PENDING in its history, nothing signed yet. */
+/**
+ * Records a transaction built for the wallet (build.ts): PENDING in its history, nothing signed yet, with the
+ * wallet's next sequence number (the record's unsignedXdr is the transaction to sign, not `built.tx`).
+ */
 export function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx): Promise<TxRecord> {
-  return recordUnsigned(deps, ctx, { origin: 'built', tx: built.tx, description: built.description, title: built.summary.title, lines: built.summary.lines, cosigners: built.cosigners });
+  return recordUnsigned(deps, ctx, {
+    origin: 'built',
+    tx: built.tx,
+    chainSequence: built.chainSequence,
+    description: built.description,
+    title: built.summary.title,
+    lines: built.summary.lines,
+    cosigners: built.cosigners,
+  });
 }
 
 /** Records a transaction the client brought (an unsigned or signed XDR of the wallet), or finds its record. */
@@ -138,12 +166,9 @@ async function cosignerWallets(deps: TxDeps, record: TxRecord): Promise<WalletRe
   return [funding];
 }
 
-/** Signs the record's inner transaction with the user's key (and a co-signer's), records the signed XDR. */
-async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promise<{ record: TxRecord; signed: Transaction }> {
-  if (record.signedXdr) return { record, signed: parseInnerTransaction(record.signedXdr, gateway(deps, ctx).networkPassphrase) };
-  if (!record.unsignedXdr) throw new AppError('TX_NOT_FOUND', { message: `No unsigned transaction ${record.id} for this wallet` });
-  const gw = gateway(deps, ctx);
-  const tx = parseInnerTransaction(record.unsignedXdr, gw.networkPassphrase);
+/** Signs `unsignedXdr` (the record's inner transaction) with the user's key, and a co-signer's when the record needs it. */
+async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsignedXdr: string): Promise<Transaction> {
+  const tx = parseInnerTransaction(unsignedXdr, gateway(deps, ctx).networkPassphrase);
   const cosigners = await cosignerWallets(deps, record);
   // The record's XDR was checked when it was built or brought; checked again so a stored row can never widen it.
   assertUserTransaction(tx, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
@@ -160,6 +185,14 @@ async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promi
     if (err instanceof AppError) throw err;
     throw new AppError('TX_SIGN_FAILED', { message: 'Signing failed; retry', cause: err });
   }
+  return tx;
+}
+
+/** Signs the record's inner transaction with the user's key (and a co-signer's), records the signed XDR. */
+async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promise<{ record: TxRecord; signed: Transaction }> {
+  if (record.signedXdr) return { record, signed: parseInnerTransaction(record.signedXdr, gateway(deps, ctx).networkPassphrase) };
+  if (!record.unsignedXdr) throw new AppError('TX_NOT_FOUND', { message: `No unsigned transaction ${record.id} for this wallet` });
+  const tx = await signUnsigned(deps, ctx, record, record.unsignedXdr);
   const signedXdr = tx.toXDR();
   const [row] = await deps.db('transactions')
     .where({ id: record.id })
@@ -276,7 +309,16 @@ export async function submitUserTransaction(deps: TxDeps, ctx: TxContext, input:
 }
 
 /** Steps 2-6 of the submission for a recorded, signed inner transaction. */
-async function sponsorAndSubmit(deps: TxDeps, ctx: TxContext, gw: StellarGateway, record: TxRecord, inner: Transaction, description: TxDescription): Promise<TxOutcome> {
+async function sponsorAndSubmit(
+  deps: TxDeps,
+  ctx: TxContext,
+  gw: StellarGateway,
+  record: TxRecord,
+  inner: Transaction,
+  description: TxDescription,
+  /** The service built and signed it in this request, so it may take a new sequence number (runTransaction). */
+  opts: { resequence: boolean } = { resequence: false },
+): Promise<TxOutcome> {
   // 2. policy (the daily cap is reserved below, atomically)
   const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner, description });
   if (decision.staticReasons.length > 0) await deny(deps, ctx, record, decision.staticReasons, SIGNABLE_STAGES);
@@ -302,62 +344,148 @@ async function sponsorAndSubmit(deps: TxDeps, ctx: TxContext, gw: StellarGateway
     await deny(deps, ctx, record, [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, description.opsCount)], ['submitted']);
   }
 
-  // 4. the gas wallet signs the fee-bump; intent recorded before sending
-  let envelopeHash: string;
-  let bump: Awaited<ReturnType<typeof sponsorFee>>;
+  // 4-5. the gas wallet signs the fee-bump (recorded before sending), sent in the wallet's turn; a runTransaction whose
+  // sequence number the account overtook takes a new one and goes again
+  const waitMs = (deps.transactions ?? DEFAULT_TRANSACTION_SETTINGS).confirmWaitMs;
+  const deadline = Date.now() + waitMs;
+  let bump: FeeBumpTransaction;
+  for (let resequenced = 0; ; resequenced++) {
+    bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
+    record = { ...record, hash: txHashOf(bump), envelopeXdr: bump.toXDR(), feeStroops: BigInt(bump.fee), feeSource: gasWallet.publicKey, submittedAt };
+    try {
+      if (!(await sendInTurn(deps, gw, record, bump, deadline))) return pendingOutcome(record, bump);
+      break;
+    } catch (err) {
+      if (err instanceof TransactionRejectedError) {
+        // A refusal of an envelope that reached the chain after all (a transport retry, a ledger closing meanwhile)
+        // is no refusal: what the ledger says is recorded instead, and nothing is built again.
+        const landed = await gw.transactionDetails(record.hash).catch(() => undefined);
+        if (landed) return settle(deps, gw, record, landed);
+        if (opts.resequence && resequenced < MAX_RESEQUENCES && err.codes.transaction === 'tx_bad_seq') {
+          ({ record, inner } = await resequence(deps, ctx, gw, record));
+          continue;
+        }
+        const resultCode = headlineResultCode(err.codes);
+        await finalizeRejected(deps, record, resultCode);
+        throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode }, cause: err });
+      }
+      // Unknown whether it got through: the worker looks the hash up and resends the recorded envelope.
+      if (err instanceof StellarUnavailableError) {
+        throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; the transaction is retried until its time bound', cause: err });
+      }
+      throw err;
+    }
+  }
+
+  // 6. wait a little for the ledger
+  const envelopeHash = record.hash;
+  const remainingMs = deadline - Date.now();
+  if (remainingMs <= 0) return pendingOutcome(record, bump);
   try {
-    bump = await sponsorFee(deps, { gasWallet, inner, networkPassphrase: gw.networkPassphrase, actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) });
-    envelopeHash = txHashOf(bump);
+    await gw.confirm(envelopeHash, { timeoutMs: remainingMs });
+  } catch (err) {
+    if (err instanceof TransactionUnconfirmedError || err instanceof StellarUnavailableError) return pendingOutcome(record, bump);
+    if (!(err instanceof TransactionRejectedError)) throw err;
+  }
+  const details = await gw.transactionDetails(envelopeHash).catch(() => undefined);
+  if (!details) return pendingOutcome(record, bump);
+  return settle(deps, gw, record, details);
+}
+
+/** Records what the ledger said of the record's envelope, and answers it. */
+async function settle(deps: TxDeps, gw: StellarGateway, record: TxRecord, details: TransactionDetails): Promise<TxOutcome> {
+  await finalizeApplied(deps, record, details, gw.networkPassphrase);
+  if (details.status === 'FAILED') {
+    throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode: headlineResultCode(details.codes) } });
+  }
+  return { txId: record.id, hash: details.hash, status: 'success', resultCode: 'tx_success', feeXlm: fromStroops(details.feeChargedStroops), ledger: details.ledger, policy: policyView([]) };
+}
+
+function pendingOutcome(record: TxRecord, bump: FeeBumpTransaction): TxOutcome {
+  return { txId: record.id, hash: record.hash, status: 'pending', feeXlm: fromStroops(BigInt(bump.fee)), policy: policyView([]) };
+}
+
+/** Step 4: the gas wallet's fee-bump of `inner`, recorded (hash, envelope, fee) before it is sent. */
+async function sponsorAndRecord(deps: TxDeps, ctx: TxContext, gw: StellarGateway, gasWallet: WalletRecord, record: TxRecord, inner: Transaction): Promise<FeeBumpTransaction> {
+  try {
+    const bump = await sponsorFee(deps, { gasWallet, inner, networkPassphrase: gw.networkPassphrase, actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) });
     const now = deps.clock.now();
     await deps.db('transactions').where({ id: record.id }).update({
-      hash: envelopeHash,
+      hash: txHashOf(bump),
       envelope_xdr: bump.toXDR(),
       fee_stroops: BigInt(bump.fee).toString(),
       fee_source: gasWallet.publicKey,
-      next_check_at: new Date(now.getTime() + 1000),
+      sent_at: null,
+      // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
+      next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
       updated_at: now,
     });
-    record = { ...record, hash: envelopeHash, envelopeXdr: bump.toXDR(), feeStroops: BigInt(bump.fee), feeSource: gasWallet.publicKey, submittedAt };
+    return bump;
   } catch (err) {
     // Nothing was sent: the claim and the day's operations are given back.
     await releaseClaim(deps, record).catch((e: unknown) => deps.log.warn({ err: e, txId: record.id }, 'could not release a transaction claim'));
     if (err instanceof AppError) throw err;
     throw new AppError('TX_SIGN_FAILED', { message: 'Signing the fee-bump failed; nothing was submitted', cause: err });
   }
+}
 
-  // 5. send
+/**
+ * Step 5: sends the recorded envelope once the record's turn comes (sequences.ts), and notes that the RPC accepted it.
+ * False when the turn did not come by `deadline`: the record stays submitted and the confirmation worker sends it.
+ */
+async function sendInTurn(deps: TxDeps, gw: StellarGateway, record: TxRecord, bump: FeeBumpTransaction, deadline: number): Promise<boolean> {
+  while (!(await isInTurn(deps.db, record, deps.clock.now()))) {
+    if (Date.now() + TURN_POLL_MS > deadline) {
+      await handOver(deps, record.id);
+      return false;
+    }
+    await sleep(TURN_POLL_MS);
+  }
   try {
     await gw.submit(bump);
   } catch (err) {
-    if (err instanceof TransactionRejectedError) {
-      const resultCode = headlineResultCode(err.codes);
-      await finalizeRejected(deps, record, resultCode);
-      throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode }, cause: err });
-    }
-    // Unknown whether it got through: the worker looks the hash up and resends the recorded envelope.
-    if (err instanceof StellarUnavailableError) {
-      throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; the transaction is retried until its time bound', cause: err });
-    }
+    // Unknown whether it got through: the worker looks it up (and resends it) from now on.
+    if (err instanceof StellarUnavailableError) await handOver(deps, record.id);
     throw err;
   }
+  await markSent(deps, record.id);
+  await handOver(deps, record.id);
+  return true;
+}
 
-  // 6. wait a little for the ledger
-  const waitMs = (deps.transactions ?? DEFAULT_TRANSACTION_SETTINGS).confirmWaitMs;
-  const pending: TxOutcome = { txId: record.id, hash: envelopeHash, status: 'pending', feeXlm: fromStroops(BigInt(bump.fee)), policy: policyView([]) };
-  if (waitMs <= 0) return pending;
+/** The confirmation worker looks after the record from its next pass on. */
+async function handOver(deps: TxDeps, txId: string): Promise<void> {
+  await deps.db('transactions').where({ id: txId, stage: 'submitted' }).update({ next_check_at: deps.clock.now(), checks: 0 });
+}
+
+/**
+ * A runTransaction whose sequence number the account overtook (it moved outside the service): the next number is
+ * reserved against the chain's, the inner transaction signed again and recorded; nothing was charged for the refusal.
+ */
+async function resequence(deps: TxDeps, ctx: TxContext, gw: StellarGateway, record: TxRecord): Promise<{ record: TxRecord; inner: Transaction }> {
+  // The worker leaves the record alone meanwhile (it would resend the refused envelope).
+  await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: new Date(deps.clock.now().getTime() + CLAIM_TIMEOUT_MS) });
+  let account;
   try {
-    await gw.confirm(envelopeHash, { timeoutMs: waitMs });
+    account = await gw.loadAccount(ctx.wallet.publicKey);
   } catch (err) {
-    if (err instanceof TransactionUnconfirmedError || err instanceof StellarUnavailableError) return pending;
-    if (!(err instanceof TransactionRejectedError)) throw err;
+    if (err instanceof StellarUnavailableError) throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; retry later', headers: { 'Retry-After': '5' }, cause: err });
+    throw err;
   }
-  const details = await gw.transactionDetails(envelopeHash).catch(() => undefined);
-  if (!details) return pending;
-  await finalizeApplied(deps, record, details, gw.networkPassphrase);
-  if (details.status === 'FAILED') {
-    throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode: headlineResultCode(details.codes) } });
-  }
-  return { txId: record.id, hash: envelopeHash, status: 'success', resultCode: 'tx_success', feeXlm: fromStroops(details.feeChargedStroops), ledger: details.ledger, policy: policyView([]) };
+  if (!account) throw new AppError('WALLET_NOT_FUNDED', { message: `The wallet's account does not exist on ${ctx.wallet.network}` });
+  const chainSequence = BigInt(account.sequence);
+  const unsigned = await deps.db.transaction(async (trx) => {
+    const sequence = await reserveSequence(trx, ctx.wallet.id, chainSequence, deps.clock.now());
+    const tx = withSequence(parseInnerTransaction(record.unsignedXdr!, gw.networkPassphrase), sequence, chainSequence, gw.networkPassphrase);
+    await trx('transactions').where({ id: record.id }).update({ unsigned_xdr: tx.toXDR(), inner_hash: txHashOf(tx), seq_num: sequence.toString(), updated_at: deps.clock.now() });
+    return tx;
+  });
+  const inner = await signUnsigned(deps, ctx, record, unsigned.toXDR());
+  await deps.db('transactions').where({ id: record.id }).update({ signed_xdr: inner.toXDR(), updated_at: deps.clock.now() });
+  return {
+    record: { ...record, unsignedXdr: unsigned.toXDR(), signedXdr: inner.toXDR(), innerHash: txHashOf(unsigned), seqNum: BigInt(unsigned.sequence) },
+    inner,
+  };
 }
 
 /** runTransaction: build, sign and submit in one call; a dry run builds and decides only (nothing kept or signed). */
@@ -371,6 +499,6 @@ export async function runUserTransaction(deps: TxDeps, ctx: TxContext, input: Bu
   }
   const record = await recordBuilt(deps, ctx, built);
   const { record: signed, signed: inner } = await signRecord(deps, ctx, record);
-  return sponsorAndSubmit(deps, ctx, gw, signed, inner, built.description);
+  return sponsorAndSubmit(deps, ctx, gw, signed, inner, built.description, { resequence: true });
 }
 

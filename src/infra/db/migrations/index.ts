@@ -15,6 +15,7 @@ import * as m0012 from './0012_sep10';
 import * as m0014 from './0014_funding';
 import * as m0015 from './0015_trustline_backfill';
 import * as m0016 from './0016_transactions';
+import * as m0017 from './0017_wallet_sequences';
 
 export interface Migration {
   name: string;
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   { name: '0014_funding', ...m0014 },
   { name: '0015_trustline_backfill', ...m0015 },
   { name: '0016_transactions', ...m0016 },
+  { name: '0017_wallet_sequences', ...m0017 },
 ];
