@@ -78,13 +78,17 @@ export type Amount = string;
 /**
  * ReadinessChecks
  *
- * One entry per dependency (`database`, `stellar:<network>`).
+ * One entry per dependency (`database`, `stellar:<network>`), and per configured network the ledger follower (`ledgerFollower:<network>`): how many ledgers it is behind the chain (`lagLedgers`). The follower's lag is informational: it never makes the service unready (the API works without it), but past 20 ledgers the service logs a warning.
  */
 export type ReadinessChecks = {
     [key: string]: {
         status: 'up' | 'down' | 'not_configured';
         latencyMs?: number;
         detail?: string;
+        /**
+         * Ledgers the chain has closed that the ledger follower has not read yet (ledgerFollower entries only).
+         */
+        lagLedgers?: number;
     };
 };
 

@@ -193,9 +193,16 @@ describe('describeTransaction: memos', () => {
     assert.equal(describeTransaction(txOf([pay()])).memo, null);
   });
 
-  test('a text memo of bytes that are not UTF-8 is shown as hex', () => {
-    const d = describeTransaction(txOf([pay()], { memo: Memo.text(Buffer.from([0xff, 0xfe])) }));
-    assert.equal(d.memo, 'fffe');
+  test('a text memo of bytes that are not UTF-8, or with NUL, is shown with U+FFFD in their place; the bytes are kept', () => {
+    const invalid = describeTransaction(txOf([pay()], { memo: Memo.text(Buffer.from([0xff, 0xfe, 0x41])) }));
+    assert.equal(invalid.memo, '\uFFFD\uFFFDA');
+    assert.equal(invalid.memoBase64, Buffer.from([0xff, 0xfe, 0x41]).toString('base64'));
+    assert.ok(invalid.lines.includes('Memo \uFFFD\uFFFDA'));
+    const nul = describeTransaction(txOf([pay()], { memo: Memo.text(Buffer.from([0x61, 0x00, 0x62])) }));
+    assert.equal(nul.memo, 'a\uFFFDb');
+    assert.equal(nul.memoBase64, 'YQBi');
+    const plain = describeTransaction(txOf([pay()], { memo: Memo.id('42') }));
+    assert.equal(plain.memoBase64, null);
   });
 });
 

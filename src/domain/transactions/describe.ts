@@ -7,6 +7,7 @@
 // addresses are resolved to the G-address of their account: that account holds the funds and keeps the history.
 import { MuxedAccount, StrKey, type Asset, type LiquidityPoolAsset, type OperationRecord, type Transaction } from '@stellar/stellar-sdk';
 import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import { displayBytes } from '../text/safeText';
 
 export interface TxPayment {
   from: string;
@@ -31,8 +32,13 @@ export interface TxDescription {
   asset: string | null;
   /** Canonical decimal: payment amount, strict-send sendAmount, strict-receive destAmount, createAccount startingBalance. */
   amount: string | null;
-  /** The memo as text: a text memo's string, an id memo's decimal, a hash/return memo's hex; null without memo. */
+  /**
+   * The memo as display text: a text memo's bytes as UTF-8 (invalid sequences and control characters shown as U+FFFD:
+   * src/domain/text/safeText.ts), an id memo's decimal, a hash/return memo's hex; null without memo.
+   */
   memo: string | null;
+  /** A text memo's exact bytes, base64 (up to 28 arbitrary bytes on the chain); null for other memos. */
+  memoBase64: string | null;
   /**
    * Every asset the transaction can move: what payments and path payments send, receive or pass through, changeTrust
    * lines, offers' selling and buying assets, claimable balances, clawbacks, XLM of createAccount; deduped, in order.
@@ -86,17 +92,17 @@ export function accountOf(address: string): string {
   return StrKey.isValidMed25519PublicKey(address) ? MuxedAccount.fromAddress(address, '0').baseAccount().accountId() : address;
 }
 
+/** A text memo's bytes: the chain's memo text is up to 28 arbitrary bytes, not necessarily UTF-8. */
+function textMemoBytes(tx: Transaction): Buffer | null {
+  const { type, value } = tx.memo;
+  if (type !== 'text' || value === null || value === undefined) return null;
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value as Uint8Array);
+}
+
 function memoText(tx: Transaction): string | null {
   const { type, value } = tx.memo;
   if (type === 'none' || value === null || value === undefined) return null;
-  if (type === 'text') {
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value as Uint8Array);
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      return bytes.toString('hex'); // text memos may carry arbitrary bytes; hex keeps them readable and exact
-    }
-  }
+  if (type === 'text') return displayBytes(textMemoBytes(tx)!);
   if (type === 'id') return String(value);
   return Buffer.from(value as Uint8Array).toString('hex');
 }
@@ -273,6 +279,7 @@ export function describeTransaction(tx: Transaction): TxDescription {
     asset: view.asset,
     amount: view.amount,
     memo,
+    memoBase64: textMemoBytes(tx)?.toString('base64') ?? null,
     movedAssets: [...new Set(ops.flatMap(assetsMovedBy))],
     accountMergeDestinations: ops.flatMap((op) => (op.type === 'accountMerge' ? [accountOf(op.destination)] : [])),
     payments: paid.map((p) => p.payment),

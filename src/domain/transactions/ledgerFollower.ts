@@ -19,10 +19,15 @@
 //   - known (the service built or submitted it): a `received` history row is added for each destination wallet that
 //     has none yet (the service records only the sender's row when it submits);
 //   - each successful payment-like operation into a wallet whose history row this page created: `payment.received`.
+//
+// Chain data is hostile: text (a memo is 28 arbitrary bytes) is stored in its display form with the raw bytes kept
+// (store.ts), and a transaction that still cannot be read or recorded is set aside in `chain_quarantine` with its raw
+// XDR and the error (its writes undone to a savepoint), while the rest of the ledger and the next ledgers go on.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../../deps';
 import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
+import { safeText } from '../text/safeText';
 import { recordOutboxEvent } from '../wallets/fundingEvents';
 import { describeChainTransaction, type ChainTransaction } from './chainTransactions';
 import { addHistory, insertTransaction, type HistoryEntry } from './store';
@@ -31,6 +36,10 @@ import { addHistory, insertTransaction, type HistoryEntry } from './store';
 export const DEFAULT_FOLLOWER_INTERVAL_MS = 1000;
 /** getTransactions' maximum page. */
 export const FOLLOWER_PAGE_SIZE = 200;
+/** Past this many ledgers behind the chain the follower logs a warning (about 100 s of ledgers on the real network). */
+export const LAG_WARNING_LEDGERS = 20;
+/** The lag warning repeats at most this often while the follower stays behind. */
+const LAG_WARNING_EVERY_MS = 60_000;
 /** The longest wait between attempts while the RPC or the database keeps failing. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -43,6 +52,8 @@ export interface LedgerFollowerOptions {
   pageSize?: number;
   /** The networks to follow (default: every network with a gateway). */
   networks?: NetworkName[];
+  /** Lag (ledgers) past which a warning is logged (default LAG_WARNING_LEDGERS). */
+  lagWarningLedgers?: number;
 }
 
 /** What the follower keeps between steps on one network: the RPC's latest ledger as last seen. */
@@ -107,9 +118,16 @@ function involvedWallets(tx: ChainTransaction, byKey: Map<string, WalletRow>): W
  */
 async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range: { from: number; to: number }, transactions: TransactionDetails[]): Promise<boolean> {
   const network = gateway.network;
+  const unreadable: { details: TransactionDetails; error: string }[] = [];
   const chain = transactions.flatMap((details) => {
-    const tx = describeChainTransaction(details, gateway.networkPassphrase);
-    if (!tx) deps.log.warn({ network, hash: details.hash }, 'ledger follower could not read a transaction envelope; skipped');
+    let tx: ChainTransaction | undefined;
+    try {
+      tx = describeChainTransaction(details, gateway.networkPassphrase);
+    } catch (err) {
+      unreadable.push({ details, error: `could not describe: ${errorText(err)}` });
+      return [];
+    }
+    if (!tx) unreadable.push({ details, error: 'could not read the transaction envelope' });
     return tx ? [tx] : [];
   });
   const accounts = [...new Set(chain.flatMap((tx) => [...tx.sources, ...tx.destinations]))];
@@ -117,6 +135,7 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
   return deps.db.transaction(async (trx) => {
     const position = await trx('ledger_followers').where({ network }).forUpdate().first('next_ledger');
     if (!position || position.next_ledger !== range.from) return false;
+    for (const { details, error } of unreadable) await quarantine(deps, trx, network, details, error);
     // One query per page for the wallets, one for the transactions already known, one for their history rows.
     const wallets: WalletRow[] = accounts.length
       ? await trx('wallets').where({ network }).whereRaw('public_key = any(?::text[])', [accounts]).select('id', 'app_id', 'public_key')
@@ -143,6 +162,16 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
     };
 
     for (const { tx, wallets: its } of involved) {
+      // One transaction that cannot be recorded is set aside (its writes undone to a savepoint), the rest go on.
+      try {
+        await trx.transaction((item) => recordOne(item, tx, its));
+      } catch (err) {
+        await quarantine(deps, trx, network, tx.details, `could not record: ${errorText(err)}`);
+      }
+    }
+    return moveTo(trx, network, range.from, range.to, now);
+
+    async function recordOne(trx: Knex.Transaction, tx: ChainTransaction, its: WalletRow[]): Promise<void> {
       const at = new Date(tx.details.createdAt * 1000);
       const entry = (w: WalletRow): HistoryEntry => {
         const view = tx.viewOf(w.public_key)!;
@@ -172,6 +201,8 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
             destination: d.destination,
             asset: d.asset,
             amount: d.amount,
+            memo: d.memo,
+            memoBase64: d.memoBase64,
             ...(tx.innerHash ? { innerHash: tx.innerHash } : {}),
             hash: tx.hash,
             envelopeXdr: tx.details.envelopeXdr,
@@ -193,7 +224,7 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
         await addHistory(trx, id, recipients.map(entry), at);
         created = recipients.map((w) => w.id);
       }
-      if (tx.details.status !== 'SUCCESS') continue;
+      if (tx.details.status !== 'SUCCESS') return;
       for (const p of tx.description.payments) {
         const to = byKey.get(p.to);
         if (!to || !created.includes(to.id) || p.from === p.to || p.amount === '0') continue;
@@ -205,8 +236,31 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
         });
       }
     }
-    return moveTo(trx, network, range.from, range.to, now);
   });
+}
+
+/** What failed, short: a database error's own message without the statement knex puts before it. */
+function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = message.lastIndexOf(' - ');
+  return (at >= 0 && /^(insert|update|select|delete) /.test(message) ? message.slice(at + 3) : message).slice(0, 500);
+}
+
+/** Keeps a chain transaction the follower could not record, with its raw XDR and why, and says so in the log. */
+async function quarantine(deps: FollowerDeps, trx: Knex.Transaction, network: NetworkName, details: TransactionDetails, error: string): Promise<void> {
+  deps.log.warn({ network, hash: details.hash, ledger: details.ledger, error }, 'ledger follower set a transaction aside (chain_quarantine); going on');
+  await trx('chain_quarantine')
+    .insert({
+      network,
+      ledger: details.ledger,
+      hash: details.hash,
+      envelope_xdr: details.envelopeXdr ?? null,
+      result_xdr: details.resultXdr ?? null,
+      error: safeText(error),
+      created_at: deps.clock.now(),
+    })
+    .onConflict(['network', 'hash'])
+    .ignore();
 }
 
 /**
@@ -252,6 +306,15 @@ export async function followStep(
 }
 
 /**
+ * How many ledgers the follower of `network` is behind `latestLedger` (the chain's, from the RPC); undefined when it has
+ * never run on that network.
+ */
+export async function followerLag(db: Knex, network: NetworkName, latestLedger: number): Promise<number | undefined> {
+  const row = (await db('ledger_followers').where({ network }).first('next_ledger')) as { next_ledger: number } | undefined;
+  return row ? Math.max(0, latestLedger - row.next_ledger + 1) : undefined;
+}
+
+/**
  * Starts following every configured network (or `opts.networks`): a step at once, again at once while behind, every
  * `intervalMs` when caught up, backing off while steps fail. Returns a stop function that waits for running steps.
  */
@@ -275,10 +338,16 @@ export function startLedgerFollower(deps: FollowerDeps, opts: LedgerFollowerOpti
   const follow = async (gateway: StellarGateway) => {
     const state: FollowerState = {};
     let failures = 0;
+    let warnedAt = 0;
     while (!stopped) {
       try {
         const step = await followStep(deps, gateway, state, pageSize);
         failures = 0;
+        const lag = state.latestLedger === undefined ? undefined : await followerLag(deps.db, gateway.network, state.latestLedger);
+        if (lag !== undefined && lag > (opts.lagWarningLedgers ?? LAG_WARNING_LEDGERS) && Date.now() - warnedAt > LAG_WARNING_EVERY_MS) {
+          warnedAt = Date.now();
+          deps.log.warn({ network: gateway.network, lagLedgers: lag }, 'ledger follower is behind the chain');
+        }
         if (step === 'caught-up') await sleep(intervalMs);
       } catch (err) {
         failures += 1;

@@ -25,7 +25,7 @@ test('withSequence sets the number and minSeqNum, keeps time bounds, memo, fee a
   assert.equal(tx.fee, original.fee);
   assert.deepEqual(JSON.parse(JSON.stringify(tx.operations)), JSON.parse(JSON.stringify(original.operations)));
   assert.equal(tx.signatures.length, 0);
-  assert.notEqual(tx.hash().toString('hex'), original.hash().toString('hex'));
+  assert.notEqual(Buffer.from(tx.hash()).toString('hex'), Buffer.from(original.hash()).toString('hex'));
   // The original is untouched.
   assert.equal(original.sequence, '42');
   assert.equal(original.signatures.length, 1);

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import { newId } from '../ids';
+import { safeJson, safeText } from '../text/safeText';
 
 export type TxStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 export type TxStage = 'built' | 'signed' | 'submitted' | 'confirmed' | 'failed' | 'denied';
@@ -29,6 +30,8 @@ export interface TxRecord {
   asset: string | null;
   amount: string | null;
   memo: string | null;
+  /** A text memo's exact bytes (base64) when the transaction has one. */
+  memoBase64: string | null;
   cosigners: string[] | null;
   unsignedXdr: string | null;
   signedXdr: string | null;
@@ -72,6 +75,7 @@ export function toTxRecord(row: any): TxRecord {
     asset: row.asset,
     amount: row.amount,
     memo: row.memo,
+    memoBase64: row.memo_base64 ?? null,
     cosigners: row.cosigners,
     unsignedXdr: row.unsigned_xdr,
     signedXdr: row.signed_xdr,
@@ -113,6 +117,7 @@ export interface NewTx {
   asset: string | null;
   amount: string | null;
   memo?: string | null;
+  memoBase64?: string | null;
   cosigners?: string[];
   unsignedXdr?: string;
   signedXdr?: string;
@@ -138,7 +143,9 @@ export interface HistoryEntry {
 }
 
 /**
- * Inserts a transaction and its history rows (and counts them), in `trx`. Undefined when the transaction already exists
+ * Inserts a transaction and its history rows (and counts them), in `trx`. Every text is stored in its display form
+ * (safeText: chain data may hold NUL, invalid UTF-8 or control characters, which PostgreSQL refuses or garbles); a
+ * text memo's exact bytes are kept in memo_base64. Undefined when the transaction already exists
  * on the network, by hash or inner hash (an earlier or concurrent insert of it won): nothing is written then.
  */
 export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, history: HistoryEntry[]): Promise<TxRecord | undefined> {
@@ -155,14 +162,15 @@ export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, histor
       stage: tx.stage,
       operation: tx.operation,
       ops_count: tx.opsCount,
-      summary: tx.summary,
-      summary_title: tx.summaryTitle ?? null,
-      summary_lines: tx.summaryLines ? JSON.stringify(tx.summaryLines) : null,
+      summary: safeText(tx.summary),
+      summary_title: tx.summaryTitle === undefined ? null : safeText(tx.summaryTitle),
+      summary_lines: tx.summaryLines ? JSON.stringify(safeJson(tx.summaryLines)) : null,
       source_account: tx.sourceAccount,
       destination: tx.destination,
       asset: tx.asset,
       amount: tx.amount,
-      memo: tx.memo ?? null,
+      memo: tx.memo === undefined || tx.memo === null ? null : safeText(tx.memo),
+      memo_base64: tx.memoBase64 ?? null,
       cosigners: tx.cosigners ? JSON.stringify(tx.cosigners) : null,
       unsigned_xdr: tx.unsignedXdr ?? null,
       signed_xdr: tx.signedXdr ?? null,
@@ -196,7 +204,7 @@ export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, histor
 export async function addHistory(trx: Knex.Transaction, transactionId: string, entries: HistoryEntry[], at: Date): Promise<void> {
   if (entries.length === 0) return;
   const inserted: { wallet_id: string }[] = await trx('tx_history')
-    .insert(entries.map((e) => ({ wallet_id: e.walletId, transaction_id: transactionId, direction: e.direction, summary: e.summary, created_at: at })))
+    .insert(entries.map((e) => ({ wallet_id: e.walletId, transaction_id: transactionId, direction: e.direction, summary: safeText(e.summary), created_at: at })))
     .onConflict(['wallet_id', 'transaction_id'])
     .ignore()
     .returning('wallet_id');

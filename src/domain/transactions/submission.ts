@@ -121,6 +121,7 @@ async function recordUnsigned(
         asset: d.asset,
         amount: d.amount,
         memo: d.memo,
+        memoBase64: d.memoBase64,
         ...(input.cosigners ? { cosigners: input.cosigners } : {}),
         unsignedXdr: tx.toXDR(),
         innerHash: txHashOf(tx),

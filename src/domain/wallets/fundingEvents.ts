@@ -2,6 +2,7 @@
 // so an event exists exactly when its change does. Delivery (signing, retries) reads `outbox_events` later.
 import type { Knex } from 'knex';
 import { newId } from '../ids';
+import { safeJson } from '../text/safeText';
 
 /** The contract's webhook events this service emits so far (WebhookEventName). */
 export type OutboxEventType =
@@ -18,6 +19,7 @@ export async function recordOutboxEvent(
   input: { appId: string; type: OutboxEventType; data: Record<string, unknown>; at: Date },
 ): Promise<string> {
   const id = newId('evt');
-  await trx('outbox_events').insert({ id, app_id: input.appId, type: input.type, data: input.data, created_at: input.at });
+  // Event data may carry chain text (jsonb refuses U+0000): stored in its display form.
+  await trx('outbox_events').insert({ id, app_id: input.appId, type: input.type, data: safeJson(input.data), created_at: input.at });
   return id;
 }

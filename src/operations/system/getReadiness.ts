@@ -1,14 +1,16 @@
 import type { Deps } from '../../deps';
 import { AppError } from '../../domain/errors';
+import { followerLag } from '../../domain/transactions/ledgerFollower';
 import type { Handler } from '../types';
 
-type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs?: number; detail?: string };
+type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs?: number; detail?: string; lagLedgers?: number };
 
 const NETWORKS = ['testnet', 'mainnet'] as const;
 
 /**
- * Readiness: 1. ping the database 2. probe each configured Stellar RPC 3. 200 when all are up, else 503 with the
- * same check list. A network without an RPC URL is `not_configured` and does not fail readiness.
+ * Readiness: 1. ping the database 2. probe each configured Stellar RPC, and tell how far the ledger follower is behind
+ * it 3. 200 when all are up, else 503 with the same check list. A network without an RPC URL is `not_configured` and
+ * does not fail readiness; the follower's lag is information, never a reason to be unready.
  */
 export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<'getReadiness'> {
   return async () => {
@@ -35,6 +37,10 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<
         }
         return timed(`stellar:${network}`, async () => {
           const health = await probe();
+          if (health.healthy && health.latestLedger !== undefined) {
+            const lag = await followerLag(deps.db, network, health.latestLedger);
+            if (lag !== undefined) checks[`ledgerFollower:${network}`] = { status: 'up', lagLedgers: lag, detail: `${lag} ledgers behind` };
+          }
           return { ok: health.healthy, detail: health.healthy ? `latest ledger ${health.latestLedger}` : health.detail };
         });
       }),
