@@ -33,7 +33,8 @@ function messageOf(err: ErrorObject): string {
 }
 
 export function toFieldErrors(errors: ErrorObject[] | null | undefined): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // Field names come from the request (`toString`, `__proto__`...): a map without a prototype takes them as plain keys.
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const err of errors ?? []) {
     // oneOf/anyOf summaries repeat what their branches already said.
     if (err.keyword === 'oneOf' || err.keyword === 'anyOf' || err.keyword === 'if') continue;

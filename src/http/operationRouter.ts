@@ -17,6 +17,7 @@ import type { ApplyLimits } from './limits';
 import type { Idempotency } from './idempotency';
 import { AppError } from '../domain/errors';
 import { toFieldErrors } from './fieldErrors';
+import { unsafeTextErrors } from './textSafety';
 import { createRouteTable } from './routeTable';
 
 /** Per-request values the router needs from Express (set by app.ts). */
@@ -120,7 +121,10 @@ export async function createOperationRouter(
       if (auth.apiKey && applyLimits) {
         for (const [name, value] of Object.entries(await applyLimits(auth.apiKey))) res.setHeader(name, value);
       }
-      // 3. validate against the contract, with query and path parameters coerced to their schema types
+      // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
+      // path parameters coerced to their schema types
+      const unsafe = unsafeTextErrors({ body: req.body, query: req.query as Record<string, unknown>, params: match.params, idempotencyKey: req.get('idempotency-key') });
+      if (unsafe) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: unsafe } });
       const operation = operationObjects.get(operationId)!;
       const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
       const validation = api.validateRequest(raw, operation);

@@ -24,6 +24,16 @@ export function isSafeText(text: string): boolean {
   return !unsafe;
 }
 
+// What no input string may hold: U+0000 (PostgreSQL refuses it) and unpaired surrogates (stored as U+FFFD otherwise).
+const REFUSED_IN_INPUT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `text` cannot be taken as input (U+0000, an unpaired surrogate), or undefined when it can. */
+export function inputTextProblem(text: string): string | undefined {
+  const found = REFUSED_IN_INPUT.exec(text);
+  if (!found) return undefined;
+  return found[0] === '\u0000' ? 'must not contain U+0000 (NUL)' : 'must be well-formed Unicode (no unpaired surrogate)';
+}
+
 /** Arbitrary bytes as display text: UTF-8 decoded leniently (invalid sequences become U+FFFD), then made safe. */
 export function displayBytes(bytes: Uint8Array): string {
   return safeText(new TextDecoder('utf-8', { fatal: false }).decode(bytes));
