@@ -242,6 +242,7 @@ export const updateAuthPolicyRow = <ThrowOnError extends boolean = false>(option
  * have passed answers 429 RATE_LIMITED with Retry-After.
  *
  * Needs only the publishable key; no session and no DPoP proof. Browser calls must come from an allowed origin.
+ * An app that turned email sign-in off (updateAuthProviders) answers 403 AUTH_PROVIDER_DISABLED.
  *
  */
 export const startEmailSignIn = <ThrowOnError extends boolean = false>(options: Options<StartEmailSignInData, ThrowOnError>): RequestResult<StartEmailSignInResponses, StartEmailSignInErrors, ThrowOnError> => (options.client ?? client).post<StartEmailSignInResponses, StartEmailSignInErrors, ThrowOnError>({
@@ -267,7 +268,9 @@ export const startEmailSignIn = <ThrowOnError extends boolean = false>(options: 
  *
  * The tokens are bound to the key of the `DPoP` proof sent with this request (RFC 9449): keep that key for the whole
  * session. The refresh token is single-use and must be stored like a password. A wrong, expired or used-up code
- * answers 401 EMAIL_CODE_INVALID; too many wrong attempts use the code up.
+ * answers 401 EMAIL_CODE_INVALID; too many wrong attempts use the code up. Once the app turned email sign-in off
+ * (updateAuthProviders), even a code sent before answers 403 AUTH_PROVIDER_DISABLED (and stays unused); sessions
+ * started before are kept.
  *
  * If Immediate-mode funding cannot complete, sign-in still succeeds with `wallet.funded: false` and the activation
  * is retried in the background. A 503 leaves the code unused, so the same request can be retried.

@@ -96,6 +96,15 @@ export async function updateAuthProviders(db: Knex, secrets: Secrets, appId: str
   });
 }
 
+/**
+ * Email sign-in must be on for the app: 403 AUTH_PROVIDER_DISABLED otherwise ("Disabling a provider stops new sign-ins
+ * with it"; sessions already started are not touched). Google and GitHub are checked by appOAuthClient.
+ */
+export async function requireEmailSignIn(db: Knex, appId: string): Promise<void> {
+  const row = (await db(TABLE).where({ app_id: appId, provider: 'email' }).first('enabled')) as Pick<ProviderRow, 'enabled'> | undefined;
+  if (row && !row.enabled) throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
+}
+
 /** The app's client for `provider` when that provider is enabled (enabling requires both credentials), else undefined. */
 export async function appOAuthClient(db: Knex, secrets: Secrets, appId: string, provider: OAuthProvider): Promise<OAuthClientCredentials | undefined> {
   const row = (await db(TABLE).where({ app_id: appId, provider }).first('enabled', 'client_id', 'client_secret_sealed')) as ProviderRow | undefined;

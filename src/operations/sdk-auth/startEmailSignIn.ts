@@ -2,6 +2,7 @@ import type { Deps } from '../../deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { appScope, EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
+import { requireEmailSignIn } from '../../domain/oauth/appProviders';
 import { createAbuseLimiter } from '../../http/abuseLimits';
 import type { Handler } from '../types';
 
@@ -22,15 +23,17 @@ export function startEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | '
     await perIp.consume(`${appId}:${req.ip}`);
     const app = await findApp(deps.db, appId);
     if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    // 2. the app offers email sign-in (403 AUTH_PROVIDER_DISABLED)
+    await requireEmailSignIn(deps.db, appId);
     const issued = await issueEmailCode(deps.db, deps.secrets, { scope, email, now: deps.clock.now() });
-    // 2. send, outside any transaction; a failed send withdraws the code so the user can retry at once
+    // 3. send, outside any transaction; a failed send withdraws the code so the user can retry at once
     try {
       await deps.mailer.send({ to: email, subject: `Your ${app.name} sign-in code: ${issued.code}`, text: signInText(app.name, issued.code), kind: 'user-sign-in-code' });
     } catch (err) {
       await withdrawEmailCode(deps.db, { scope, email, issued });
       throw new AppError('SERVICE_UNAVAILABLE', { message: 'The sign-in email could not be sent; retry', headers: { 'Retry-After': '5' }, cause: err });
     }
-    // 3. respond
+    // 4. respond
     return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };
   };
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { appScope, normalizeEmail, releaseEmailCode, verifyEmailCode } from '../../domain/emailCodes/emailCodes';
 import { completeUserSignIn, sdkSignInView, type UserSignInDeps } from '../../domain/users/signIn';
+import { requireEmailSignIn } from '../../domain/oauth/appProviders';
 import { createAbuseLimiter } from '../../http/abuseLimits';
 import type { Handler } from '../types';
 
@@ -22,9 +23,11 @@ export function verifyEmailSignIn(deps: UserSignInDeps & Pick<Deps, 'limits'>): 
     await perIp.consume(`${appId}:${req.ip}`);
     const app = await findApp(deps.db, appId);
     if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
-    // 2. the code (EMAIL_CODE_INVALID for wrong, expired, used or used-up codes, without saying which)
+    // 2. the app still offers email sign-in (a code sent before it was turned off stays unused)
+    await requireEmailSignIn(deps.db, appId);
+    // 3. the code (EMAIL_CODE_INVALID for wrong, expired, used or used-up codes, without saying which)
     const consumed = await verifyEmailCode(deps.db, deps.secrets, { scope: appScope(appId), email, code: req.body.code, now: deps.clock.now() });
-    // 3. the user, the wallet and a session bound to the proof's key
+    // 4. the user, the wallet and a session bound to the proof's key
     try {
       const userAgent = req.headers['user-agent'];
       const result = await completeUserSignIn(deps, {
