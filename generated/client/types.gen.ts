@@ -1568,7 +1568,7 @@ export type FundWalletErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1636,7 +1636,7 @@ export type GetUserErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1703,7 +1703,7 @@ export type SetUserExternalIdErrors = {
      */
     409: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1761,7 +1761,7 @@ export type IntrospectUserTokenErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1833,7 +1833,7 @@ export type ListAuthPolicyRowsErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1903,7 +1903,7 @@ export type CreateAuthPolicyRowErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -1965,7 +1965,7 @@ export type DeleteAuthPolicyRowErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2030,7 +2030,7 @@ export type UpdateAuthPolicyRowErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2089,7 +2089,7 @@ export type StartEmailSignInErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2162,7 +2162,7 @@ export type VerifyEmailSignInErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2237,7 +2237,7 @@ export type StartOAuthSignInErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2324,7 +2324,7 @@ export type CompleteOAuthSignInErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2387,7 +2387,7 @@ export type RefreshSessionErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2445,7 +2445,7 @@ export type SignOutErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2500,7 +2500,7 @@ export type ListSessionsErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2574,7 +2574,7 @@ export type RevokeSessionErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2626,7 +2626,7 @@ export type GetWalletErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2675,7 +2675,7 @@ export type GetWalletBalancesErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2764,7 +2764,7 @@ export type BuildTransactionErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -2829,7 +2829,7 @@ export type SignTransactionErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3075,7 +3075,7 @@ export type GetTxHistoryErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3133,7 +3133,7 @@ export type GetTransactionErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3232,7 +3232,7 @@ export type SignAuthEntryErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3295,7 +3295,7 @@ export type ListDistributionRulesErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3432,7 +3432,7 @@ export type ListKycProvidersErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3503,7 +3503,7 @@ export type StartKycSessionErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3577,7 +3577,7 @@ export type GetKycVerificationErrors = {
      */
     410: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3632,7 +3632,7 @@ export type ListRampProvidersErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3707,7 +3707,7 @@ export type CreateRampQuoteErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3784,7 +3784,7 @@ export type StartRampErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3850,7 +3850,7 @@ export type GetRampTransactionErrors = {
      */
     404: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3896,7 +3896,7 @@ export type CreateSep10ChallengeErrors = {
      */
     400: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -3955,7 +3955,7 @@ export type VerifySep10ChallengeErrors = {
      */
     401: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -4002,7 +4002,7 @@ export type StartOperatorEmailSignInErrors = {
      */
     400: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -4067,7 +4067,7 @@ export type VerifyOperatorEmailSignInErrors = {
      */
     401: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -4126,7 +4126,7 @@ export type StartOperatorOAuthSignInErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -4202,7 +4202,7 @@ export type CompleteOperatorOAuthSignInErrors = {
      */
     422: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**
@@ -4253,7 +4253,7 @@ export type RefreshOperatorSessionErrors = {
      */
     401: Error;
     /**
-     * Rate limit or quota exceeded. Retry after the Retry-After seconds.
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
     /**

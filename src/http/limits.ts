@@ -1,10 +1,14 @@
-// The gate's limits (issue #4), applied to a request once its API key is authenticated (unauthenticated garbage costs
-// nothing):
-//   1. a per-key request rate limit (rate-limiter-flexible, a fixed one-minute window): in-process by default, or in
-//      PostgreSQL (RATE_LIMIT_STORE=postgres, the library's RateLimiterPostgres on the service's knex pool and the
-//      rate_limit_points table of migration 0003) so that every instance shares one limit;
-//   2. the testnet quota: requests per testnet key per UTC day, counted durably (domain/limits/dailyQuota.ts). Mainnet
-//      keys have none (the interface spec shows none).
+// The gate's limits (issues #4 and #23), for requests that carry an authenticated API key:
+//   1. a request rate per minute (rate-limiter-flexible, a fixed one-minute window) in the sender's own bucket, so a
+//      publishable key, public by design, cannot be turned against the app's users:
+//        secret key                       per key
+//        publishable key with a session   per user (each signed-in user has a bucket of their own)
+//        publishable key, no session      per key and client address (sign-in, and failures before a session)
+//      counted before validation (invalid requests are limited too, in their sender's bucket); in process by default, or
+//      in PostgreSQL (RATE_LIMIT_STORE=postgres: RateLimiterPostgres on the rate_limit_points table of migration 0003)
+//      so that every instance shares one count;
+//   2. the testnet quota: requests per testnet key per UTC day, counted durably (domain/limits/dailyQuota.ts), only for
+//      requests that passed validation. Mainnet keys have none (the interface spec shows none).
 // Over either: 429 RATE_LIMITED with Retry-After. Every keyed answer carries RateLimit-Limit/-Remaining/-Reset of the
 // limit closest to exhaustion.
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -16,16 +20,37 @@ import { AppError } from '../domain/errors';
 
 export const DEFAULT_LIMITS: LimitSettings = { perKeyPerMinute: 600, store: 'memory', testnetDailyQuota: 1000 };
 
-/** Counts one request of an authenticated key; returns the RateLimit-* headers, or throws RATE_LIMITED. */
-export type ApplyLimits = (key: AuthenticatedKey) => Promise<Record<string, string>>;
+/** Who a request counts for: its key, and the signed-in user or the client address. */
+export interface RateCaller {
+  key: AuthenticatedKey;
+  /** The verified session's user (SDK API). */
+  userId?: string | undefined;
+  ip: string;
+}
 
-interface Window {
+export interface Limits {
+  /** Counts one request in its sender's bucket (before validation); throws RATE_LIMITED over the limit. */
+  rate(caller: RateCaller): Promise<Window>;
+  /** Counts one valid request of a testnet key against the day's quota; throws RATE_LIMITED past it. None on mainnet. */
+  quota(key: AuthenticatedKey): Promise<Window | undefined>;
+}
+
+/** The bucket a request's rate counts in (see the header). */
+export function rateBucketOf(caller: RateCaller): string {
+  if (caller.key.type === 'secret') return `key:${caller.key.keyId}`;
+  if (caller.userId !== undefined) return `user:${caller.key.keyId}:${caller.userId}`;
+  return `anon:${caller.key.keyId}:${caller.ip}`;
+}
+
+export interface Window {
   limit: number;
   remaining: number;
   resetSeconds: number;
 }
 
-function headersOf(w: Window): Record<string, string> {
+/** RateLimit-* headers of the window closest to exhaustion. */
+export function headersOf(...windows: (Window | undefined)[]): Record<string, string> {
+  const w = windows.filter((x): x is Window => x !== undefined).reduce((a, b) => (b.remaining < a.remaining ? b : a));
   return { 'RateLimit-Limit': String(w.limit), 'RateLimit-Remaining': String(w.remaining), 'RateLimit-Reset': String(w.resetSeconds) };
 }
 
@@ -55,26 +80,27 @@ export function createFixedWindowLimiter(
   });
 }
 
-export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): ApplyLimits {
+export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): Limits {
   const limiter = createFixedWindowLimiter(deps, settings.store, { points: settings.perKeyPerMinute, durationSeconds: 60, keyPrefix: 'key_minute' });
-  return async (key) => {
-    // 1. the per-minute rate (a refused request does not count against the day's quota)
-    let res: RateLimiterRes;
-    try {
-      res = await limiter.consume(key.keyId);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      const w = { limit: settings.perKeyPerMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
-      throw rateLimited(w, `Too many requests: ${settings.perKeyPerMinute} per minute per API key`);
-    }
-    const minute: Window = { limit: settings.perKeyPerMinute, remaining: res.remainingPoints, resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)) };
-    if (key.network !== 'testnet') return headersOf(minute);
-    // 2. the testnet quota of the UTC day
-    const now = deps.clock.now();
-    const untilMidnight = secondsUntilNextUtcMidnight(now);
-    const count = await consumeDailyQuota(deps.db, key.keyId, utcDay(now), settings.testnetDailyQuota);
-    const day: Window = { limit: settings.testnetDailyQuota, remaining: count === undefined ? 0 : settings.testnetDailyQuota - count, resetSeconds: untilMidnight };
-    if (count === undefined) throw rateLimited(day, `The testnet key used its ${settings.testnetDailyQuota} requests of the UTC day; retry after midnight UTC`);
-    return headersOf(day.remaining < minute.remaining ? day : minute);
+  return {
+    async rate(caller) {
+      try {
+        const res = await limiter.consume(rateBucketOf(caller));
+        return { limit: settings.perKeyPerMinute, remaining: res.remainingPoints, resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)) };
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        const w = { limit: settings.perKeyPerMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+        const whose = caller.key.type === 'secret' ? 'API key' : caller.userId !== undefined ? 'user' : 'API key and client address';
+        throw rateLimited(w, `Too many requests: ${settings.perKeyPerMinute} per minute per ${whose}`);
+      }
+    },
+    async quota(key) {
+      if (key.network !== 'testnet') return undefined;
+      const now = deps.clock.now();
+      const count = await consumeDailyQuota(deps.db, key.keyId, utcDay(now), settings.testnetDailyQuota);
+      const day: Window = { limit: settings.testnetDailyQuota, remaining: count === undefined ? 0 : settings.testnetDailyQuota - count, resetSeconds: secondsUntilNextUtcMidnight(now) };
+      if (count === undefined) throw rateLimited(day, `The testnet key used its ${settings.testnetDailyQuota} requests of the UTC day; retry after midnight UTC`);
+      return day;
+    },
   };
 }

@@ -1,6 +1,6 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
-// -> the key's limits (429; RateLimit-* headers on every keyed answer) -> validate against the bundled contract with
-// openapi-backend (400) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
+// -> the rate limit in the sender's bucket (429; RateLimit-* headers on every keyed answer) -> validate against the
+// bundled contract with openapi-backend (400) -> the testnet quota (429) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
 // raw body of a non-JSON success, e.g. a CSV export).
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest, OperationResult } from '../operations/types';
 import type { Gate } from './authenticate';
-import type { ApplyLimits } from './limits';
+import { headersOf, type Limits } from './limits';
 import type { Idempotency } from './idempotency';
 import { AppError } from '../domain/errors';
 import { toFieldErrors } from './fieldErrors';
@@ -62,7 +62,7 @@ export async function createOperationRouter(
   document: Document,
   handlers: HandlerRegistry,
   gate: Gate,
-  applyLimits?: ApplyLimits,
+  limits?: Limits,
   /** PUBLIC_URL when configured: the base of the URL DPoP proofs must name (else the request's Host). */
   publicUrl?: string,
   /** Idempotency-Key handling (idempotency.ts) for the operations whose contract declares the header. */
@@ -117,10 +117,11 @@ export async function createOperationRouter(
         res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
         res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
       }
-      // 2b. the key's rate limit and testnet quota, counted only for an authenticated key (429 RATE_LIMITED)
-      if (auth.apiKey && applyLimits) {
-        for (const [name, value] of Object.entries(await applyLimits(auth.apiKey))) res.setHeader(name, value);
-      }
+      // 2b. the rate limit, only for an authenticated key, in the sender's own bucket (limits.ts: per secret key, per
+      // signed-in user, or per publishable key and client address), before validation so garbage is limited too
+      const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const rate = auth.apiKey && limits ? await limits.rate({ key: auth.apiKey, userId: auth.user?.userId, ip }) : undefined;
+      if (rate) for (const [name, value] of Object.entries(headersOf(rate))) res.setHeader(name, value);
       // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
       // path parameters coerced to their schema types
       const unsafe = unsafeTextErrors({ body: req.body, query: req.query as Record<string, unknown>, params: match.params, idempotencyKey: req.get('idempotency-key') });
@@ -131,6 +132,9 @@ export async function createOperationRouter(
       if (!validation.valid) {
         throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: toFieldErrors(validation.errors as never) } });
       }
+      // 3b. the testnet key's quota of the day, counted only for requests that passed validation
+      const quota = auth.apiKey && limits ? await limits.quota(auth.apiKey) : undefined;
+      if (quota) for (const [name, value] of Object.entries(headersOf(rate, quota))) res.setHeader(name, value);
       const parsed = api.router.parseRequest(validation.coerced, operation);
       // 4. the handler
       const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
@@ -142,7 +146,7 @@ export async function createOperationRouter(
         path: match.params as never,
         headers: req.headers,
         auth,
-        ip: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+        ip,
         requestId: locals.requestId,
         log: locals.log,
       } as OperationRequest<OperationId>;

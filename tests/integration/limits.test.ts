@@ -51,10 +51,13 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
     await svc?.stop();
   });
 
-  test('50 concurrent clients against a key with exactly 30 requests left: exactly 30 pass, 20 RATE_LIMITED', async () => {
+  test('50 concurrent clients against a key with exactly 30 requests left: exactly 30 pass, 20 RATE_LIMITED; invalid requests cost none', async () => {
     const creds = await seedCredentials(svc.deps.db);
     await setDailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON), 70);
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => fund(svc, creds.secretKey, { invalid: i % 2 === 0 })));
+    const invalid = await Promise.all(Array.from({ length: 20 }, () => fund(svc, creds.secretKey, { invalid: true })));
+    for (const r of invalid) assert.equal(r.status, 400);
+    assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)), 70, 'requests that fail validation cost no quota');
+    const answers = await Promise.all(Array.from({ length: 50 }, () => fund(svc, creds.secretKey)));
     const limited = answers.filter((r) => r.status === 429);
     assert.equal(answers.length - limited.length, 30, 'exactly 30 answers are not 429');
     assert.equal(limited.length, 20);
@@ -66,6 +69,8 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
     }
     for (const r of answers.filter((a) => a.status !== 429)) assert.ok([400, 404].includes(r.status), `got ${r.status}`);
     assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)), 100, 'the count stops at the quota');
+    const invalidAfter = await fund(svc, creds.secretKey, { invalid: true });
+    assert.equal(invalidAfter.status, 400, 'validation comes before the quota');
   });
 
   test('keyed answers carry RateLimit-* headers of the day quota; Retry-After until UTC midnight once used up', async () => {
@@ -81,8 +86,11 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
       assert.equal(int(first.headers, 'RateLimit-Remaining'), 1);
       assert.equal(int(first.headers, 'RateLimit-Reset'), 30);
       const invalid = await fund(svc, creds.secretKey, { invalid: true });
-      assert.equal(invalid.status, 400, 'an invalid body still counts');
-      assert.equal(int(invalid.headers, 'RateLimit-Remaining'), 0);
+      assert.equal(invalid.status, 400, 'an invalid body costs no quota');
+      assert.equal(int(invalid.headers, 'RateLimit-Limit'), 1000, 'its headers are the per-minute window');
+      const last = await fund(svc, creds.secretKey);
+      assert.equal(last.status, 404);
+      assert.equal(int(last.headers, 'RateLimit-Remaining'), 0);
       const over = await fund(svc, creds.secretKey);
       assert.equal(over.status, 429);
       assert.equal(over.body.code, 'RATE_LIMITED');
