@@ -24,6 +24,8 @@ export interface PolicyFacts {
   feeStroops: bigint;
   /** `native` | `CODE:ISSUER`: every asset a payment or path payment sends, receives or passes through, and changeTrust's asset. */
   movedAssets: string[];
+  /** Operations whose assets cannot be determined from the transaction: always denied (fail closed). */
+  undeterminedAssetOperations?: string[];
   /** Every operation type of the inner transaction, SDK names (`payment`, `accountMerge`...). */
   operationTypes: string[];
   accountMergeDestinations: string[];
@@ -58,6 +60,13 @@ function operationRule(policy: FeePolicy, facts: PolicyFacts): PolicyReason | un
 
 /** Every moved asset must be approved; an empty approved list means the configured assets and XLM. */
 function assetRule(policy: FeePolicy, facts: PolicyFacts): PolicyReason | undefined {
+  const undetermined = facts.undeterminedAssetOperations ?? [];
+  if (undetermined.length > 0) {
+    return {
+      code: 'TX_POLICY_ASSET_NOT_APPROVED',
+      message: `The assets moved by ${undetermined.join(', ')} cannot be determined from the transaction, so the app's fee policy cannot approve them`,
+    };
+  }
   const approved = new Set(policy.approvedAssets.length > 0 ? policy.approvedAssets : ['native', ...facts.configuredAssets]);
   const refused = unique(facts.movedAssets.filter((a) => !approved.has(a)));
   if (refused.length === 0) return undefined;

@@ -173,7 +173,7 @@ describe('describeTransaction: trustlines and other operations', () => {
     assert.equal(d.operation, 'payment');
     assert.equal(d.title, 'Send 1 USDC and 2 more operations');
     assert.ok(d.lines.includes('3 operations: payment, payment, accountMerge'), d.lines.join(' | '));
-    assert.deepEqual(d.movedAssets, [`USDC:${issuer}`]);
+    assert.deepEqual(d.movedAssets, [`USDC:${issuer}`, 'native'], "a merge moves the account's XLM");
     assert.equal(d.payments.length, 2);
     assert.deepEqual(d.accountMergeDestinations, [other]);
     assert.deepEqual(d.summaryFor(third), { direction: 'received', text: `Received 2 USDC from ${shortAddress(wallet)}` });
@@ -218,5 +218,21 @@ describe('describeTransaction: what the network would refuse still reads', () =>
     const d = describeTransaction(txOf([Operation.restoreFootprint({}), Operation.clawback({ asset: USDC, amount: '1', from: other })]));
     assert.equal(d.operation, 'restoreFootprint');
     assert.deepEqual(d.movedAssets, [`USDC:${issuer}`]);
+  });
+});
+
+describe('describeTransaction: assets the transaction does not name', () => {
+  test('claimable balance claims, pool deposits and withdrawals are undetermined (the policy denies them); bumpSequence moves nothing', () => {
+    const pool = 'ab'.repeat(32);
+    const d = describeTransaction(
+      txOf([
+        Operation.claimClaimableBalance({ balanceId: '00000000' + 'cd'.repeat(32) }),
+        Operation.liquidityPoolDeposit({ liquidityPoolId: pool, maxAmountA: '1', maxAmountB: '1', minPrice: '0.5', maxPrice: '2' }),
+        Operation.liquidityPoolWithdraw({ liquidityPoolId: pool, amount: '1', minAmountA: '0', minAmountB: '0' }),
+        Operation.bumpSequence({ bumpTo: '0' }),
+      ]),
+    );
+    assert.deepEqual(d.undeterminedAssetOperations, ['claimClaimableBalance', 'liquidityPoolDeposit', 'liquidityPoolWithdraw']);
+    assert.deepEqual(d.movedAssets, []);
   });
 });

@@ -44,6 +44,8 @@ export interface TxDescription {
    * lines, offers' selling and buying assets, claimable balances, clawbacks, XLM of createAccount; deduped, in order.
    */
   movedAssets: string[];
+  /** Operation types whose moved assets the transaction does not name (claimable balance claims, pools, Soroban). */
+  undeterminedAssetOperations: string[];
   accountMergeDestinations: string[];
   /** Every payment-like operation (path payments with their destination amount, createAccount as native). */
   payments: TxPayment[];
@@ -136,7 +138,12 @@ function payment(op: Op, txSource: string): TxPayment | null {
   }
 }
 
-function assetsMovedBy(op: Op): string[] {
+/**
+ * The assets an operation can move, for the fee-bump policy: every operation type has its case. Undefined when the
+ * transaction alone does not say (a claimable balance's or a liquidity pool's assets live on the ledger; a Soroban
+ * call can move anything): the policy denies those (fail closed) rather than count them as moving nothing.
+ */
+function assetsMovedBy(op: Op): string[] | undefined {
   switch (op.type) {
     case 'payment':
       return [assetName(op.asset)];
@@ -146,6 +153,8 @@ function assetsMovedBy(op: Op): string[] {
     case 'changeTrust':
       return 'assetA' in op.line ? [assetName(op.line.assetA), assetName(op.line.assetB)] : [assetName(op.line)];
     case 'createAccount':
+    case 'accountMerge':
+    case 'inflation':
       return ['native'];
     case 'manageSellOffer':
     case 'manageBuyOffer':
@@ -153,9 +162,29 @@ function assetsMovedBy(op: Op): string[] {
       return [assetName(op.selling), assetName(op.buying)];
     case 'createClaimableBalance':
     case 'clawback':
+    case 'setTrustLineFlags':
       return [assetName(op.asset)];
-    default:
+    case 'allowTrust':
+      return [`${op.assetCode}:${accountOf(op.source ?? op.trustor)}`];
+    case 'bumpSequence':
+    case 'manageData':
+    case 'setOptions':
+    case 'beginSponsoringFutureReserves':
+    case 'endSponsoringFutureReserves':
+    case 'revokeAccountSponsorship':
+    case 'revokeTrustlineSponsorship':
+    case 'revokeOfferSponsorship':
+    case 'revokeDataSponsorship':
+    case 'revokeClaimableBalanceSponsorship':
+    case 'revokeLiquidityPoolSponsorship':
+    case 'revokeSignerSponsorship':
+    case 'extendFootprintTtl':
+    case 'restoreFootprint':
       return [];
+    default:
+      // claimClaimableBalance, clawbackClaimableBalance, liquidityPoolDeposit, liquidityPoolWithdraw,
+      // invokeHostFunction, and any operation type added after this was written.
+      return undefined;
   }
 }
 
@@ -280,7 +309,8 @@ export function describeTransaction(tx: Transaction): TxDescription {
     amount: view.amount,
     memo,
     memoBase64: textMemoBytes(tx)?.toString('base64') ?? null,
-    movedAssets: [...new Set(ops.flatMap(assetsMovedBy))],
+    movedAssets: [...new Set(ops.flatMap((op) => assetsMovedBy(op) ?? []))],
+    undeterminedAssetOperations: [...new Set(ops.filter((op) => assetsMovedBy(op) === undefined).map((op) => op.type))],
     accountMergeDestinations: ops.flatMap((op) => (op.type === 'accountMerge' ? [accountOf(op.destination)] : [])),
     payments: paid.map((p) => p.payment),
     title: view.title + more,

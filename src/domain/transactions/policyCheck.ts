@@ -46,6 +46,7 @@ export async function decidePolicy(
   const facts = {
     feeStroops,
     movedAssets: description.movedAssets,
+    undeterminedAssetOperations: description.undeterminedAssetOperations,
     operationTypes: description.operationTypes,
     accountMergeDestinations: description.accountMergeDestinations,
     gasBalanceStroops: gasAccount?.balanceStroops,
