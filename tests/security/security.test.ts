@@ -347,9 +347,11 @@ describe('security: over the limit (RATE_LIMIT_PER_KEY_PER_MINUTE=1)', { concurr
     test(`${op.id}: over the limit`, async () => {
       // A fresh key per operation: its one request of the minute passes the limit, the next is refused.
       const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: typeOf(op.requirement), network: 'testnet', label: `limit ${op.id}` });
-      // Each request gets its own sessions too: the first may end its session (sign out), which must not hide the 429.
+      // Each request gets its own sessions too (the first may end its session: sign out, which must not hide the 429),
+      // of one user: signed-in requests count per user.
+      const userId = `usr_limit${op.id.toLowerCase()}`;
       const headers = async () => ({
-        ...(await headersFor(op.requirement, await withSessions(svc.deps, creds), { method: op.method, url: svc.url + urlOf(op.id, op.request) })),
+        ...(await headersFor(op.requirement, await withSessions(svc.deps, creds, { userId }), { method: op.method, url: svc.url + urlOf(op.id, op.request) })),
         'x-service-api-key': key.key,
       });
       const first = await send(svc, op, await headers());

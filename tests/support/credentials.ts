@@ -83,9 +83,10 @@ export async function seedCredentials(db: Knex, opts: { origins?: string[]; name
 /**
  * Adds live sessions to seeded credentials: a Dashboard session of the app's owner and an end-user session of the
  * app, minted by the service's session machinery with the service's secret (as sign-in would), each bound to a new
- * DPoP key. Call it again for fresh sessions (e.g. after a test signed one out).
+ * DPoP key. Call it again for fresh sessions (e.g. after a test signed one out); `userId` gives the end-user session to
+ * that user (a new one by default), e.g. so that several sessions count in one user's rate limit.
  */
-export async function withSessions(deps: Pick<Deps, 'db' | 'secrets'>, creds: SeededCredentials): Promise<SeededCredentials> {
+export async function withSessions(deps: Pick<Deps, 'db' | 'secrets'>, creds: SeededCredentials, opts: { userId?: string } = {}): Promise<SeededCredentials> {
   const sessions = createSessionService(deps.secrets, DEFAULT_SESSION_SETTINGS);
   const now = new Date();
   const mint = async (audience: 'operator' | 'user', subjectId: string): Promise<SessionCredential> => {
@@ -105,7 +106,7 @@ export async function withSessions(deps: Pick<Deps, 'db' | 'secrets'>, creds: Se
   return {
     ...creds,
     operatorSession: await mint('operator', creds.operator.id),
-    userSession: await mint('user', `usr_${randomBytes(11).toString('hex')}`),
+    userSession: await mint('user', opts.userId ?? `usr_${randomBytes(11).toString('hex')}`),
     dpopNonce: () => verifier.currentNonce(new Date()),
   };
 }
