@@ -8,6 +8,7 @@ import { createGate } from './http/authenticate';
 import { createLimits } from './http/limits';
 import { createIdempotency } from './http/idempotency';
 import { docsRouter } from './http/docs';
+import { securityHeaders } from './http/securityHeaders';
 import { AppError } from './domain/errors';
 import { sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
@@ -53,6 +54,7 @@ export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<expre
     next();
   });
 
+  app.use(...securityHeaders({ https: deps.publicUrl?.startsWith('https://') ?? false }));
   app.use(docsRouter(opts.document));
 
   // A body that claims another media type is refused before routing; JSON bodies are parsed up to 1 MiB.

@@ -22,7 +22,7 @@ before(async () => {
   operator = await signInOperator(svc);
   const created = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Hostile input', network: 'testnet' } });
   assert.equal(created.status, 201, created.text);
-  appId = created.body.content.id;
+  appId = created.body.content.appId;
   ({ creds } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } }));
   user = await signInUser(svc, creds);
 });

@@ -1,0 +1,46 @@
+// HTTP hardening from one place (issue #23, finding 7), with helmet:
+//   - every answer: nosniff, no framing (frame-ancestors 'none' and X-Frame-Options DENY), no referrer, and a CSP that
+//     allows nothing (default-src 'none'): API answers are JSON, never a page;
+//   - /docs: the CSP the Redoc page needs and no more (its scripts from this origin only, styles inline as Redoc
+//     injects them, the contract fetched from this origin, search in a blob: worker);
+//   - API answers (/v1, /api): Cache-Control: no-store, since many carry tokens, keys or secrets (sign-in, refresh,
+//     createApiKey, rotateApiKey) and none is worth caching; one rule for all, so a new operation cannot forget it;
+//   - HSTS only when the service is reached over https (PUBLIC_URL): on plain http it means nothing.
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+
+const NONE = ["'none'"];
+
+export function securityHeaders(opts: { https: boolean }): RequestHandler[] {
+  return [
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: NONE, frameAncestors: NONE, baseUri: NONE, formAction: NONE } },
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      strictTransportSecurity: opts.https ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+      // The SDK API is called cross-origin from the apps' pages (CORS decides who may read it).
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (req.path.startsWith('/v1/') || req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
+      next();
+    },
+  ];
+}
+
+/** The Redoc page's CSP (replaces the default one on /docs). */
+export const docsContentSecurityPolicy: RequestHandler = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: NONE,
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    workerSrc: ["'self'", 'blob:'],
+    frameAncestors: NONE,
+    baseUri: NONE,
+    formAction: NONE,
+  },
+});
