@@ -100,10 +100,14 @@ describe('activation transaction (on the ledger)', () => {
   });
   after(() => net?.stop());
 
+  /** Submits and closes ledgers until it is in one (one close 20 ms after sending raced the sending on a busy machine). */
   async function submitAndClose(tx: Parameters<StellarGateway['submitAndConfirm']>[0]) {
-    const pending = gw.submitAndConfirm(tx);
-    setTimeout(() => void net.closeLedger(), 20);
-    return pending;
+    const closer = setInterval(() => void net.closeLedger(), 50);
+    try {
+      return await gw.submitAndConfirm(tx);
+    } finally {
+      clearInterval(closer);
+    }
   }
 
   async function fundAccounts(balances: string[]): Promise<Keypair[]> {

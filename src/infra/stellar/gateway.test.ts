@@ -32,9 +32,13 @@ describe('Stellar gateway (localnet)', () => {
 
   /** Submits and confirms while closing a ledger, as the network would. */
   async function submitAndClose(tx: Transaction): Promise<{ hash: string; ledger: number }> {
-    const pending = gw.submitAndConfirm(tx);
-    setTimeout(() => void net.closeLedger(), 20);
-    return pending;
+    // Ledgers close until it is in one: a single close 20 ms after sending could race the sending on a busy machine.
+    const closer = setInterval(() => void net.closeLedger(), 50);
+    try {
+      return await gw.submitAndConfirm(tx);
+    } finally {
+      clearInterval(closer);
+    }
   }
 
   async function newAccount(balance = '100'): Promise<Keypair> {
