@@ -28,6 +28,7 @@ mock: node_modules/.installed
 
 lint: node_modules/.installed
 	npm run spec:lint
+	npm run spec:owasp
 	npm run typecheck
 
 bench: node_modules/.installed

@@ -1,5 +1,6 @@
 // make test: everything CI checks, in order, on a fresh machine with nothing but Node and npm.
-//   1. typecheck (tsc, strict)   2. contract lint (redocly)   3. generated code in step with openapi/
+//   1. typecheck (tsc, strict)   2. contract lint (redocly; Spectral's OWASP ruleset on the bundle, 0 errors)
+//   3. generated code in step with openapi/
 //   4. unit + integration + contract tests (node's test runner) on a fresh embedded PostgreSQL
 //   5. with CI=true, the integration, contract and security tests again on the machine's PostgreSQL (127.0.0.1:5432)
 // Options: --only=<glob> runs just those test files (skips 1-3 and 5); TEST_DATABASE_URL=<admin url> uses that
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
     await run(bin('redocly'), ['lint', 'openapi/openapi.yaml', '--config', 'openapi/redocly.yaml', '--format', 'summary']);
     step('generated code in step with openapi/');
     await run(bin('tsx'), ['scripts/generate.ts', '--check']);
+    step('contract lint: OWASP API Security ruleset (Spectral) on the bundle, 0 errors');
+    await run(bin('spectral'), ['lint', 'openapi/dist/openapi.json', '--ruleset', 'openapi/spectral.yaml', '--format', 'text', '--fail-severity', 'error', '--display-only-failures']);
   }
 
   let adminUrl = process.env.TEST_DATABASE_URL;

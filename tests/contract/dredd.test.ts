@@ -100,7 +100,7 @@ describe('dredd', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
     const output = `${stdout}\n${stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
-    assert.equal(status, 0, output.slice(-3000));
+    assert.equal(status, 0, output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-3000));
     const results = readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).sort();
     assert.deepEqual(results, tested.map((id) => `pass ${key(id)}`).sort(), output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-1500));
   });

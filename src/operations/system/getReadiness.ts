@@ -19,9 +19,10 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<
       const started = performance.now();
       try {
         const { ok, detail } = await probe();
-        checks[name] = { status: ok ? 'up' : 'down', latencyMs: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+        checks[name] = { status: ok ? 'up' : 'down', latencyMs: Math.round(performance.now() - started), ...(detail ? { detail: detail.slice(0, 500) } : {}) };
       } catch (err) {
-        checks[name] = { status: 'down', detail: err instanceof Error ? err.message : String(err) };
+        // The contract bounds `detail` (500 characters): an error's message may be longer.
+        checks[name] = { status: 'down', detail: (err instanceof Error ? err.message : String(err)).slice(0, 500) };
       }
     };
     await Promise.all([
