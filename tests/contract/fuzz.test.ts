@@ -3,6 +3,8 @@
 // not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
 // response_headers_conformance, positive_data_acceptance, negative_data_rejection, missing_required_header,
 // ignored_auth, unsupported_method. The documented 501 NOT_IMPLEMENTED of an operation not built yet is allowed.
+// Hostile text for every operation (issue #23): each string with U+0000 or a lone surrogate (400 VALIDATION_ERROR),
+// and Object.prototype names as body properties (a 4xx): never a 5xx.
 // FUZZ_RUNS (default 6) sets the valid requests per operation; FUZZ_SEED replays a run.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +21,31 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 // CI replays one fixed seed so a landing is decided by the code, not by luck; local runs explore new inputs.
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env.CI === 'true' ? 20261121 : undefined;
 const ids = Object.keys(operations).sort() as OperationId[];
+
+/** What every string of a request is tried with: the service refuses both (400 VALIDATION_ERROR). */
+const HOSTILE_TEXT: [string, string][] = [
+  ['NUL', '\u0000'],
+  ['a lone surrogate', '\ud800'],
+];
+/** Property names a plain object already has: a map keyed by them must not break (they were 500s). */
+const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+
+/** Every string in a JSON value, with its path. */
+function stringLeaves(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: string }[] {
+  if (typeof value === 'string') return [{ path, value }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => stringLeaves(v, [...path, i]));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+  return [];
+}
+
+/** A copy of `value` with the string at `path` replaced. */
+function replaceAt(value: unknown, path: (string | number)[], text: string): unknown {
+  if (path.length === 0) return text;
+  const [head, ...rest] = path;
+  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaceAt(v, rest, text) : v));
+  const record = value as Record<string, unknown>;
+  return { ...record, [head!]: replaceAt(record[head as string], rest, text) };
+}
 
 function serverErrorViolation(id: OperationId, status: number, body: any): string[] {
   if (status < 500) return [];
@@ -89,6 +116,37 @@ describe('contract fuzzing over every operation', () => {
         if (res.status !== 400 || (res.body as any)?.code !== 'VALIDATION_ERROR') {
           violations.push(`negative_data_rejection: ${label} answered ${res.status} ${(res.body as any)?.code}`);
         }
+        assert.deepEqual(violations, [], `${label}: ${res.text.slice(0, 300)}`);
+      }
+    });
+
+    test(`${id}: hostile text (U+0000, lone surrogates, Object.prototype names) is a 4xx, never a 5xx`, async () => {
+      const [base] = fc.sample(requestArb(id), { numRuns: 1, seed: SEED ?? 11 });
+      assert.ok(base);
+      const creds = await sessionsFor();
+      const cases: { label: string; req: GeneratedRequest; validationError: boolean }[] = [];
+      for (const { path, value } of stringLeaves(base.body)) {
+        for (const [what, text] of HOSTILE_TEXT) cases.push({ label: `body ${path.join('.')} with ${what}`, req: { ...base, body: replaceAt(base.body, path, value + text) }, validationError: true });
+      }
+      for (const where of ['query', 'path'] as const) {
+        for (const [name, value] of Object.entries(base[where])) {
+          cases.push({ label: `${where} ${name} with NUL`, req: { ...base, [where]: { ...base[where], [name]: `${value}\u0000` } }, validationError: true });
+        }
+      }
+      if (base.body && typeof base.body === 'object' && !Array.isArray(base.body)) {
+        // Parsed from text, so that `__proto__` is an own property as it is in a request body.
+        const rest = JSON.stringify(base.body).slice(1);
+        for (const name of PROTOTYPE_NAMES) {
+          const body = JSON.parse(`{${JSON.stringify(name)}: 1${rest === '}' ? '' : ', '}${rest}`) as unknown;
+          cases.push({ label: `body property ${name}`, req: { ...base, body }, validationError: false });
+        }
+      }
+      for (const { label, req, validationError } of cases) {
+        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
+        const violations = [...serverErrorViolation(id, res.status, res.body), ...responseViolations(id, res)];
+        if (res.status >= 500 && res.status !== 501) violations.push(`not_a_server_error: ${label}`);
+        if (res.status < 400 || res.status >= 500) violations.push(`negative_data_rejection: ${label} answered ${res.status}`);
+        if (validationError && res.status === 400 && (res.body as any)?.code !== 'VALIDATION_ERROR') violations.push(`${label}: ${(res.body as any)?.code}`);
         assert.deepEqual(violations, [], `${label}: ${res.text.slice(0, 300)}`);
       }
     });
