@@ -1,7 +1,8 @@
 // Security finding 5 (issue #23): the fee-bump policy's approved assets could be bypassed. claimClaimableBalance,
 // liquidityPoolDeposit and liquidityPoolWithdraw counted as moving no asset, so a dry run allowed them with
-// approvedAssets = [USDC] and the gas wallet would have paid their fees. Every operation type now has its case, and
-// one whose assets the transaction does not name is denied (fail closed), with the reason in the dry run.
+// approvedAssets = [USDC] and the gas wallet would have paid their fees. Every operation type now has its case:
+// claimable balances' and pools' assets are read from the ledger, and an operation whose assets cannot be determined
+// is denied (fail closed), with the reason in the dry run.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Asset, getLiquidityPoolId, LiquidityPoolAsset, LiquidityPoolFeeV18, Operation, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
@@ -54,7 +55,7 @@ describe('the fee-bump policy covers every operation that moves an asset', () =>
     ['liquidityPoolWithdraw', () => Operation.liquidityPoolWithdraw({ liquidityPoolId: pool(), amount: '1', minAmountA: '0', minAmountB: '0' })],
   ];
   for (const [name, op] of cases) {
-    test(`${name} with approvedAssets = [USDC]: the dry run denies it, naming the operation`, async () => {
+    test(`${name} of an entry the ledger does not have: the dry run denies it, naming the operation`, async () => {
       const res = await dryRun(op());
       assert.equal(res.status, 200, res.text);
       const outcome = res.body.content;
@@ -65,6 +66,22 @@ describe('the fee-bump policy covers every operation that moves an asset', () =>
       assert.match(reason.message, new RegExp(name));
     });
   }
+
+  test('assets read from the ledger: a USDC claimable balance is allowed, a pool holding XLM is not', async () => {
+    const gw = gatewayOf(svc);
+    const read = gw.ledgerAssets;
+    // The local network has no claimable balances or pools: the ledger read answers as the real network would.
+    gw.ledgerAssets = async () => ({ claimableBalances: new Map([[balanceId, usdc]]), liquidityPools: new Map([[pool(), ['native', usdc] as [string, string]]]) });
+    try {
+      const claim = await dryRun(cases[0]![1]());
+      assert.equal(claim.body.content.policy.decision, 'allow', claim.text);
+      const deposit = await dryRun(cases[1]![1]());
+      assert.equal(deposit.body.content.policy.decision, 'deny', deposit.text);
+      assert.match(deposit.body.content.policy.reasons[0].message, /XLM \(native\)/);
+    } finally {
+      gw.ledgerAssets = read;
+    }
+  });
 
   test('a USDC payment is still allowed, XLM still refused', async () => {
     const [code, issuer] = usdc.split(':');

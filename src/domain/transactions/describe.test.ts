@@ -222,7 +222,7 @@ describe('describeTransaction: what the network would refuse still reads', () =>
 });
 
 describe('describeTransaction: assets the transaction does not name', () => {
-  test('claimable balance claims, pool deposits and withdrawals are undetermined (the policy denies them); bumpSequence moves nothing', () => {
+  test('claimable balance claims, pool deposits and withdrawals are read from the ledger; bumpSequence moves nothing; Soroban is undetermined', () => {
     const pool = 'ab'.repeat(32);
     const d = describeTransaction(
       txOf([
@@ -232,7 +232,17 @@ describe('describeTransaction: assets the transaction does not name', () => {
         Operation.bumpSequence({ bumpTo: '0' }),
       ]),
     );
-    assert.deepEqual(d.undeterminedAssetOperations, ['claimClaimableBalance', 'liquidityPoolDeposit', 'liquidityPoolWithdraw']);
+    assert.deepEqual(
+      d.ledgerAssetLookups.map((l) => [l.operation, l.kind, l.id]),
+      [
+        ['claimClaimableBalance', 'claimableBalance', '00000000' + 'cd'.repeat(32)],
+        ['liquidityPoolDeposit', 'liquidityPool', pool],
+        ['liquidityPoolWithdraw', 'liquidityPool', pool],
+      ],
+    );
+    assert.deepEqual(d.undeterminedAssetOperations, []);
     assert.deepEqual(d.movedAssets, []);
+    const soroban = describeTransaction(txOf([Operation.invokeContractFunction({ contract: 'CA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQGAXE', function: 'transfer', args: [] })]));
+    assert.deepEqual(soroban.undeterminedAssetOperations, ['invokeHostFunction']);
   });
 });

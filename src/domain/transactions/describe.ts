@@ -44,7 +44,9 @@ export interface TxDescription {
    * lines, offers' selling and buying assets, claimable balances, clawbacks, XLM of createAccount; deduped, in order.
    */
   movedAssets: string[];
-  /** Operation types whose moved assets the transaction does not name (claimable balance claims, pools, Soroban). */
+  /** Assets to read from the ledger: claimable balances' and liquidity pools' (the policy check reads them). */
+  ledgerAssetLookups: LedgerAssetLookup[];
+  /** Operation types whose moved assets cannot be determined at all (Soroban calls, unknown types). */
   undeterminedAssetOperations: string[];
   accountMergeDestinations: string[];
   /** Every payment-like operation (path payments with their destination amount, createAccount as native). */
@@ -138,10 +140,32 @@ function payment(op: Op, txSource: string): TxPayment | null {
   }
 }
 
+/** An asset the transaction names only by a ledger entry's id: a claimable balance's, or a liquidity pool's two. */
+export interface LedgerAssetLookup {
+  operation: string;
+  kind: 'claimableBalance' | 'liquidityPool';
+  /** Hex, as the operation carries it. */
+  id: string;
+}
+
+function ledgerLookupOf(op: Op): LedgerAssetLookup | undefined {
+  switch (op.type) {
+    case 'claimClaimableBalance':
+    case 'clawbackClaimableBalance':
+      return { operation: op.type, kind: 'claimableBalance', id: op.balanceId };
+    case 'liquidityPoolDeposit':
+    case 'liquidityPoolWithdraw':
+      return { operation: op.type, kind: 'liquidityPool', id: op.liquidityPoolId };
+    default:
+      return undefined;
+  }
+}
+
 /**
  * The assets an operation can move, for the fee-bump policy: every operation type has its case. Undefined when the
- * transaction alone does not say (a claimable balance's or a liquidity pool's assets live on the ledger; a Soroban
- * call can move anything): the policy denies those (fail closed) rather than count them as moving nothing.
+ * transaction alone does not say: a claimable balance's or a liquidity pool's assets live on the ledger (read by the
+ * policy check: ledgerLookupOf), and a Soroban call can move anything; the policy denies what it cannot determine
+ * (fail closed) rather than count it as moving nothing.
  */
 function assetsMovedBy(op: Op): string[] | undefined {
   switch (op.type) {
@@ -310,7 +334,8 @@ export function describeTransaction(tx: Transaction): TxDescription {
     memo,
     memoBase64: textMemoBytes(tx)?.toString('base64') ?? null,
     movedAssets: [...new Set(ops.flatMap((op) => assetsMovedBy(op) ?? []))],
-    undeterminedAssetOperations: [...new Set(ops.filter((op) => assetsMovedBy(op) === undefined).map((op) => op.type))],
+    ledgerAssetLookups: ops.flatMap((op) => ledgerLookupOf(op) ?? []),
+    undeterminedAssetOperations: [...new Set(ops.filter((op) => assetsMovedBy(op) === undefined && !ledgerLookupOf(op)).map((op) => op.type))],
     accountMergeDestinations: ops.flatMap((op) => (op.type === 'accountMerge' ? [accountOf(op.destination)] : [])),
     payments: paid.map((p) => p.payment),
     title: view.title + more,

@@ -31,6 +31,29 @@ export function unavailable(err: unknown): never {
   throw err;
 }
 
+/**
+ * The assets of the claimable balances and liquidity pools the transaction names, read from the ledger; an entry the
+ * ledger does not have leaves its operation undetermined (denied).
+ */
+async function ledgerAssetsOf(gw: StellarGateway, description: TxDescription): Promise<{ assets: string[]; undetermined: string[] }> {
+  const lookups = description.ledgerAssetLookups;
+  if (lookups.length === 0) return { assets: [], undetermined: [] };
+  const found = await gw
+    .ledgerAssets({
+      claimableBalances: lookups.filter((l) => l.kind === 'claimableBalance').map((l) => l.id),
+      liquidityPools: lookups.filter((l) => l.kind === 'liquidityPool').map((l) => l.id),
+    })
+    .catch(unavailable);
+  const assets: string[] = [];
+  const undetermined: string[] = [];
+  for (const l of lookups) {
+    const on = l.kind === 'claimableBalance' ? found.claimableBalances.get(l.id) : found.liquidityPools.get(l.id);
+    if (on === undefined) undetermined.push(`${l.operation} (no such ${l.kind === 'claimableBalance' ? 'claimable balance' : 'liquidity pool'} on the ledger)`);
+    else assets.push(...(Array.isArray(on) ? on : [on]));
+  }
+  return { assets, undetermined };
+}
+
 export async function decidePolicy(
   deps: Pick<Deps, 'db' | 'clock'>,
   input: { app: App; userId: string; gw: StellarGateway; inner: Transaction; description: TxDescription },
@@ -42,11 +65,12 @@ export async function decidePolicy(
     opsUsedToday(deps.db, { appId: app.id, userId: input.userId, at: deps.clock.now() }),
   ]);
   const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey).catch(unavailable) : undefined;
+  const ledger = await ledgerAssetsOf(gw, description);
   const feeStroops = feeBumpFeeOf(inner);
   const facts = {
     feeStroops,
-    movedAssets: description.movedAssets,
-    undeterminedAssetOperations: description.undeterminedAssetOperations,
+    movedAssets: [...new Set([...description.movedAssets, ...ledger.assets])],
+    undeterminedAssetOperations: [...description.undeterminedAssetOperations, ...ledger.undetermined],
     operationTypes: description.operationTypes,
     accountMergeDestinations: description.accountMergeDestinations,
     gasBalanceStroops: gasAccount?.balanceStroops,

@@ -95,6 +95,11 @@ export interface StellarGateway {
   loadAccounts(addresses: string[]): Promise<Map<string, AccountState>>;
   /** The trustlines `address` holds among `assets` (`CODE:ISSUER`), in the order asked; missing ones are left out. */
   trustlines(address: string, assets: string[]): Promise<TrustlineState[]>;
+  /**
+   * The assets on the ledger behind claimable balances (by their hex id, as operations carry it) and liquidity pools
+   * (by their hex id): `native` | `CODE:ISSUER`. Ids the ledger does not have (or that are malformed) are left out.
+   */
+  ledgerAssets(ids: { claimableBalances: string[]; liquidityPools: string[] }): Promise<{ claimableBalances: Map<string, string>; liquidityPools: Map<string, [string, string]> }>;
   ledgerFigures(): Promise<LedgerFigures>;
   /**
    * Sends a signed transaction until the RPC accepts it (PENDING or DUPLICATE) and returns its hash. Throws
@@ -194,6 +199,16 @@ export function minimumBalanceStroops(account: AccountState, baseReserveStroops:
 /** What an account can spend or lock: balance - minimum balance - selling liabilities. */
 export function availableStroops(account: AccountState, baseReserveStroops: bigint): bigint {
   return account.balanceStroops - minimumBalanceStroops(account, baseReserveStroops) - account.sellingLiabilitiesStroops;
+}
+
+type AssetWire = ReturnType<xdr.Asset['toXdrObject']>;
+
+/** An asset of the ledger as the service names it: `native` | `CODE:ISSUER` (the code without its zero padding). */
+function assetNameOf(asset: AssetWire): string {
+  if (asset.type === 0) return 'native';
+  const { assetCode, issuer } = asset.type === 1 ? asset.alphaNum4 : asset.alphaNum12;
+  const code = Buffer.from(assetCode).toString('latin1').replace(/\0+$/, '');
+  return `${code}:${StrKey.encodeEd25519PublicKey(Buffer.from(issuer.ed25519))}`;
 }
 
 export function createStellarGateway(options: GatewayOptions): StellarGateway {
@@ -337,6 +352,27 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
         });
       });
       return out;
+    },
+    ledgerAssets: async (ids) => {
+      const balanceKeys = ids.claimableBalances.flatMap((id) => {
+        const bytes = /^00000000[0-9a-f]{64}$/i.test(id) ? Buffer.from(id.slice(8), 'hex') : undefined;
+        return bytes ? [{ id, key: xdr.LedgerKey.fromXdrObject({ type: 4, claimableBalance: { balanceId: { type: 0, v0: bytes } } }) }] : [];
+      });
+      const poolKeys = ids.liquidityPools.flatMap((id) =>
+        /^[0-9a-f]{64}$/i.test(id) ? [{ id, key: xdr.LedgerKey.fromXdrObject({ type: 5, liquidityPool: { liquidityPoolId: Buffer.from(id, 'hex') } }) }] : [],
+      );
+      const wanted = [...balanceKeys, ...poolKeys];
+      const byKey = new Map(wanted.map((w) => [w.key.toXdr('base64'), w.id]));
+      const claimableBalances = new Map<string, string>();
+      const liquidityPools = new Map<string, [string, string]>();
+      for (const e of await rawEntries(wanted.map((w) => w.key))) {
+        const id = byKey.get(e.key);
+        if (id === undefined) continue;
+        const data = xdr.LedgerEntryData.fromXdr(e.xdr, 'base64').toXdrObject();
+        if (data.type === 4) claimableBalances.set(id, assetNameOf(data.claimableBalance.asset));
+        if (data.type === 5) liquidityPools.set(id, [assetNameOf(data.liquidityPool.body.constantProduct.params.assetA), assetNameOf(data.liquidityPool.body.constantProduct.params.assetB)]);
+      }
+      return { claimableBalances, liquidityPools };
     },
     ledgerFigures: async () => {
       const latest = await read('getLatestLedger', () => server.getLatestLedger());
