@@ -89,7 +89,7 @@ describe('buildUserTransaction: the request (400)', () => {
       build(c, {
         operation: {
           type: 'pathPaymentStrictReceive',
-          sendAsset: `USDC:${issuer.slice(0, -1)}A`,
+          sendAsset: `USDC:${issuer.slice(0, -1)}${issuer.endsWith('A') ? 'B' : 'A'}`, // a broken checksum
           sendMax: '0',
           destination: `${other.slice(0, -1)}${other.endsWith('A') ? 'B' : 'A'}`,
           destAsset: 'native',
