@@ -15,8 +15,10 @@ export function bundleSpec(): void {
     ['bundle', 'openapi/openapi.yaml', '--output', bundlePath, '--ext', 'json', '--config', 'openapi/redocly.yaml'],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  // Stable formatting so the committed bundle diffs cleanly.
+  // Stable formatting so the committed bundle diffs cleanly; the version is package.json's (one version, one place: the
+  // contract, the package and /health say the same).
   const doc = JSON.parse(readFileSync(bundlePath, 'utf8'));
+  doc.info.version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   writeFileSync(bundlePath, JSON.stringify(doc, null, 2) + '\n');
 }
 
