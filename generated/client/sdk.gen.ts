@@ -543,7 +543,8 @@ export const signTransaction = <ThrowOnError extends boolean = false>(options: O
  * 200 with `status: success` once the transaction is in a ledger, or `status: pending` when it was accepted but not
  * confirmed within a few seconds (poll getTransaction with `hash`). Stellar's rejection answers 422 TX_SUBMIT_FAILED
  * with `resultCode` (e.g. `tx_bad_seq`, `op_underfunded`). `dryRun: true` checks the XDR and the policy without
- * signing the fee-bump or submitting: 200 with `dryRun: true`, the `policy` decision and its reasons.
+ * signing the fee-bump or submitting: 200 with `status: dry_run`, the `policy` decision and its reasons (no hash:
+ * nothing was sent).
  *
  * Send an Idempotency-Key: a retry with the same key and body replays the stored outcome instead of submitting
  * twice; while the first is in flight it answers 409 TX_IDEMPOTENCY_CONFLICT.
@@ -574,8 +575,8 @@ export const submitTransaction = <ThrowOnError extends boolean = false>(options:
  * 200 with `status: success` once in a ledger or `status: pending` when not confirmed within a few seconds (poll
  * getTransaction with `hash`). Policy denials answer 403, 429 (TX_POLICY_DAILY_OPS_CAP_EXCEEDED) or 503
  * (TX_POLICY_GAS_BALANCE_LOW) before anything is signed or submitted; Stellar's rejection answers 422 TX_SUBMIT_FAILED
- * with `resultCode`. `dryRun: true` builds and checks the policy without signing or submitting; the built transaction
- * is not kept.
+ * with `resultCode`. `dryRun: true` builds and checks the policy without signing or submitting, and answers
+ * `status: dry_run` with the `policy` decision and the fee, without hash or txId (the built transaction is not kept).
  *
  * Send an Idempotency-Key: a retry with the same key and body replays the stored outcome instead of paying twice.
  *

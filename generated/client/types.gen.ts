@@ -380,12 +380,12 @@ export type TxHash = string;
 /**
  * TxOutcome
  *
- * The outcome of a submission (submitTransaction, runTransaction). `status` uses the client outcome statuses: `success` (confirmed on-chain, with `ledger`) or `pending` (accepted by the network, not yet confirmed; poll getTransaction with `hash`). A real failure is answered as an error response, never as `status: error`. In a dry run (`dryRun: true`, nothing submitted) `status` is `success` when the submission would be sponsored and sent and `error` when the policy would deny it. `hash` is the hash of the fee-bump the service signed (in a dry run of submitTransaction, the hash the submission would have; in a dry run of runTransaction, where nothing is signed, the inner transaction's hash). A dry run's `txId` is not stored unless the transaction was already recorded.
+ * The outcome of a submission (submitTransaction, runTransaction). `status` is `success` (confirmed on-chain, with `ledger`) or `pending` (accepted by the network, not yet confirmed; poll getTransaction with `hash`); both carry `txId` and `hash`, the hash of the fee-bump the service signed and sent. A real failure is answered as an error response. A dry run (`dryRun: true`) signs and sends nothing, and says so: `status` is `dry_run`, `policy.decision` tells whether the submission would be sponsored (`allow`) or refused (`deny`, with every reason), `feeXlm` what the gas wallet would pay; it has no `hash` (no transaction was sent) and a `txId` only when the transaction was already recorded (a dry run of submitTransaction for a built transaction).
  */
 export type TxOutcome = {
-    txId: string;
-    hash: TxHash;
-    status: 'pending' | 'success' | 'error';
+    txId?: string;
+    hash?: TxHash;
+    status: 'pending' | 'success' | 'dry_run';
     /**
      * True when nothing was submitted (the request had `dryRun: true`).
      */

@@ -129,7 +129,10 @@ describe('the fee-bump policy', () => {
     const dry = await user.call('runTransaction', 'POST', '/v1/tx/run', { body: { ...pay('1'), dryRun: true } });
     assert.equal(dry.status, 200, dry.text);
     assert.equal(dry.body.content.dryRun, true);
-    assert.equal(dry.body.content.status, 'error');
+    assert.equal(dry.body.content.status, 'dry_run');
+    assert.equal(dry.body.content.hash, undefined, 'nothing was sent: no hash');
+    assert.equal(dry.body.content.txId, undefined, 'nothing was kept: no txId');
+    assert.equal(dry.body.content.policy.decision, 'deny');
     assert.deepEqual(dry.body.content.policy.reasons.map((r: { code: string }) => r.code).sort(), ['TX_POLICY_ASSET_NOT_APPROVED', 'TX_POLICY_MAX_FEE_EXCEEDED']);
     assert.equal(await feeBumpsSigned(user), 0);
     const denied = await user.rawCall('POST', '/v1/tx/run', { body: pay('1') });
@@ -152,6 +155,9 @@ describe('the fee-bump policy', () => {
     await setPolicy({ allowAccountMerge: true, accountMergeDestinations: [appWalletKey] });
     const preview = await user.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: (await signOps(user, [Operation.accountMerge({ destination: appWalletKey })])), dryRun: true } });
     assert.equal(preview.body.content.policy.decision, 'allow', JSON.stringify(preview.body));
+    assert.equal(preview.body.content.status, 'dry_run');
+    assert.equal(preview.body.content.hash, undefined);
+    assert.equal((await svc.deps.db('transactions').whereNotNull('envelope_xdr').where({ user_id: user.userId, operation: 'accountMerge' })).length, 0, 'nothing signed by the gas wallet');
     await setPolicy({});
   });
 });

@@ -1,5 +1,6 @@
 // Sponsored transactions for the client library: build, sign-and-submit, run and wait, each answering a transaction
-// outcome `{ status: 'built' | 'success' | 'pending' | 'error', ... }` (interface spec, "Client transaction outcome").
+// outcome `{ status: 'built' | 'success' | 'pending' | 'error', ... }` (interface spec, "Client transaction outcome"),
+// or `dry_run` for a dry run that the policy would allow (nothing signed or sent).
 // Like the rest of the core these never throw: an API error, a network failure and a malformed answer all come back
 // as `{ status: 'error', code, ... }`, with Stellar's `resultCode` (TX_SUBMIT_FAILED) and the error's `details`.
 // Import as `import { tx } from '@onboard/core'` and call `tx.run(client, { operation })`.
@@ -20,9 +21,16 @@ export interface TxSubmitted {
   /** The ledger that included it (success only). */
   ledger?: number;
   resultCode?: string;
-  /** True for a dry run: nothing was signed or submitted. */
-  dryRun?: boolean;
   policy?: TxPolicy;
+}
+/** A dry run the policy would allow: nothing was signed or sent (a denial is an error outcome with details.policy). */
+export interface TxDryRun {
+  status: 'dry_run';
+  /** Set when the transaction was already recorded (a dry run of a built transaction's submission). */
+  txId?: string;
+  /** What the app's gas wallet would pay. */
+  feeXlm?: string;
+  policy: TxPolicy;
 }
 export interface TxError {
   status: 'error';
@@ -37,7 +45,7 @@ export interface TxError {
   /** The key the failed submission carried: retry with it and a submission that did go through is not paid twice. */
   idempotencyKey?: string;
 }
-export type TxResult = TxSubmitted | TxError;
+export type TxResult = TxSubmitted | TxDryRun | TxError;
 
 export interface BuildInput {
   operation: TxOperation;
@@ -69,24 +77,23 @@ function invalid(message: string, httpStatus: number): TxError {
 
 /**
  * A submission's TxOutcome as a client outcome. A real submission is only ever success or pending (failures are
- * error answers); a dry run answers `status: error` when the policy would deny it, which becomes an error outcome
- * whose code is the first reason's (the code a real submission would answer) with the decision in `details.policy`.
+ * error answers). A dry run is `dry_run` when the policy would allow it, and an error outcome when it would deny it:
+ * the first reason's code (the code a real submission would answer) with the decision in `details.policy`.
  */
 function submittedOf(out: Outcome<TxOutcome>, idempotencyKey: string): TxResult {
   if (!out.ok) return errorOf(out, idempotencyKey);
   const c = out.content;
-  if (c.status === 'error') {
-    const first = c.policy?.reasons[0];
-    if (!first) return invalid('an error outcome without policy reasons', out.status);
-    return {
-      status: 'error',
-      code: first.code,
-      httpStatus: out.status,
-      message: first.message,
-      details: { policy: c.policy, txId: c.txId, hash: c.hash, dryRun: c.dryRun === true },
-    };
+  if (c.status === 'dry_run') {
+    if (!c.policy) return invalid('a dry run without a policy decision', out.status);
+    if (c.policy.decision === 'allow') {
+      return { status: 'dry_run', ...(c.txId !== undefined ? { txId: c.txId } : {}), ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}), policy: c.policy };
+    }
+    const first = c.policy.reasons[0];
+    if (!first) return invalid('a denied dry run without reasons', out.status);
+    return { status: 'error', code: first.code, httpStatus: out.status, message: first.message, details: { policy: c.policy, dryRun: true, ...(c.txId !== undefined ? { txId: c.txId } : {}) } };
   }
   if (c.status !== 'success' && c.status !== 'pending') return invalid(`unknown outcome status ${String(c.status)}`, out.status);
+  if (c.txId === undefined || c.hash === undefined) return invalid(`a ${c.status} outcome without txId and hash`, out.status);
   return {
     status: c.status,
     txId: c.txId,
@@ -94,7 +101,6 @@ function submittedOf(out: Outcome<TxOutcome>, idempotencyKey: string): TxResult 
     ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}),
     ...(c.ledger !== undefined ? { ledger: c.ledger } : {}),
     ...(c.resultCode !== undefined ? { resultCode: c.resultCode } : {}),
-    ...(c.dryRun !== undefined ? { dryRun: c.dryRun } : {}),
     ...(c.policy !== undefined ? { policy: c.policy } : {}),
   };
 }
@@ -132,8 +138,8 @@ export async function signAndSubmit(client: TxClient, tx: { txId: string } | { u
 
 /**
  * Builds, signs and submits in one request (runTransaction). Same outcomes as `signAndSubmit`; with `dryRun: true`
- * nothing is signed or submitted and the outcome is `{ status: 'success', dryRun: true, policy }` when the policy
- * would sponsor it, or an error outcome with the first denial's code and `details.policy` when it would not.
+ * nothing is signed or submitted and the outcome is `{ status: 'dry_run', policy, feeXlm }` when the policy would
+ * sponsor it, or an error outcome with the first denial's code and `details.policy` when it would not.
  *
  * Idempotency: the request carries `options.idempotencyKey`, or a UUID generated for this call, so a retry of it
  * (the DPoP nonce retry, or the caller's own retry with the same key and input) never pays twice. An error outcome

@@ -184,18 +184,18 @@ describe('@onboard/core tx', () => {
     assert.ok(seen[1]?.idempotencyKey && seen[2]?.idempotencyKey && seen[1].idempotencyKey !== seen[2].idempotencyKey);
   });
 
-  test('run dryRun: an allow is success with dryRun and policy; a deny is an error with details.policy', async () => {
+  test('run dryRun: an allow is dry_run with the policy and fee (no hash); a deny is an error with details.policy', async () => {
     const policy = { decision: 'deny', reasons: [{ code: 'TX_POLICY_MAX_FEE_EXCEEDED', message: 'fee too high' }] };
     const answers: Answer[] = [
-      ok(200, 'TX_RUN_COMPLETED', { txId: BUILT.txId, hash: HASH, status: 'success', dryRun: true, policy: { decision: 'allow', reasons: [] } }),
-      ok(200, 'TX_RUN_COMPLETED', { txId: BUILT.txId, hash: HASH, status: 'error', dryRun: true, policy }),
+      ok(200, 'TX_RUN_COMPLETED', { status: 'dry_run', dryRun: true, feeXlm: '0.00002', policy: { decision: 'allow', reasons: [] } }),
+      ok(200, 'TX_RUN_COMPLETED', { status: 'dry_run', dryRun: true, feeXlm: '0.00002', policy }),
+      // A dry run cannot be read as a submission: a success without its hash is a malformed answer.
+      ok(200, 'TX_RUN_COMPLETED', { status: 'success', txId: BUILT.txId }),
     ];
     const { client, seen } = fakeClient((_, n) => answers[n - 1]!);
     assert.deepEqual(await tx.run(client, { operation: PAYMENT }, { dryRun: true }), {
-      status: 'success',
-      txId: BUILT.txId,
-      hash: HASH,
-      dryRun: true,
+      status: 'dry_run',
+      feeXlm: '0.00002',
       policy: { decision: 'allow', reasons: [] },
     });
     assert.deepEqual(seen[0]?.body, { operation: PAYMENT, dryRun: true });
@@ -204,8 +204,11 @@ describe('@onboard/core tx', () => {
       code: 'TX_POLICY_MAX_FEE_EXCEEDED',
       httpStatus: 200,
       message: 'fee too high',
-      details: { policy, txId: BUILT.txId, hash: HASH, dryRun: true },
+      details: { policy, dryRun: true },
     });
+    const malformed = await tx.run(client, { operation: PAYMENT });
+    assert.equal(malformed.status, 'error');
+    assert.equal((malformed as { code: string }).code, 'INVALID_RESPONSE');
   });
 
   test('an unreachable service and a non-envelope answer are error outcomes', async () => {

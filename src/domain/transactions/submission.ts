@@ -31,7 +31,6 @@ import type { App } from '../apps/store';
 import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
-import { newId } from '../ids';
 import { appWalletFor } from '../treasury/appWallets';
 import { withWalletKeypair } from '../wallets/custody';
 import { gatewayFor } from '../wallets/funding';
@@ -263,23 +262,18 @@ async function deny(deps: TxDeps, ctx: TxContext, record: TxRecord, reasons: Pol
   throw policyError(first, now);
 }
 
-/** The dry run's answer: the decision, the fee, and the hash the submission would have. */
-function dryRunOutcome(txId: string, hash: string, decision: PolicyDecision): TxOutcome {
+/**
+ * The dry run's answer: `dry_run`, the decision and the fee. No hash (nothing was sent) and a txId only for a
+ * transaction already recorded, so that nothing in it can be mistaken for a submission.
+ */
+function dryRunOutcome(recordedTxId: string | undefined, decision: PolicyDecision): TxOutcome {
   return {
-    txId,
-    hash,
-    status: decision.reasons.length === 0 ? 'success' : 'error',
+    ...(recordedTxId !== undefined ? { txId: recordedTxId } : {}),
+    status: 'dry_run',
     dryRun: true,
     feeXlm: fromStroops(decision.feeStroops),
     policy: policyView(decision.reasons),
   };
-}
-
-/** The fee-bump's hash without signing it (signatures are not part of the hash). */
-function prospectiveHash(gasPublicKey: string | undefined, inner: Transaction, networkPassphrase: string): string {
-  if (!gasPublicKey) return txHashOf(inner);
-  const rate = feeBumpFeeOf(inner) / BigInt(inner.operations.length + 1);
-  return txHashOf(TransactionBuilder.buildFeeBumpTransaction(gasPublicKey, rate.toString(), inner, networkPassphrase));
 }
 
 /** submitTransaction: a signed inner transaction of the wallet, sponsored and sent (or a dry run of the policy). */
@@ -295,7 +289,7 @@ export async function submitUserTransaction(deps: TxDeps, ctx: TxContext, input:
   const description = describeTransaction(inner);
   if (input.dryRun) {
     const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner, description });
-    return dryRunOutcome(known?.id ?? newId('tx'), prospectiveHash(decision.gasWallet?.publicKey, inner, gw.networkPassphrase), decision);
+    return dryRunOutcome(known?.id, decision);
   }
   let record = known ?? (await recordClientTransaction(deps, ctx, inner, description));
   if (!SIGNABLE_STAGES.includes(record.stage)) {
@@ -495,8 +489,7 @@ export async function runUserTransaction(deps: TxDeps, ctx: TxContext, input: Bu
   const built = await buildUserTransaction(deps, { app: ctx.app, wallet: ctx.wallet, operation: input.operation, timeoutSeconds: input.timeoutSeconds, ...(input.memo ? { memo: input.memo } : {}) });
   if (input.dryRun) {
     const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner: built.tx, description: built.description });
-    // Nothing is signed, so the fee-bump's hash cannot be known: the inner transaction's hash stands for it.
-    return dryRunOutcome(newId('tx'), txHashOf(built.tx), decision);
+    return dryRunOutcome(undefined, decision);
   }
   const record = await recordBuilt(deps, ctx, built);
   const { record: signed, signed: inner } = await signRecord(deps, ctx, record);
