@@ -1,6 +1,6 @@
 // Set-up shared by the funding, fundWallet and treasury tests: an app with a funded global wallet (friendbot on the
 // service's localnet), end users with unfunded wallets, issued assets, and chain reads through the service's gateway.
-import { Account, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { updateAppSettings, type App, type AppSettings } from '../../src/domain/apps/store';
 import { fundAppWalletFromFriendbot } from '../../src/domain/treasury/treasury';
 import { findOrCreateUser } from '../../src/domain/users/users';
@@ -88,12 +88,12 @@ export async function createAccountWith(svc: Pick<TestService, 'deps'>, address:
   await gw.submitAndConfirm(tx);
 }
 
-/** Pays `amount` of an issued asset from its issuer (the holder must trust it). */
+/** Pays `amount` of XLM (`native`) or of an issued asset (the holder must trust it) from `from`. */
 export async function payFromIssuer(svc: Pick<TestService, 'deps'>, from: Keypair, to: string, asset: string, amount: string): Promise<void> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(from.publicKey()))!;
   const tx = new TransactionBuilder(new Account(from.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-    .addOperation(Operation.payment({ destination: to, asset: parseAsset(asset), amount }))
+    .addOperation(Operation.payment({ destination: to, asset: asset === 'native' ? Asset.native() : parseAsset(asset), amount }))
     .setTimeout(60)
     .build();
   tx.sign(from);

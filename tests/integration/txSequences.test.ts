@@ -5,14 +5,14 @@
 // (PostgreSQL + localnet, a ledger every 200 ms, the confirmation worker every 100 ms).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import { Account, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { saveFeePolicy, DEFAULT_FEE_POLICY, type FeePolicy } from '../../src/domain/feePolicy/policy';
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer } from './fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from './fundingSetup';
 
 let svc: TestService;
 let app: App;
@@ -36,13 +36,7 @@ async function userWithXlm(xlm = '200'): Promise<{ user: UserClient; walletId: s
   assert.equal(user.signIn.wallet.funded, true);
   const publicKey: string = user.signIn.wallet.publicKey;
   const { keypair: from } = await issuer(svc, []); // a friendbot-funded outside account
-  const gw = gatewayOf(svc);
-  const tx = new TransactionBuilder(new Account(from.publicKey(), (await gw.loadAccount(from.publicKey()))!.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-    .addOperation(Operation.payment({ destination: publicKey, asset: Asset.native(), amount: xlm }))
-    .setTimeout(60)
-    .build();
-  tx.sign(from);
-  await gw.submitAndConfirm(tx);
+  await payFromIssuer(svc, from, publicKey, 'native', xlm);
   const row = await svc.deps.db('wallets').where({ public_key: publicKey }).first('id');
   return { user, walletId: row.id, publicKey };
 }

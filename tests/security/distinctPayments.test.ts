@@ -6,11 +6,11 @@
 // tests/integration/txSequences.test.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Keypair } from '@stellar/stellar-sdk';
 import type { SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser } from '../support/users';
-import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer } from '../integration/fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from '../integration/fundingSetup';
 
 let svc: TestService;
 let creds: SeededCredentials;
@@ -30,12 +30,7 @@ describe('distinct payments stay distinct', () => {
     const gw = gatewayOf(svc);
     // XLM for the wallet, from an outside account; a fresh destination whose balance only these payments move.
     const { keypair: from } = await issuer(svc, []);
-    const topUp = new TransactionBuilder(new Account(from.publicKey(), (await gw.loadAccount(from.publicKey()))!.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-      .addOperation(Operation.payment({ destination: wallet, asset: Asset.native(), amount: '100' }))
-      .setTimeout(60)
-      .build();
-    topUp.sign(from);
-    await gw.submitAndConfirm(topUp);
+    await payFromIssuer(svc, from, wallet, 'native', '100');
     const destination = Keypair.random().publicKey();
     await createAccountWith(svc, destination, '10');
     const before = (await gw.loadAccount(destination))!.balanceStroops;
