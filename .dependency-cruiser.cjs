@@ -1,0 +1,102 @@
+// The project's layers, checked by dependency-cruiser (`npm run lint:deps`, part of `make lint`).
+//
+//   src/http -> src/operations -> src/domain -> src/infra        (never upward; operations never reach infra or http)
+//   src/app.ts, src/service.ts, src/main.ts, src/cli/            the composition root: wires the layers together
+//   src/config.ts, src/paths.ts                                  settings every layer may read; they import no layer
+//   src/infra/db/migrations/                                     self-contained: a migration never changes under us
+//   src/localnet/                                                standalone; the service reaches it through RPC only
+//   sdk/<package>/src                                            its own code and the generated client, nothing else
+//
+// There is no ignore list: a violation is fixed by moving code. Type-only imports count like any other import.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes two modules one; split out what both need.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-between-modules',
+      severity: 'error',
+      comment: 'Domain modules (folders) depend on each other in one direction, so a request walks down, not back and forth.',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'infra-is-the-floor',
+      severity: 'error',
+      comment: 'infra talks to the outside world (database, chain, KMS, mail) and knows nothing of the product above it.',
+      from: { path: '^src/infra/' },
+      to: { path: '^src/(domain|operations|http|cli|localnet)/|^src/(app|service|main|deps)\\.ts$' },
+    },
+    {
+      name: 'domain-below-operations',
+      severity: 'error',
+      comment: 'domain holds the rules; it never depends on the handlers or the HTTP layer above it.',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(operations|http|cli|localnet)/|^src/(app|service|main)\\.ts$' },
+    },
+    {
+      name: 'operations-reach-down-through-context',
+      severity: 'error',
+      comment:
+        'A handler gets what it needs from below (unit of work, limiter, caller) through its context, and depends on domain only.',
+      from: { path: '^src/operations/' },
+      to: { path: '^src/(infra|http|cli|localnet)/|^src/(app|service|main)\\.ts$' },
+    },
+    {
+      name: 'http-below-the-root',
+      severity: 'error',
+      comment: 'http is wired by app.ts; it never imports the composition root.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(cli|localnet)/|^src/(app|service|main)\\.ts$' },
+    },
+    {
+      name: 'settings-import-no-layer',
+      severity: 'error',
+      comment: 'config.ts and paths.ts are read by every layer, so they may import none.',
+      from: { path: '^src/(config|paths)\\.ts$' },
+      to: { path: '^src/(infra|domain|operations|http|cli|localnet)/|^src/(app|service|main|deps)\\.ts$' },
+    },
+    {
+      name: 'migrations-self-contained',
+      severity: 'error',
+      comment: 'A migration must read the same forever: it may import only other migration files and npm packages.',
+      from: { path: '^src/infra/db/migrations/' },
+      to: { path: '^src/', pathNot: '^src/infra/db/migrations/' },
+    },
+    {
+      name: 'localnet-standalone',
+      severity: 'error',
+      comment: 'localnet is a separate Stellar-RPC-compatible ledger; it imports nothing of the service.',
+      from: { path: '^src/localnet/' },
+      to: { path: '^src/', pathNot: '^src/localnet/' },
+    },
+    {
+      name: 'only-the-root-starts-localnet',
+      severity: 'error',
+      comment: 'The service talks to localnet through RPC; only the composition root may start one in-process.',
+      from: { path: '^src/', pathNot: '^src/(localnet/|service\\.ts$|cli/)' },
+      to: { path: '^src/localnet/' },
+    },
+    {
+      name: 'sdk-packages-self-contained',
+      severity: 'error',
+      comment: 'An sdk package is published alone: it imports its own files, its dependencies and the generated client.',
+      from: { path: '^sdk/([^/]+)/src/' },
+      to: { path: '^(?!sdk/$1/|node_modules/|generated/client/)', dependencyTypesNot: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['(^|/)(node_modules|dist|\\.data)/', '\\.test\\.ts$', '^tests/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
