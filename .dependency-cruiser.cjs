@@ -14,8 +14,9 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A cycle makes two modules one; split out what both need.',
-      from: {},
+      comment:
+        'A cycle makes two modules one; split out what both need. Generated code (hey-api client) is the generator\'s to shape and never edited, so a cycle inside it is not ours to fix.',
+      from: { pathNot: '(^|/)generated/' },
       to: { circular: true },
     },
     {
@@ -86,9 +87,10 @@ module.exports = {
     {
       name: 'sdk-packages-self-contained',
       severity: 'error',
-      comment: 'An sdk package is published alone: it imports its own files, its dependencies and the generated client.',
+      comment:
+        'An sdk package is published alone: its src imports its own src, its npm dependencies and the generated client (which its build compiles into dist).',
       from: { path: '^sdk/([^/]+)/src/' },
-      to: { path: '^(?!sdk/$1/|node_modules/|generated/client/)', dependencyTypesNot: ['core'] },
+      to: { path: '^(?!sdk/$1/src/|node_modules/|generated/client/)', dependencyTypesNot: ['core'] },
     },
   ],
   options: {

@@ -15,7 +15,7 @@ import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
 import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
-import { activateOnSignIn, fundUserWallet } from '../src/domain/wallets/funding';
+import { activateOnSignIn, fundUserWallet } from '../src/domain/funding/funding';
 import { projectRoot } from '../src/paths';
 import { percentile, withService } from './support';
 import type { RunningService } from '../src/service';

@@ -17,7 +17,7 @@ import { runUserTransaction } from '../src/domain/transactions/submission';
 import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
-import { fundUserWallet } from '../src/domain/wallets/funding';
+import { fundUserWallet } from '../src/domain/funding/funding';
 import { findWallet, type WalletRecord } from '../src/domain/wallets/store';
 import type { StellarGateway } from '../src/infra/stellar/gateway';
 import { projectRoot } from '../src/paths';

@@ -3,7 +3,7 @@
 import { operations, type OperationId } from '../generated/server/catalogue.gen';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { systemClock, type Deps } from '../src/deps';
+import { systemClock, type Deps } from '../src/domain/deps';
 import { secretsFromBytes } from '../src/infra/secrets/serviceSecret';
 import { createHandlers } from '../src/operations/index';
 import { isNotImplemented } from '../src/operations/notImplemented';

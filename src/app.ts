@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
-import type { Deps } from './deps';
+import type { Deps } from './domain/deps';
 import { createGate } from './http/authenticate';
 import { createLimits } from './http/limits';
 import { createIdempotency } from './http/idempotency';
@@ -13,7 +13,7 @@ import { AppError } from './domain/errors';
 import { sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
 import { assertRegistryComplete, createHandlers } from './operations/index';
-import type { HandlerRegistry } from './operations/types';
+import type { HandlerRegistry, ServiceDeps } from './operations/types';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -24,7 +24,7 @@ export interface BuildAppOptions {
   handlers?: HandlerRegistry;
 }
 
-export async function buildApp(deps: Deps, opts: BuildAppOptions): Promise<express.Express> {
+export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promise<express.Express> {
   const handlers = opts.handlers ?? createHandlers(deps);
   assertRegistryComplete(handlers);
 

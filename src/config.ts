@@ -103,6 +103,11 @@ export interface TransactionSettings {
 
 export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = { confirmWaitMs: 5000, confirmIntervalMs: 1000, ledgerFollower: true };
 
+export interface SessionSettings {
+  /** How long a rotated refresh token still yields its successor (concurrent refreshes), in seconds. */
+  refreshReuseGraceSeconds: number;
+}
+
 export interface Config {
   /** Address and port the HTTP server listens on. */
   host: string;
@@ -134,7 +139,7 @@ export interface Config {
    */
   limits: LimitSettings;
   /** REFRESH_REUSE_GRACE_SECONDS (10): a rotated refresh token still yields its successor this long (concurrent refreshes). */
-  sessions: { refreshReuseGraceSeconds: number };
+  sessions: SessionSettings;
   /** ONBOARD_SECRET (hex or base64url, >= 32 bytes); unset = `<dataDir>/service-secret`, created on first start. */
   serviceSecret: string | undefined;
   /** Outgoing mail: SMTP_URL (unset = the dev outbox in `<dataDir>/outbox`) and MAIL_FROM. */

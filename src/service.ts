@@ -9,19 +9,20 @@ import { pino, type Logger } from 'pino';
 import type { Document } from 'openapi-backend';
 import { buildApp } from './app';
 import type { Config, NetworkName } from './config';
-import { systemClock, type Deps } from './deps';
+import { systemClock } from './domain/deps';
+import type { ServiceDeps } from './operations/types';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
-import { startActivationRecovery } from './domain/wallets/funding';
-import { ActivationQueue } from './domain/wallets/fundingQueue';
-import { startTrustlineBackfill } from './domain/wallets/trustlineBackfill';
+import { startActivationRecovery } from './domain/funding/funding';
+import { ActivationQueue } from './domain/funding/queue';
+import { startTrustlineBackfill } from './domain/funding/trustlineBackfill';
 import { startConfirmationWorker } from './domain/transactions/confirmation';
 import { startLedgerFollower } from './domain/transactions/ledgerFollower';
-import { startSponsorBalanceScan } from './domain/treasury/lowBalanceScan';
+import { startSponsorBalanceScan } from './domain/funding/lowBalanceScan';
 import { createMailer } from './infra/mail/index';
-import { startMaintenance } from './infra/jobs/maintenance';
+import { startMaintenance } from './domain/maintenance/maintenance';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
 import { createKeyManagement } from './infra/kms/index';
 import { startLocalnet, type Localnet } from './localnet/index';
@@ -31,7 +32,7 @@ export interface RunningService {
   url: string;
   /** The in-process local ledger playing testnet, when started (see Config.localnet). */
   localnet?: Localnet;
-  deps: Deps;
+  deps: ServiceDeps;
   /** Where the database lives, for the banner: `embedded (<dir>)` or the URL's host. */
   databaseDescription: string;
   migrationsApplied: string[];
@@ -93,7 +94,7 @@ export async function startService(config: Config, log: Logger = pino({ level: c
       stellarRpcUrls.testnet = localnet.rpcUrl;
     }
     const migrationsApplied = await migrateToLatest(db);
-    const deps: Deps = {
+    const deps: ServiceDeps = {
       log,
       db,
       clock: systemClock,

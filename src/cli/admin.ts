@@ -6,7 +6,7 @@
 // command, which then keeps the funded account for the service's next start).
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { systemClock, type Deps } from '../deps';
+import { systemClock, type Deps } from '../domain/deps';
 import { probeRpcHealth } from '../infra/stellar/rpcHealth';
 import { startLocalnet, type Localnet } from '../localnet/index';
 import { stellarGateways } from '../service';

@@ -1,7 +1,7 @@
 // The admin commands behind `npm run admin -- <command> ...`, apart from process set-up so tests run them in-process
 // against their own database. Keys are printed once, here, and never again: only their hashes are stored.
 import { parseArgs } from 'node:util';
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
 import { createApiKey, revokeApiKey } from '../domain/apiKeys/apiKeys';
 import type { ApiKeyNetwork, ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { addAppOrigins, findApp, findOrCreateOperatorByEmail, normalizeOrigin, type App } from '../domain/apps/store';

@@ -4,7 +4,7 @@
 // gets a demo USDC (src/domain/treasury/demoUsdc.ts): configured as its asset, held by its distribution wallet. That
 // step is idempotent and runs again at every start (a database seeded before it existed, friendbot down the first
 // time), printing what it found or did.
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
 import { findApp, type App } from '../domain/apps/store';
 import { issueDemoUsdc, servedByLocalnet, type DemoUsdcDeps } from '../domain/treasury/demoUsdc';
 import { fundAppWalletFromFriendbot, type TreasuryDeps } from '../domain/treasury/treasury';

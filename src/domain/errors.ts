@@ -1,7 +1,9 @@
 // The one error type operations and domain code throw: a catalogue code (from the contract's ErrorCode schema, so its
 // HTTP status comes with it) plus what the client may see (message, details, fields) and what only the log sees
-// (cause). src/http/errors.ts writes it as the error envelope.
+// (cause). src/http/errors.ts writes it as the error envelope. An infra failure (chain, KMS, mail unavailable) is
+// mapped to the catalogue here and nowhere else (appErrorOf), so no handler maps such a code by hand.
 import { errorCatalogue, type ErrorCode } from '../../generated/server/catalogue.gen';
+import { DependencyUnavailableError, type Dependency } from '../infra/errors';
 
 export interface AppErrorOptions {
   message?: string;
@@ -29,4 +31,23 @@ export class AppError extends Error {
     this.fields = opts.fields ?? {};
     this.headers = opts.headers ?? {};
   }
+}
+
+/** How long a client is asked to wait (Retry-After, seconds) before retrying after a dependency failed. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+const UNAVAILABLE: Record<Dependency, { code: ErrorCode; message: string }> = {
+  stellar: { code: 'STELLAR_UNAVAILABLE', message: 'The Stellar network could not be reached; retry later' },
+  kms: { code: 'SERVICE_UNAVAILABLE', message: 'Key management could not be reached; retry later' },
+  mail: { code: 'SERVICE_UNAVAILABLE', message: 'The email could not be sent; retry later' },
+};
+
+/** The contract's error for a thrown value: an AppError as it is, an infra failure mapped here, else undefined. */
+export function appErrorOf(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (err instanceof DependencyUnavailableError) {
+    const { code, message } = UNAVAILABLE[err.dependency];
+    return new AppError(code, { message, headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause: err });
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
 // what the log sees (cause, stack). The error type itself, AppError, lives in src/domain/errors.ts.
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../domain/errors';
+import { AppError, appErrorOf } from '../domain/errors';
 
 /** Body-parser failures carry a `type`; map the ones a client can cause to catalogue codes. */
 function fromBodyParser(err: unknown): AppError | undefined {
@@ -17,7 +17,7 @@ function fromBodyParser(err: unknown): AppError | undefined {
 
 /** Writes any thrown value as the error envelope. Unknown errors are logged with their stack and masked. */
 export function sendError(res: Response, err: unknown, log: Logger, requestId: string): void {
-  const appError = err instanceof AppError ? err : fromBodyParser(err);
+  const appError = appErrorOf(err) ?? fromBodyParser(err);
   if (!appError) {
     log.error({ err }, 'unhandled error');
     return sendError(res, new AppError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }), log, requestId);

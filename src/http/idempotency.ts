@@ -14,13 +14,13 @@
 // process dies between the two, the retry after the lock timeout runs the operation again, so operations that move
 // funds still need their own guard (e.g. WALLET_ALREADY_FUNDED, a transaction's hash).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
 import { AppError } from '../domain/errors';
 import { requestFingerprint } from '../domain/idempotency/requestFingerprint';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../domain/idempotency/store';
 import type { OperationId, ErrorCode } from '../../generated/server/catalogue.gen';
 import type { OperationRequest, OperationResult } from '../operations/types';
-import type { AuthContext } from './authenticate';
+import type { AuthContext } from '../operations/caller';
 
 /** The response header that marks a replayed answer. */
 const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -11,11 +11,12 @@
 //      requests that passed validation. Mainnet keys have none (the interface spec shows none).
 // Over either: 429 RATE_LIMITED with Retry-After. Every keyed answer carries RateLimit-Limit/-Remaining/-Reset of the
 // limit closest to exhaustion.
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimitSettings } from '../config';
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
+import { createFixedWindowLimiter } from '../infra/limits/fixedWindow';
 import { consumeDailyQuota, secondsUntilNextUtcMidnight, utcDay } from '../domain/limits/dailyQuota';
-import type { AuthenticatedKey } from './authenticate';
+import type { AuthenticatedKey } from '../operations/caller';
 import { AppError } from '../domain/errors';
 
 export const DEFAULT_LIMITS: LimitSettings = { perKeyPerMinute: 600, store: 'memory', testnetDailyQuota: 1000 };
@@ -58,30 +59,8 @@ function rateLimited(w: Window, message: string): AppError {
   return new AppError('RATE_LIMITED', { message, headers: { 'Retry-After': String(w.resetSeconds), ...headersOf(w) } });
 }
 
-/**
- * A fixed-window limiter in the configured store: this process's memory, or the service's PostgreSQL
- * (rate_limit_points of migration 0003, shared by every instance) with a memory limiter as insurance, so a database
- * hiccup falls back to a per-process limit rather than refusing every request. Also used by the abuse limits.
- */
-export function createFixedWindowLimiter(
-  deps: Pick<Deps, 'db'>,
-  store: LimitSettings['store'],
-  window: { points: number; durationSeconds: number; keyPrefix: string },
-): RateLimiterAbstract {
-  const common = { points: window.points, duration: window.durationSeconds, keyPrefix: window.keyPrefix };
-  if (store === 'memory') return new RateLimiterMemory(common);
-  return new RateLimiterPostgres({
-    ...common,
-    storeClient: deps.db,
-    storeType: 'knex',
-    tableName: 'rate_limit_points',
-    tableCreated: true, // migration 0003
-    insuranceLimiter: new RateLimiterMemory(common),
-  });
-}
-
 export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): Limits {
-  const limiter = createFixedWindowLimiter(deps, settings.store, { points: settings.perKeyPerMinute, durationSeconds: 60, keyPrefix: 'key_minute' });
+  const limiter = createFixedWindowLimiter(deps.db, settings.store, { points: settings.perKeyPerMinute, durationSeconds: 60, keyPrefix: 'key_minute' });
   return {
     async rate(caller) {
       try {

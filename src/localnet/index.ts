@@ -4,7 +4,7 @@
 // It executes no Soroban contracts (see rpc/methods/simulateTransaction.ts).
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Networks } from '@stellar/stellar-sdk';
 import { LedgerEngine, type ClosedLedger, type EngineConfig } from './engine';
 import { Friendbot } from './friendbot/friendbot';
@@ -12,7 +12,6 @@ import { FeeStats } from './history/feeStats';
 import { DEFAULT_RETENTION_LEDGERS, HistoryStore } from './history/historyStore';
 import { LedgerCloser, type CloseCadence } from './ledgerCloser';
 import { StateDir } from './persistence/stateDir';
-import { projectRoot } from '../paths';
 import { createLocalnetServer } from './rpc/httpServer';
 import { createDispatcher } from './rpc/jsonRpc';
 import { buildMethods, RPC_METHODS } from './rpc/methods';
@@ -55,7 +54,7 @@ const MAX_HEALTHY_LEDGER_LATENCY_MS = 30_000;
 
 function localnetVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string }).version;
   } catch {
     return '0.0.0';
   }

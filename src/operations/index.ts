@@ -2,7 +2,7 @@
 // compile error; assertRegistryComplete checks it again at start-up). An operation not built yet is registered as
 // notImplemented(...) and listed as 501 in the README's status table.
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
 import { archiveApp } from './dashboard-apps/archiveApp';
 import { createApp } from './dashboard-apps/createApp';
 import { getApp } from './dashboard-apps/getApp';
@@ -62,9 +62,9 @@ import { getWallet } from './sdk-wallet/getWallet';
 import { getWalletBalances } from './sdk-wallet/getWalletBalances';
 import { getHealth } from './system/getHealth';
 import { getReadiness } from './system/getReadiness';
-import type { HandlerRegistry } from './types';
+import type { HandlerRegistry, ServiceDeps } from './types';
 
-export function createHandlers(deps: Deps): HandlerRegistry {
+export function createHandlers(deps: ServiceDeps): HandlerRegistry {
   return {
     addMember: addMember(deps),
     archiveApp: archiveApp(deps),

@@ -1,11 +1,11 @@
 // The wallet an SDK API request acts for: the session user's custodial wallet on the network of the publishable key.
 // Every SDK wallet and transaction operation starts here, so "the user's own wallet, on the key's network, of the
 // key's app" is decided in one place.
-import type { Deps } from '../deps';
+import type { Deps } from '../domain/deps';
 import { findApp, type App } from '../domain/apps/store';
 import { AppError } from '../domain/errors';
 import { findOwnedWallet, type WalletRecord } from '../domain/wallets/store';
-import type { AuthContext } from '../http/authenticate';
+import type { AuthContext } from './caller';
 import { requireUser } from './sdk-auth/sessionUser';
 
 export interface SessionWallet {

@@ -5,7 +5,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { OperationId, OperationTypes } from '../../generated/server/catalogue.gen';
-import type { AuthContext } from '../http/authenticate';
+import type { AuthContext } from './caller';
+import type { Deps } from '../domain/deps';
+import type { FundingContext } from '../domain/funding/funding';
+
+/** The context handlers are built with: the service's dependencies and what domain modules add to them. */
+export type ServiceDeps = Deps & FundingContext;
 
 export interface OperationRequest<Op extends OperationId> {
   operationId: Op;

@@ -9,7 +9,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { encodeCursor } from '../../src/domain/paging/cursor';
 import { MAX_CSV_ROWS } from '../../src/domain/transactions/appTransactions';
 import { insertTransaction, type NewTx } from '../../src/domain/transactions/store';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { headersFor, withSessions } from '../support/credentials';
 import { call } from '../support/http';
 import { signInOperator, type OperatorClient } from '../support/operators';

@@ -13,6 +13,7 @@ import { findAppWallet } from '../../src/domain/wallets/appWallets';
 import { startFakeKms, type FakeKms } from '../support/kmsServer';
 import { signInOperator } from '../support/operators';
 import { startTestService } from '../support/service';
+import { KmsUnavailableError } from '../../src/infra/errors';
 
 const context: EncryptionContext = { appId: 'app_A', walletId: 'wal_A', network: 'testnet' };
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/abcd';
@@ -39,7 +40,7 @@ describe('AWS KMS against aws-sdk-client-mock', () => {
     assert.ok(plaintext.every((b) => b === 0), "zeroing the data key zeroes the SDK's own buffer: no copy is left behind");
   });
 
-  test('Decrypt sends the ciphertext, the key and the context; a refusal is a KmsDecryptError, other faults pass through', async () => {
+  test('Decrypt sends the ciphertext, the key and the context; a refusal is a KmsDecryptError, other faults are KmsUnavailableError (503 SERVICE_UNAVAILABLE)', async () => {
     kmsMock.reset();
     kmsMock.on(DecryptCommand).resolves({ Plaintext: new Uint8Array(32).fill(9), KeyId: KEY_ARN });
     const kms = createAwsKms({ keyId: 'alias/onboard', region: 'eu-west-1' });
@@ -53,7 +54,7 @@ describe('AWS KMS against aws-sdk-client-mock', () => {
     kmsMock.on(DecryptCommand).rejects(new InvalidCiphertextException({ message: 'bad context', $metadata: {} }));
     await assert.rejects(kms.decrypt({ ciphertext: Buffer.from([4, 5]), keyId: KEY_ARN }, context), KmsDecryptError);
     kmsMock.on(DecryptCommand).rejects(new DisabledException({ message: 'the key is disabled', $metadata: {} }));
-    await assert.rejects(kms.decrypt({ ciphertext: Buffer.from([4, 5]), keyId: KEY_ARN }, context), DisabledException);
+    await assert.rejects(kms.decrypt({ ciphertext: Buffer.from([4, 5]), keyId: KEY_ARN }, context), (err) => err instanceof KmsUnavailableError && err.cause instanceof DisabledException);
   });
 
   test('an answer without a 32-byte key is refused, and whatever key material it held is zeroed', async () => {

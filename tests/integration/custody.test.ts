@@ -9,7 +9,7 @@ import { findApp } from '../../src/domain/apps/store';
 import { findOrCreateUser } from '../../src/domain/users/users';
 import { createAppWithWallet, ensureAppWallet, findAppWallet } from '../../src/domain/wallets/appWallets';
 import { createWallet, withWalletKeypair } from '../../src/domain/wallets/custody';
-import { ensureUserWallet, findUserWallet, listUserWallets, listWalletsByUser } from '../../src/domain/wallets/userWallets';
+import { ensureUserWallet, findUserWallet, listUserWallets, listWalletsByUser } from '../../src/domain/funding/userWallets';
 import { KmsDecryptError } from '../../src/infra/kms/keyManagement';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { capturingLogger } from '../support/log';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEMO_APP_NAME, seedDemoOnFirstRun, seedDemoUsdc } from '../../src/cli/demoSeed';
 import { findApp, type App } from '../../src/domain/apps/store';
-import { appWalletFor } from '../../src/domain/treasury/appWallets';
+import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { demoUsdcIssuer } from '../../src/domain/treasury/demoUsdc';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturingLogger } from '../support/log';
 import { buildApp } from '../../src/app';
-import { systemClock } from '../../src/deps';
+import { systemClock } from '../../src/domain/deps';
 import { createHandlers } from '../../src/operations/index';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';

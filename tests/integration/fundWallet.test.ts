@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { FeeBumpTransaction, Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { appWalletFor } from '../../src/domain/treasury/appWallets';
+import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { setTreasuryLayout } from '../../src/domain/treasury/treasury';
 import type { WalletRecord } from '../../src/domain/wallets/store';
 import { call } from '../support/http';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { findApp } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { findAppWallet } from '../../src/domain/wallets/appWallets';
-import { activateOnSignIn, fundUserWallet } from '../../src/domain/wallets/funding';
+import { activateOnSignIn, fundUserWallet } from '../../src/domain/funding/funding';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { accountOnChain, appWithWallet, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';

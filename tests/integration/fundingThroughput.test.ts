@@ -3,8 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { fundUserWallet } from '../../src/domain/wallets/funding';
-import { channelKeypair } from '../../src/domain/wallets/fundingChannels';
+import { fundUserWallet } from '../../src/domain/funding/funding';
+import { channelKeypair } from '../../src/domain/funding/channels';
 import { startTestService, type TestService } from '../support/service';
 import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from './fundingSetup';
 

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { Keypair } from '@stellar/stellar-sdk';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import { buildApp } from '../../src/app';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/domain/deps';
 import { AppError } from '../../src/domain/errors';
 import { IDEMPOTENCY_LOCK_TIMEOUT_MS, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from '../../src/domain/idempotency/store';
 import { createHandlers } from '../../src/operations/index';

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { pino } from 'pino';
-import { systemClock } from '../../src/deps';
+import { systemClock } from '../../src/domain/deps';
 import { followStep, type FollowerState } from '../../src/domain/transactions/ledgerFollower';
 import type { StellarGateway, TransactionDetails, TransactionsPage } from '../../src/infra/stellar/gateway';
 import { seedCredentials } from '../support/credentials';

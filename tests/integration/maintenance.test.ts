@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { setDailyUsage, utcDay } from '../../src/domain/limits/dailyQuota';
-import { runMaintenance } from '../../src/infra/jobs/maintenance';
+import { runMaintenance } from '../../src/domain/maintenance/maintenance';
 import { seedCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 

@@ -3,11 +3,11 @@
 // 24 h reports it again, and nothing is reported while the wallet is above its minimum (after a top-up).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/domain/deps';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { LOW_BALANCE_REPEAT_MS, reportLowBalance } from '../../src/domain/treasury/lowBalance';
-import { fundUserWallet } from '../../src/domain/wallets/funding';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { LOW_BALANCE_REPEAT_MS, reportLowBalance } from '../../src/domain/funding/lowBalance';
+import { fundUserWallet } from '../../src/domain/funding/funding';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { startTestService, type TestService } from '../support/service';
 import { appWithWallet, createAccountWith, gatewayOf, userWallet } from './fundingSetup';
 

@@ -6,14 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/domain/deps';
 import { archiveApp } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { LOW_BALANCE_REPEAT_MS } from '../../src/domain/treasury/lowBalance';
-import { scanSponsorBalances, startSponsorBalanceScan } from '../../src/domain/treasury/lowBalanceScan';
+import { LOW_BALANCE_REPEAT_MS } from '../../src/domain/funding/lowBalance';
+import { scanSponsorBalances, startSponsorBalanceScan } from '../../src/domain/funding/lowBalanceScan';
 import { setTreasuryLayout } from '../../src/domain/treasury/treasury';
 import { listAppWallets } from '../../src/domain/wallets/store';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { StellarUnavailableError } from '../../src/infra/stellar/errors';
 import type { StellarGateway } from '../../src/infra/stellar/gateway';
 import { startTestService, type TestService } from '../support/service';

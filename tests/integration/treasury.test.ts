@@ -3,9 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { updateAppSettings } from '../../src/domain/apps/store';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { fundAppWalletFromFriendbot } from '../../src/domain/treasury/treasury';
-import { fundUserWallet } from '../../src/domain/wallets/funding';
+import { fundUserWallet } from '../../src/domain/funding/funding';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { createAppWithWallet } from '../../src/domain/wallets/appWallets';
 import { signInOperator, type OperatorClient } from '../support/operators';

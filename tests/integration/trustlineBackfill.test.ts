@@ -9,8 +9,8 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { findApp, type App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
-import { fundUserWallet } from '../../src/domain/wallets/funding';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { fundUserWallet } from '../../src/domain/funding/funding';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { availableStroops } from '../../src/infra/stellar/gateway';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';

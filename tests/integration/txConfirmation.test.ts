@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import type { App } from '../../src/domain/apps/store';
 import { reserveDailyOps, opsUsedToday } from '../../src/domain/feePolicy/dailyOps';
-import { appWalletFor } from '../../src/domain/treasury/appWallets';
+import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { confirmDue } from '../../src/domain/transactions/confirmation';
 import { sponsorFee } from '../../src/domain/transactions/feeBump';
 import { findTransaction, type TxRecord } from '../../src/domain/transactions/store';

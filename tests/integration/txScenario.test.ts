@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { updateAppSettings, type App } from '../../src/domain/apps/store';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
-import { appWalletFor } from '../../src/domain/treasury/appWallets';
+import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import { parseAsset } from '../../src/infra/stellar/gateway';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';

@@ -4,12 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { AppError } from '../../src/domain/errors';
+import { appErrorOf } from '../../src/domain/errors';
 import { insertTransaction } from '../../src/domain/transactions/store';
 import { walletBalances } from '../../src/domain/wallets/balances';
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import { findOwnedWallet, type WalletRecord } from '../../src/domain/wallets/store';
-import { fromStroops } from '../../src/infra/stellar/amounts';
+import { fromStroops } from '../../src/domain/money/amounts';
 import { StellarUnavailableError } from '../../src/infra/stellar/errors';
 import { parseAsset, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { headersFor, withSessions } from '../support/credentials';
@@ -190,7 +190,7 @@ describe('GET /v1/wallet/balances', () => {
     const gateway = { ...gatewayOf(svc), loadAccount: down, trustlines: down, ledgerFigures: down } as StellarGateway;
     await assert.rejects(
       walletBalances({ db: svc.deps.db, stellar: { ...svc.deps.stellar!, gateways: { testnet: gateway } } }, { app, wallet }),
-      (err: unknown) => err instanceof AppError && err.code === 'STELLAR_UNAVAILABLE' && err.status === 503,
+      (err: unknown) => appErrorOf(err)?.code === 'STELLAR_UNAVAILABLE' && appErrorOf(err)?.status === 503,
     );
   });
 });

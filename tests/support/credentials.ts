@@ -7,7 +7,7 @@
 // and for tests that want an unknown key or token.
 import type { Knex } from 'knex';
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/domain/deps';
 import { createDpopVerifier } from '../../src/domain/sessions/dpop';
 import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../src/domain/sessions/sessions';
 import { OPERATOR_SESSION_POLICY } from '../../src/domain/operators/operators';

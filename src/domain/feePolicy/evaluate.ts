@@ -2,7 +2,7 @@
 // transaction, the fee-bump fee, the gas wallet's balance, the user's operations today) and this says which rules
 // fail. Every failing rule is reported, not just the first, so a dry run explains everything at once; a submission
 // answers the first reason's error (policyError).
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../money/amounts';
 import { AppError } from '../errors';
 import { secondsUntilNextUtcMidnight } from '../limits/dailyQuota';
 import type { FeePolicy } from './policy';

@@ -3,7 +3,7 @@
 // as decimal XLM strings only at the edge (feePolicyView), so no rule ever compares a float.
 import { StrKey } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
-import { fromStroops, STROOPS_PER_XLM, toStroops } from '../../infra/stellar/amounts';
+import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 
 export interface FeePolicy {

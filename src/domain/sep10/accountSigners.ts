@@ -4,6 +4,7 @@
 import { Keypair, rpc, StrKey, xdr } from '@stellar/stellar-sdk';
 import type { NetworkName } from '../../config';
 import { AppError } from '../errors';
+import { StellarUnavailableError } from '../../infra/stellar/errors';
 
 export interface AccountSigners {
   /** The account's medium threshold. */
@@ -51,6 +52,6 @@ export function rpcAccountSigners(rpcUrl: string | undefined, network: NetworkNa
         lastError = err;
       }
     }
-    throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; retry', headers: { 'Retry-After': '5' }, cause: lastError });
+    throw new StellarUnavailableError(`${network} RPC did not answer ${ATTEMPTS} getLedgerEntries attempts`, { cause: lastError });
   };
 }

@@ -12,6 +12,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { withTx } from '../../infra/db/database';
+import type { SessionSettings } from '../../config';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
 import { AppError } from '../errors';
 import { newId } from '../ids';
@@ -115,10 +116,6 @@ export interface SessionService {
   tokens: AccessTokenSigner;
 }
 
-export interface SessionSettings {
-  /** How long a rotated refresh token still yields its successor (concurrent refreshes), in seconds. */
-  refreshReuseGraceSeconds: number;
-}
 
 export const DEFAULT_SESSION_SETTINGS: SessionSettings = { refreshReuseGraceSeconds: 10 };
 

@@ -12,7 +12,7 @@
 //     Stellar charges no fee for a transaction it does not apply.
 import type { Knex } from 'knex';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../money/amounts';
 import { AppError } from '../errors';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import type { TxStage, TxStatus } from './store';

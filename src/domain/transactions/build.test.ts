@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair, Networks } from '@stellar/stellar-sdk';
 import type { App } from '../apps/store';
-import { AppError } from '../errors';
+import { AppError, appErrorOf } from '../errors';
 import { StellarUnavailableError } from '../../infra/stellar/errors';
 import type { AccountState, StellarGateway, TrustlineState } from '../../infra/stellar/gateway';
 import type { WalletRecord } from '../wallets/store';
@@ -73,8 +73,9 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
   try {
     await promise;
   } catch (err) {
-    assert.ok(err instanceof AppError, String(err));
-    return err;
+    const appError = appErrorOf(err); // what the client sees: src/domain/errors.ts maps infra failures
+    assert.ok(appError, String(err));
+    return appError;
   }
   assert.fail('expected a refusal');
 }

@@ -12,14 +12,14 @@
 //      trustline to remove exists and is empty.
 // Balances are not checked: the network answers op_underfunded, and a balance read now could be stale by submission.
 import { Account, Asset, Memo, Operation, StrKey, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
-import { fromStroops, STROOPS_PER_XLM, toStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
 import { StellarUnavailableError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type LedgerFigures, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
-import { appWalletFor } from '../treasury/appWallets';
-import { gatewayFor } from '../wallets/funding';
+import { appWalletFor } from '../wallets/treasuryWallets';
+import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { describeTransaction, type TxDescription } from './describe';
 import { feeBumpFeeOf } from './feeBump';
@@ -359,15 +359,7 @@ export async function buildUserTransaction(
   checkAppAssets(app, op);
   // 4. the chain
   const gw = gatewayFor(deps, wallet.network);
-  let reads: ChainReads;
-  try {
-    reads = await readChain(deps, gw, app, wallet, op);
-  } catch (err) {
-    if (err instanceof StellarUnavailableError) {
-      throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; retry later', headers: { 'Retry-After': '5' }, cause: err });
-    }
-    throw err;
-  }
+  const reads = await readChain(deps, gw, app, wallet, op);
   const account = reads.accounts.get(wallet.publicKey);
   if (!account) throw new AppError('WALLET_NOT_FUNDED', { message: `The wallet's account does not exist on ${wallet.network} yet; it cannot transact` });
   const { ops, cosigners } = operationsFor(op, wallet, reads, wallet.network);

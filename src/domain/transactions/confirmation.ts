@@ -10,7 +10,7 @@
 //       no envelope recorded (the claimer died before signing) -> the claim is released
 //   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
 import { repeatPass } from '../../infra/jobs/repeatPass';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';

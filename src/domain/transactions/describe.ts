@@ -6,7 +6,7 @@
 // endSponsoringFutureReserves): in a sponsored trustline the changeTrust is what the user asked for. Muxed (M...)
 // addresses are resolved to the G-address of their account: that account holds the funds and keeps the history.
 import { MuxedAccount, StrKey, type Asset, type LiquidityPoolAsset, type OperationRecord, type Transaction } from '@stellar/stellar-sdk';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import { fromStroops, toStroops } from '../money/amounts';
 import { displayBytes } from '../text/safeText';
 
 export interface TxPayment {

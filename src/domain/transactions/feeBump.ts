@@ -4,7 +4,7 @@
 // Fee (product rule, and the minimum stellar-core accepts for a bump of the inner rate): the inner transaction's fee
 // rate per operation, ceil(inner fee / ops), times (ops + 1): a fee-bump counts as one operation more.
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import type { AuditActor } from '../audit/auditLog';
 import { withWalletKeypair } from '../wallets/custody';
 import type { WalletRecord } from '../wallets/store';

@@ -3,11 +3,11 @@
 // UPDATE (stage still `submitted`) makes the first writer the only one, so events are never emitted twice.
 import { Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import type { ResultCodes } from '../../infra/stellar/resultCodes';
 import type { TransactionDetails } from '../../infra/stellar/gateway';
 import { releaseDailyOps } from '../feePolicy/dailyOps';
-import { recordOutboxEvent } from '../wallets/fundingEvents';
+import { recordOutboxEvent } from '../events/outbox';
 import { describeTransaction } from './describe';
 import type { TxRecord } from './store';
 

@@ -4,7 +4,7 @@
 // (kept by store.ts in the same transaction as the rows), one primary-key read at any depth.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../money/amounts';
 import { AppError } from '../errors';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import type { TxStatus } from './store';

@@ -25,10 +25,10 @@
 // XDR and the error (its writes undone to a savepoint), while the rest of the ledger and the next ledgers go on.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
 import { safeText } from '../text/safeText';
-import { recordOutboxEvent } from '../wallets/fundingEvents';
+import { recordOutboxEvent } from '../events/outbox';
 import { describeChainTransaction, type ChainTransaction } from './chainTransactions';
 import { addHistory, insertTransaction, type HistoryEntry } from './store';
 

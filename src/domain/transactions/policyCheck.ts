@@ -2,7 +2,7 @@
 // assets and operations, the gas wallet's balance on the chain, the user's operations today. Read fresh for every
 // decision; nothing here comes from the client.
 import type { Transaction } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { StellarUnavailableError } from '../../infra/stellar/errors';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
@@ -10,7 +10,7 @@ import { AppError } from '../errors';
 import { opsUsedToday } from '../feePolicy/dailyOps';
 import { evaluatePolicy, type PolicyReason } from '../feePolicy/evaluate';
 import { loadFeePolicy, type FeePolicy } from '../feePolicy/policy';
-import { appWalletFor } from '../treasury/appWallets';
+import { appWalletFor } from '../wallets/treasuryWallets';
 import type { WalletRecord } from '../wallets/store';
 import type { TxDescription } from './describe';
 import { feeBumpFeeOf } from './feeBump';
@@ -26,11 +26,6 @@ export interface PolicyDecision {
   gasWallet: WalletRecord | undefined;
 }
 
-export function unavailable(err: unknown): never {
-  if (err instanceof StellarUnavailableError) throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached', cause: err });
-  throw err;
-}
-
 /**
  * The assets of the claimable balances and liquidity pools the transaction names, read from the ledger; an entry the
  * ledger does not have leaves its operation undetermined (denied).
@@ -38,12 +33,10 @@ export function unavailable(err: unknown): never {
 async function ledgerAssetsOf(gw: StellarGateway, description: TxDescription): Promise<{ assets: string[]; undetermined: string[] }> {
   const lookups = description.ledgerAssetLookups;
   if (lookups.length === 0) return { assets: [], undetermined: [] };
-  const found = await gw
-    .ledgerAssets({
-      claimableBalances: lookups.filter((l) => l.kind === 'claimableBalance').map((l) => l.id),
-      liquidityPools: lookups.filter((l) => l.kind === 'liquidityPool').map((l) => l.id),
-    })
-    .catch(unavailable);
+  const found = await gw.ledgerAssets({
+    claimableBalances: lookups.filter((l) => l.kind === 'claimableBalance').map((l) => l.id),
+    liquidityPools: lookups.filter((l) => l.kind === 'liquidityPool').map((l) => l.id),
+  });
   const assets: string[] = [];
   const undetermined: string[] = [];
   for (const l of lookups) {
@@ -64,7 +57,7 @@ export async function decidePolicy(
     appWalletFor(deps.db, app.id, gw.network, 'gas'),
     opsUsedToday(deps.db, { appId: app.id, userId: input.userId, at: deps.clock.now() }),
   ]);
-  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey).catch(unavailable) : undefined;
+  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey) : undefined;
   const ledger = await ledgerAssetsOf(gw, description);
   const feeStroops = feeBumpFeeOf(inner);
   const facts = {

@@ -10,8 +10,8 @@
 //              before the balance, so two runs racing each other cannot both pay: the second one's payment carries a
 //              used sequence number (tx_bad_seq), and it looks again.
 import { Account, Keypair, Operation, TransactionBuilder, rpc, type xdr } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops, toStroops } from '../money/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
 import { withTx } from '../../infra/db/database';
@@ -19,10 +19,10 @@ import { SYSTEM_ACTOR } from '../audit/auditLog';
 import { updateAppSettings, type App } from '../apps/store';
 import { sponsorFee } from '../transactions/feeBump';
 import { withWalletKeypair } from '../wallets/custody';
-import { gatewayFor } from '../wallets/funding';
+import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
-import { enqueueTrustlineBackfill, lockAppAssets } from '../wallets/trustlineBackfill';
-import { appWalletFor } from './appWallets';
+import { enqueueTrustlineBackfill, lockAppAssets } from '../funding/trustlineBackfill';
+import { appWalletFor } from '../wallets/treasuryWallets';
 
 export type DemoUsdcDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'secrets'>;
 

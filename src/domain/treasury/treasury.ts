@@ -3,20 +3,20 @@
 // change is one atomic transaction from the funding wallet, then the roles are switched in the database (a repeat
 // after a crash in between finds the accounts in place and only switches the roles).
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops, toStroops } from '../money/amounts';
 import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, parseAsset, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import type { AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
-import { DEFAULT_BASE_RESERVE_STROOPS, reservePerWalletXlm } from '../wallets/activation';
+import { DEFAULT_BASE_RESERVE_STROOPS, reservePerWalletXlm } from '../funding/activation';
 import { ensureAppWallet } from '../wallets/appWallets';
 import { createWallet, withWalletKeypair } from '../wallets/custody';
-import { gatewayFor } from '../wallets/funding';
-import { lockedReserveStroops } from '../wallets/fundingStore';
+import { gatewayFor } from '../chain/gateways';
+import { lockedReserveStroops } from '../funding/store';
 import type { AppWalletRole, WalletRecord } from '../wallets/store';
-import { appTreasuryWallets, MINIMUM_BALANCE_XLM, type TreasuryLayout } from './appWallets';
+import { appTreasuryWallets, MINIMUM_BALANCE_XLM, type TreasuryLayout } from '../wallets/treasuryWallets';
 
 export type TreasuryDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>;
 
@@ -32,9 +32,6 @@ export interface TreasuryView {
 /** Validity of a layout-change transaction, in seconds. */
 const LAYOUT_TX_VALIDITY_SECONDS = 60;
 
-function unavailable(err: unknown): AppError {
-  return new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached', headers: { 'Retry-After': '5' }, cause: err });
-}
 
 /** The app's wallets; an app from before wallets existed gets its `global` wallet now. */
 async function walletsOf(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, app: App): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
@@ -85,15 +82,8 @@ export async function treasuryView(deps: TreasuryDeps, app: App): Promise<Treasu
   const treasury = await walletsOf(deps, app);
   const { wallets } = treasury;
   const gw = gatewayFor(deps, app.network);
-  let accounts: Map<string, AccountState>;
-  let lines: Map<string, { asset: string; balanceStroops: bigint }[]>;
-  try {
-    accounts = await gw.loadAccounts(wallets.map((w) => w.publicKey));
-    lines = new Map(await Promise.all(wallets.map(async (w) => [w.publicKey, accounts.has(w.publicKey) ? await gw.trustlines(w.publicKey, app.assets) : []] as const)));
-  } catch (err) {
-    if (err instanceof StellarUnavailableError) throw unavailable(err);
-    throw err;
-  }
+  const accounts = await gw.loadAccounts(wallets.map((w) => w.publicKey));
+  const lines = new Map(await Promise.all(wallets.map(async (w) => [w.publicKey, accounts.has(w.publicKey) ? await gw.trustlines(w.publicKey, app.assets) : []] as const)));
   return {
     network: app.network,
     layout: treasury.layout,
@@ -224,7 +214,6 @@ export async function setTreasuryLayout(deps: TreasuryDeps, input: { app: App; l
       await deps.db('wallets').where({ app_id: app.id, network: app.network, role: 'funding' }).update({ role: 'global' });
     }
   } catch (err) {
-    if (err instanceof StellarUnavailableError) throw unavailable(err);
     if (err instanceof TransactionRejectedError) {
       throw new AppError('STELLAR_UNAVAILABLE', { message: 'Stellar refused the layout change; nothing changed', details: { resultCodes: err.codes }, cause: err });
     }

@@ -2,12 +2,12 @@
 // product does them. The user is found or created (a verified email links a new provider to its user), the user's
 // wallet on the app's network is found or created through the custody hook (funded by the app's mode there), and an
 // SDK session is started, bound to the DPoP key of the sign-in request's proof, with the app's token lifetimes.
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { withTx } from '../../infra/db/database';
 import type { App } from '../apps/store';
 import { tokensView } from '../operators/signIn';
 import { type SessionTokens, sessionServiceFor } from '../sessions/sessions';
-import { ensureUserWallet, type WalletView } from '../wallets/userWallets';
+import { ensureUserWallet, type WalletView } from '../funding/userWallets';
 import { recordSessionClient, userSessionPolicy, type SessionClient } from './userSessions';
 import { findOrCreateUser, recordSignIn, type User, type UserIdentity } from './users';
 

@@ -2,7 +2,7 @@
 // with every provider used and every wallet, and the Dashboard's list row (AppUserSummary). Wallets are read through
 // the custody module's views.
 import type { Knex } from 'knex';
-import { listUserWallets, listWalletsByUser, type WalletView } from '../wallets/userWallets';
+import { listUserWallets, listWalletsByUser, type WalletView } from '../funding/userWallets';
 import { providersOf, type AuthProvider, type User } from './users';
 
 export interface UserContent {

@@ -2,7 +2,7 @@
 // distribution roles until the operator splits them into wallets of their own. Funding them (friendbot on testnet)
 // is the chain side's work; here they are created and stored.
 import type { Knex } from 'knex';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import type { ApiKeyNetwork } from '../apiKeys/keyFormat';
 import { createApp, type App } from '../apps/store';
 import { newId } from '../ids';

@@ -6,13 +6,13 @@
 // assets, and every asset the wallet added a trustline for through the service (its successful changeTrust
 // transactions). A trustline the wallet got any other way is not shown.
 import type { Knex } from 'knex';
-import type { Deps } from '../../deps';
-import { fromStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops } from '../money/amounts';
 import { StellarUnavailableError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
-import { gatewayFor } from './funding';
+import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from './store';
 
 /** One balance line (Balance.yaml). */
@@ -102,23 +102,16 @@ export async function walletBalances(deps: Pick<Deps, 'db' | 'stellar'>, input: 
   const { app, wallet } = input;
   const gw = gatewayFor(deps, wallet.network);
   const assets = await trackedAssets(deps.db, { app, walletId: wallet.id });
-  try {
-    // Three independent reads; a missing account simply has no trustlines.
-    const [account, trustlines, figures] = await Promise.all([
-      gw.loadAccount(wallet.publicKey),
-      trustlinesOf(gw, wallet.publicKey, assets),
-      gw.ledgerFigures(),
-    ]);
-    if (!account) return { publicKey: wallet.publicKey, funded: false, balances: [] };
-    return {
-      publicKey: wallet.publicKey,
-      funded: true,
-      balances: balanceLines({ account, baseReserveStroops: figures.baseReserveStroops, trustlines, configuredAssets: app.assets }),
-    };
-  } catch (err) {
-    if (err instanceof StellarUnavailableError) {
-      throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached', headers: { 'Retry-After': '5' }, cause: err });
-    }
-    throw err;
-  }
+  // Three independent reads; a missing account simply has no trustlines.
+  const [account, trustlines, figures] = await Promise.all([
+    gw.loadAccount(wallet.publicKey),
+    trustlinesOf(gw, wallet.publicKey, assets),
+    gw.ledgerFigures(),
+  ]);
+  if (!account) return { publicKey: wallet.publicKey, funded: false, balances: [] };
+  return {
+    publicKey: wallet.publicKey,
+    funded: true,
+    balances: balanceLines({ account, baseReserveStroops: figures.baseReserveStroops, trustlines, configuredAssets: app.assets }),
+  };
 }

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
-import { recordOutboxEvent } from './fundingEvents';
+import { recordOutboxEvent } from '../events/outbox';
 import { withTx } from '../../infra/db/database';
 import type { NetworkName } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { open, seal } from '../../infra/kms/aesGcm';
 import { contextBytes, KmsDecryptError, type EncryptionContext, type KeyManagement } from '../../infra/kms/keyManagement';
 import { recordAudit, type AuditActor } from '../audit/auditLog';

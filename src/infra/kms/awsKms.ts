@@ -11,6 +11,7 @@ import {
   type KMSClientConfig,
 } from '@aws-sdk/client-kms';
 import { KmsDecryptError, type EncryptionContext, type KeyManagement } from './keyManagement';
+import { KmsUnavailableError } from '../errors';
 
 export interface AwsKmsSettings {
   /** Key id, ARN or alias of the symmetric KMS key that wraps the data keys. */
@@ -41,12 +42,17 @@ export function createAwsKms(settings: AwsKmsSettings): KeyManagement {
   return {
     description: `AWS KMS key ${settings.keyId} in ${settings.region}${settings.endpoint ? ` via ${settings.endpoint}` : ''}`,
     async generateDataKey(context) {
-      const out = await client.send(
-        new GenerateDataKeyCommand({ KeyId: settings.keyId, KeySpec: 'AES_256', EncryptionContext: asContext(context) }),
-      );
+      let out;
+      try {
+        out = await client.send(
+          new GenerateDataKeyCommand({ KeyId: settings.keyId, KeySpec: 'AES_256', EncryptionContext: asContext(context) }),
+        );
+      } catch (err) {
+        throw new KmsUnavailableError(`KMS GenerateDataKey failed (${errorName(err)})`, { cause: err });
+      }
       if (!out.Plaintext || out.Plaintext.byteLength !== DATA_KEY_BYTES || !out.CiphertextBlob || !out.KeyId) {
         out.Plaintext?.fill(0);
-        throw new Error('KMS GenerateDataKey answered without a 32-byte key, its ciphertext and key id');
+        throw new KmsUnavailableError('KMS GenerateDataKey answered without a 32-byte key, its ciphertext and key id');
       }
       return { plaintext: bufferOver(out.Plaintext), ciphertext: Buffer.from(out.CiphertextBlob), keyId: out.KeyId };
     },
@@ -61,13 +67,17 @@ export function createAwsKms(settings: AwsKmsSettings): KeyManagement {
         if (err instanceof InvalidCiphertextException || err instanceof IncorrectKeyException) {
           throw new KmsDecryptError(`KMS refused to decrypt the data key (${err.name})`);
         }
-        throw err;
+        throw new KmsUnavailableError(`KMS Decrypt failed (${errorName(err)})`, { cause: err });
       }
       if (!out.Plaintext || out.Plaintext.byteLength !== DATA_KEY_BYTES) {
         out.Plaintext?.fill(0);
-        throw new Error('KMS Decrypt answered without a 32-byte key');
+        throw new KmsUnavailableError('KMS Decrypt answered without a 32-byte key');
       }
       return bufferOver(out.Plaintext);
     },
   };
+}
+
+function errorName(err: unknown): string {
+  return err instanceof Error ? err.name : 'unknown error';
 }

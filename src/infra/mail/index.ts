@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Mailer, MailMessage } from './mailer';
+import { MailUnavailableError } from '../errors';
 
 export interface MailSettings {
   /** SMTP URL (nodemailer connection URL); undefined = dev outbox. */
@@ -33,7 +34,11 @@ export function createMailer(settings: MailSettings, log: Logger): Mailer {
     return {
       description: `SMTP ${host}`,
       async send(message) {
-        await transport.sendMail(toNodemailer(settings.from, message));
+        try {
+          await transport.sendMail(toNodemailer(settings.from, message));
+        } catch (err) {
+          throw new MailUnavailableError(`SMTP ${host} did not take the message`, { cause: err });
+        }
         log.info({ kind: message.kind, to: message.to }, 'mail sent');
       },
       async close() {
@@ -46,11 +51,15 @@ export function createMailer(settings: MailSettings, log: Logger): Mailer {
     description: `dev outbox ${settings.outboxDir}`,
     async send(message) {
       const info = await transport.sendMail(toNodemailer(settings.from, message));
-      mkdirSync(settings.outboxDir, { recursive: true, mode: 0o700 });
       // The kind becomes part of a file name: only safe characters, so no kind can point outside the outbox.
       const kind = message.kind.replace(/[^A-Za-z0-9_-]/g, '_');
       const file = join(settings.outboxDir, `${Date.now()}-${kind}-${randomBytes(4).toString('hex')}.json`);
-      writeFileSync(file, `${info.message as unknown as string}\n`, { mode: 0o600 });
+      try {
+        mkdirSync(settings.outboxDir, { recursive: true, mode: 0o700 });
+        writeFileSync(file, `${info.message as unknown as string}\n`, { mode: 0o600 });
+      } catch (err) {
+        throw new MailUnavailableError(`the dev outbox ${settings.outboxDir} cannot be written`, { cause: err });
+      }
       // The dev outbox's purpose is to show the message: the text goes to the log (dev only; SMTP never logs it).
       log.info({ kind: message.kind, to: message.to, file, text: message.text }, 'mail kept in the dev outbox');
     },

@@ -1,13 +1,12 @@
-// What can go wrong talking to Stellar, as types the domain maps to the contract's codes. Infra knows no HTTP codes:
-// src/domain/wallets/funding.ts decides that a rejected activation is FUND_XLM_FAILED and an unreachable RPC 503.
+// What can go wrong talking to Stellar, as types. Infra knows no HTTP codes: an unreachable RPC becomes 503
+// STELLAR_UNAVAILABLE in one place (src/domain/errors.ts), and what a rejection means is the domain's to say
+// (src/domain/funding/funding.ts decides that a rejected activation is FUND_XLM_FAILED).
+import { DependencyUnavailableError } from '../errors';
 import type { ResultCodes } from './resultCodes';
 
 /** The RPC endpoint could not be reached (or kept answering TRY_AGAIN_LATER) through every retry. */
-export class StellarUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StellarUnavailableError';
-  }
+export class StellarUnavailableError extends DependencyUnavailableError {
+  readonly dependency = 'stellar';
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { appNotFound, OWNER_ONLY, requireAppAccess } from '../../domain/apps/access';
 import { archiveApp as storeArchive } from '../../domain/apps/store';
 import { requireOperator } from '../operator';

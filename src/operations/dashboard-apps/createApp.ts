@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { fundAppWalletFromFriendbot, type TreasuryDeps } from '../../domain/treasury/treasury';
 import { createAppWithWallet } from '../../domain/wallets/appWallets';
 import { requireOperator } from '../operator';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { listOperatorApps } from '../../domain/apps/store';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';

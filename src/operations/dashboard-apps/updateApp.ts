@@ -1,10 +1,9 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { appNotFound, requireAppAccess } from '../../domain/apps/access';
 import { assetsFieldErrors } from '../../domain/apps/assets';
 import { updateAppSettings } from '../../domain/apps/store';
 import { AppError } from '../../domain/errors';
-import { enqueueTrustlineBackfill, lockAppAssets } from '../../domain/wallets/trustlineBackfill';
-import { withTx } from '../../infra/db/database';
+import { enqueueTrustlineBackfill, lockAppAssets } from '../../domain/funding/trustlineBackfill';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { appContent } from './appContent';
@@ -23,7 +22,7 @@ export function updateApp(deps: Pick<Deps, 'db' | 'clock'>): Handler<'updateApp'
     //    trustline to every funded wallet, recorded with the change and added in the background (trustlineBackfill.ts).
     //    The row is locked first, so "newly enabled" is counted against the list this change replaces, whatever
     //    concurrent changes committed since the access check read the app.
-    const app = await withTx(deps.db, async (trx) => {
+    const app = await deps.db.transaction(async (trx) => {
       const replaced = await lockAppAssets(trx, req.path.appId);
       const updated = await updateAppSettings(trx, req.path.appId, { name, fundingMode, startingBalanceXlm, assets, accessTokenTtlMinutes, refreshTokenTtlDays });
       if (!updated || !replaced) throw appNotFound();

@@ -1,5 +1,5 @@
 import { DEFAULT_OAUTH_SETTINGS } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { createOAuthFlows, requireDashboardClient } from '../../domain/oauth/flows';
 import { operatorForIdentity } from '../../domain/oauth/operatorIdentity';
 import { operatorView } from '../../domain/operators/operators';

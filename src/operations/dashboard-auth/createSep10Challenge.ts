@@ -1,8 +1,8 @@
 import { StrKey } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { createSep10, DEFAULT_SEP10_SETTINGS } from '../../domain/sep10/challenges';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Challenges per client IP per 10 minutes: each costs the service a signature, and a person signs in rarely. */

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findOperator } from '../../domain/apps/store';
 import { operatorView } from '../../domain/operators/operators';

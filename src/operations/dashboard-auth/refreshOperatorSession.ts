@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { OPERATOR_SESSION_POLICY } from '../../domain/operators/operators';
 import { tokensView } from '../../domain/operators/signIn';
 import { sessionServiceFor } from '../../domain/sessions/sessions';

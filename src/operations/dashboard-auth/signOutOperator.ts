@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 import { requireOperator } from '../operator';

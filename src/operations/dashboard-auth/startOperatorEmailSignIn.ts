@@ -1,7 +1,7 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, OPERATOR_SCOPE, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Codes asked for per client IP per hour (many addresses from one network is an enumeration or spam pattern). */
@@ -28,7 +28,7 @@ export function startOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secr
       });
     } catch (err) {
       await withdrawEmailCode(deps.db, { scope: OPERATOR_SCOPE, email, issued });
-      throw new AppError('SERVICE_UNAVAILABLE', { message: 'The sign-in email could not be sent; retry', headers: { 'Retry-After': '5' }, cause: err });
+      throw err;
     }
     // 3. respond
     return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };

@@ -1,10 +1,10 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { normalizeEmail, OPERATOR_SCOPE, verifyEmailCode } from '../../domain/emailCodes/emailCodes';
 import { findOrCreateOperatorByEmail } from '../../domain/apps/store';
 import { operatorView } from '../../domain/operators/operators';
 import { completeOperatorSignIn, tokensView } from '../../domain/operators/signIn';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Verifications per client IP per 10 minutes: the per-code limit (5) stops guessing one code, this stops spraying. */

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { operatorView } from '../../domain/operators/operators';
 import { completeOperatorSignIn, tokensView } from '../../domain/operators/signIn';
@@ -6,8 +6,7 @@ import { rpcAccountSigners } from '../../domain/sep10/accountSigners';
 import { createSep10, DEFAULT_SEP10_SETTINGS } from '../../domain/sep10/challenges';
 import { findOrCreateOperatorByStellarAccount, markChallengeUsed } from '../../domain/sep10/store';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
-import { createAbuseLimiter } from '../../http/abuseLimits';
-import { withTx } from '../../infra/db/database';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Verifications per client IP per 10 minutes: each may read the chain and checks several signatures. */
@@ -34,7 +33,7 @@ export function verifySep10Challenge(
     const challenge = await sep10.verify(req.body.transaction, { now, accountSigners });
     // 3. in one transaction: the challenge used up (of concurrent verifications one wins), the operator found or
     // created, the session started; a failure leaves the challenge usable
-    const { operator, tokens } = await withTx(deps.db, async (trx) => {
+    const { operator, tokens } = await deps.db.transaction(async (trx) => {
       if (!(await markChallengeUsed(trx, challenge))) throw new AppError('WALLET_AUTH_FAILED', { message: 'The challenge was already used; ask for a new one' });
       const operator = await findOrCreateOperatorByStellarAccount(trx, challenge.account);
       const tokens = await completeOperatorSignIn(trx, sessions, { operator, jkt: req.auth.dpopJkt!, method: 'sep10', now });

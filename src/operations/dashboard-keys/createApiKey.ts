@@ -1,9 +1,8 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { createApiKey as mintApiKey } from '../../domain/apiKeys/apiKeys';
 import { requireAppAccess } from '../../domain/apps/access';
 import { recordAudit } from '../../domain/audit/auditLog';
 import { AppError } from '../../domain/errors';
-import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { toApiKeyWithSecretView } from './apiKeyView';
@@ -21,7 +20,7 @@ export function createApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'createA
       throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: { expiresAt: ['must be in the future'] } } });
     }
     // 3. mint and store (hash and display prefix only; the network is the app's, never chosen), audited in the same transaction
-    const key = await withTx(deps.db, async (trx) => {
+    const key = await deps.db.transaction(async (trx) => {
       const minted = await mintApiKey(trx, {
         appId: app.id,
         type: req.body.type,

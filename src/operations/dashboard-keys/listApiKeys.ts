@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { listApiKeys as listStoredApiKeys } from '../../domain/apiKeys/apiKeys';
 import { requireAppAccess } from '../../domain/apps/access';
 import { requireOperator } from '../operator';

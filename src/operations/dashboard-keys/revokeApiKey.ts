@@ -1,9 +1,8 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { revokeAppApiKey } from '../../domain/apiKeys/apiKeys';
 import { requireAppAccess } from '../../domain/apps/access';
 import { recordAudit } from '../../domain/audit/auditLog';
 import { AppError } from '../../domain/errors';
-import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { toApiKeyView } from './apiKeyView';
@@ -16,7 +15,7 @@ export function revokeApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'revokeA
     const { app } = await requireAppAccess(deps.db, operatorId, req.path.appId);
     // 2. revoke, only within this app: another app's key id is as unknown as a made-up one; audited in the same transaction
     const now = deps.clock.now();
-    const key = await withTx(deps.db, async (trx) => {
+    const key = await deps.db.transaction(async (trx) => {
       const revoked = await revokeAppApiKey(trx, app.id, req.path.keyId, now);
       // A repeat keeps the first revocation time: only the call that revoked the key finds its own time there.
       if (revoked?.revokedAt?.getTime() === now.getTime()) {

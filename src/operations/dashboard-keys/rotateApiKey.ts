@@ -1,9 +1,8 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { rotateApiKey as rotateStoredApiKey } from '../../domain/apiKeys/apiKeys';
 import { apiKeyStatus } from '../../domain/apiKeys/lifecycle';
 import { requireAppAccess } from '../../domain/apps/access';
 import { recordAudit } from '../../domain/audit/auditLog';
-import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 import { toApiKeyWithSecretView } from './apiKeyView';
@@ -16,7 +15,7 @@ export function rotateApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'rotateA
     const { app } = await requireAppAccess(deps.db, operatorId, req.path.appId);
     // 2. rotate in one transaction, the old key's row locked (see rotateApiKey in the domain), audited in it
     const now = deps.clock.now();
-    const rotated = await withTx(deps.db, async (trx) => {
+    const rotated = await deps.db.transaction(async (trx) => {
       const done = await rotateStoredApiKey(trx, { appId: app.id, keyId: req.path.keyId, overlapSeconds: req.body?.overlapSeconds ?? 0, now });
       await recordAudit(trx, {
         appId: app.id,

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { addMember as storeMember, changeTeamAsOwner } from '../../domain/apps/members';
 import { recordAudit } from '../../domain/audit/auditLog';
 import { requireOperator } from '../operator';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { changeMemberRole, changeTeamAsOwner } from '../../domain/apps/members';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';

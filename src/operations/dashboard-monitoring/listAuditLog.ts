@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { isCursorOfApp, listAuditLog as readAuditLog } from '../../domain/audit/auditLog';
 import { decodeCursor } from '../../domain/audit/cursor';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { getAppDomains as storeDomains } from '../../domain/apps/domains';
 import { requireOperator } from '../operator';

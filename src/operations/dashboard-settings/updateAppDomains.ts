@@ -1,8 +1,7 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { domainsFieldErrors, getAppDomains, replaceAppDomains } from '../../domain/apps/domains';
 import { AppError } from '../../domain/errors';
-import { withTx } from '../../infra/db/database';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 
@@ -16,7 +15,7 @@ export function updateAppDomains(deps: Pick<Deps, 'db'>): Handler<'updateAppDoma
     const fieldErrors = domainsFieldErrors(req.body);
     if (Object.keys(fieldErrors).length) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
     // 3. replace both lists in one transaction: never half of a change
-    const stored = await withTx(deps.db, async (trx) => {
+    const stored = await deps.db.transaction(async (trx) => {
       await replaceAppDomains(trx, req.path.appId, req.body);
       return getAppDomains(trx, req.path.appId);
     });

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { authProvidersView, updateAuthProviders as storeAuthProviders } from '../../domain/oauth/appProviders';
 import { requireOperator } from '../operator';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { feePolicyView, loadFeePolicy } from '../../domain/feePolicy/policy';
 import { requireOperator } from '../operator';

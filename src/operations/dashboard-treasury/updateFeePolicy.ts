@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { requestActor } from '../../domain/audit/auditLog';
 import { AppError } from '../../domain/errors';

@@ -2,7 +2,7 @@ import { requireAppAccess } from '../../domain/apps/access';
 import { requestActor } from '../../domain/audit/auditLog';
 import { AppError } from '../../domain/errors';
 import { findUser } from '../../domain/users/users';
-import { fundUserWallet, type FundingDeps } from '../../domain/wallets/funding';
+import { fundUserWallet, type FundingDeps } from '../../domain/funding/funding';
 import { findOwnedWallet } from '../../domain/wallets/store';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';

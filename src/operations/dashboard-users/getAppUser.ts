@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { userContent } from '../../domain/users/userViews';
 import { findUser, userNotFound } from '../../domain/users/users';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { listAppUsers as listUserPage } from '../../domain/users/listUsers';
 import { appUserSummaries } from '../../domain/users/userViews';

@@ -1,5 +1,5 @@
 import { DEFAULT_OAUTH_SETTINGS } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { findApp } from '../../domain/apps/store';
 import { AppError } from '../../domain/errors';
 import { createOAuthFlows, requireAppClient, requireAppRedirectUri } from '../../domain/oauth/flows';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { liveUserSessions } from '../../domain/users/userSessions';
 import type { Handler } from '../types';
 import { requireUser } from './sessionUser';

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { tokensView } from '../../domain/operators/signIn';

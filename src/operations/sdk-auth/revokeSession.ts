@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { liveUserSessions } from '../../domain/users/userSessions';

@@ -2,7 +2,7 @@
 // app), its DPoP proof and its session, so a handler without one is a wiring fault (an operation whose contract lacks
 // userSession), answered as a refusal rather than served.
 import { AppError } from '../../domain/errors';
-import type { AuthContext, AuthenticatedUser } from '../../http/authenticate';
+import type { AuthContext, AuthenticatedUser } from '../caller';
 
 export function requireUser(auth: AuthContext): AuthenticatedUser {
   if (!auth.user) throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'This operation needs an end-user session' });

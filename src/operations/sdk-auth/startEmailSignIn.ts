@@ -1,9 +1,9 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { appScope, EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
 import { requireEmailSignIn } from '../../domain/oauth/appProviders';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Codes asked for per client IP per hour, per app (many addresses from one network is an enumeration or spam pattern). */
@@ -31,7 +31,7 @@ export function startEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | '
       await deps.mailer.send({ to: email, subject: `Your ${app.name} sign-in code: ${issued.code}`, text: signInText(app.name, issued.code), kind: 'user-sign-in-code' });
     } catch (err) {
       await withdrawEmailCode(deps.db, { scope, email, issued });
-      throw new AppError('SERVICE_UNAVAILABLE', { message: 'The sign-in email could not be sent; retry', headers: { 'Retry-After': '5' }, cause: err });
+      throw err;
     }
     // 4. respond
     return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };

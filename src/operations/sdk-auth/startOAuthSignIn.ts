@@ -1,7 +1,7 @@
 import { DEFAULT_OAUTH_SETTINGS } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { createOAuthFlows, requireAppClient, requireAppRedirectUri } from '../../domain/oauth/flows';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Starts per client IP per 10 minutes, per app: every start stores a state, and publishable keys are public. */

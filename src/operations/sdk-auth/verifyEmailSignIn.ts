@@ -1,10 +1,10 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
 import { appScope, normalizeEmail, releaseEmailCode, verifyEmailCode } from '../../domain/emailCodes/emailCodes';
 import { completeUserSignIn, sdkSignInView, type UserSignInDeps } from '../../domain/users/signIn';
 import { requireEmailSignIn } from '../../domain/oauth/appProviders';
-import { createAbuseLimiter } from '../../http/abuseLimits';
+import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
 /** Verifications per client IP per 10 minutes, per app: the per-code limit (5) stops guessing one code, this spraying. */

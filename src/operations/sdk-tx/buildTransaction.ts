@@ -1,4 +1,4 @@
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../../domain/money/amounts';
 import { buildUserTransaction } from '../../domain/transactions/build';
 import { recordBuilt, type TxDeps } from '../../domain/transactions/submission';
 import type { Handler } from '../types';

@@ -1,11 +1,10 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findWalletTransaction } from '../../domain/transactions/history';
 import { describeChainTransaction } from '../../domain/transactions/chainTransactions';
 import { findTransactionByHash } from '../../domain/transactions/store';
-import { gatewayFor } from '../../domain/wallets/funding';
-import { StellarUnavailableError } from '../../infra/stellar/errors';
-import { fromStroops } from '../../infra/stellar/amounts';
+import { gatewayFor } from '../../domain/chain/gateways';
+import { fromStroops } from '../../domain/money/amounts';
 import { requireSessionWallet } from '../sdkWallet';
 import type { Handler } from '../types';
 
@@ -28,10 +27,7 @@ export function getTransaction(deps: Pick<Deps, 'db' | 'stellar'>): Handler<'get
     if (known) return { content: known };
     // 3. else the chain: only a transaction this wallet is part of (source, operation source, destination) is shown
     const gateway = gatewayFor(deps, wallet.network);
-    const details = await gateway.transactionDetails(hash).catch((err: unknown) => {
-      if (err instanceof StellarUnavailableError) throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached', cause: err });
-      throw err;
-    });
+    const details = await gateway.transactionDetails(hash);
     if (!details) throw notFound();
     const chain = describeChainTransaction(details, gateway.networkPassphrase);
     const view = chain?.viewOf(wallet.publicKey);

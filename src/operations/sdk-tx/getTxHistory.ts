@@ -1,8 +1,8 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { DEFAULT_HISTORY_LIMIT, listWalletHistory } from '../../domain/transactions/history';
 import { findOwnedWallet, type WalletRecord } from '../../domain/wallets/store';
-import type { AuthContext } from '../../http/authenticate';
+import type { AuthContext } from '../caller';
 import { requireUser } from '../sdk-auth/sessionUser';
 import { requireSessionWallet } from '../sdkWallet';
 import type { Handler } from '../types';

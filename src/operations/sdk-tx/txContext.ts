@@ -1,5 +1,5 @@
 // The transaction context of an SDK request: the session user's wallet (sdkWallet.ts) plus who key uses are audited for.
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { requestActor } from '../../domain/audit/auditLog';
 import type { TxContext } from '../../domain/transactions/submission';
 import type { OperationRequest } from '../types';

@@ -1,5 +1,5 @@
-import type { Deps } from '../../deps';
-import { walletView } from '../../domain/wallets/userWallets';
+import type { Deps } from '../../domain/deps';
+import { walletView } from '../../domain/funding/userWallets';
 import { requireSessionWallet } from '../sdkWallet';
 import type { Handler } from '../types';
 

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { walletBalances } from '../../domain/wallets/balances';
 import { requireSessionWallet } from '../sdkWallet';
 import type { Handler } from '../types';

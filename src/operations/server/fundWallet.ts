@@ -2,7 +2,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import { requestActor } from '../../domain/audit/auditLog';
 import { findApp } from '../../domain/apps/store';
 import { AppError } from '../../domain/errors';
-import { fundUserWallet, type FundingDeps } from '../../domain/wallets/funding';
+import { fundUserWallet, type FundingDeps } from '../../domain/funding/funding';
 import { findWalletByPublicKey } from '../../domain/wallets/store';
 import type { Handler } from '../types';
 

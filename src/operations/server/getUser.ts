@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { userContent } from '../../domain/users/userViews';
 import { findUserByExternalId, userNotFound } from '../../domain/users/users';
 import type { Handler } from '../types';

@@ -1,8 +1,8 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { AuthProvider } from '../../domain/users/users';
-import { findUserWallet } from '../../domain/wallets/userWallets';
+import { findUserWallet } from '../../domain/funding/userWallets';
 import type { Handler } from '../types';
 
 /**

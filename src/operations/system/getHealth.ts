@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import type { Handler } from '../types';
 
 /** Liveness: the process answers. Checks nothing else (see getReadiness). */

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { followerLag } from '../../domain/transactions/ledgerFollower';
 import type { Handler } from '../types';

@@ -2,7 +2,7 @@
 // `app_members` (with at most one owner per app, enforced by the database), list order for allowed origins, and the
 // apps' OAuth redirect URIs.
 import type { Knex } from 'knex';
-import { newId } from '../../../domain/ids';
+import { randomBytes } from 'node:crypto';
 
 export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('apps', (t) => {
@@ -25,7 +25,7 @@ export async function up(db: Knex): Promise<void> {
   });
   // Members from before this migration were owners created with their app: invited and joined then.
   for (const row of await db('app_members').select('app_id', 'operator_id')) {
-    await db('app_members').where(row).update({ id: newId('mem') });
+    await db('app_members').where(row).update({ id: memberId() });
   }
   await db('app_members').whereNull('joined_at').update({ joined_at: db.ref('invited_at') });
   await db.schema.alterTable('app_members', (t) => {
@@ -61,4 +61,20 @@ export async function down(db: Knex): Promise<void> {
     t.dropChecks(['apps_starting_balance_check', 'apps_access_token_ttl_check', 'apps_refresh_token_ttl_check']);
     for (const column of ['funding_mode', 'starting_balance_xlm', 'assets', 'access_token_ttl_minutes', 'refresh_token_ttl_days']) t.dropColumn(column);
   });
+}
+
+/**
+ * A member id in the format of this migration's time (`mem_` and 22 base62 characters, as src/domain/ids.ts mints
+ * them), written out here because a migration must read the same forever and so imports nothing of the service.
+ */
+function memberId(): string {
+  const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let out = '';
+  while (out.length < 22) {
+    for (const byte of randomBytes(30)) {
+      if (byte >= 248 || out.length === 22) continue; // 248 = 4 x 62: every character equally likely
+      out += base62[byte % 62];
+    }
+  }
+  return `mem_${out}`;
 }

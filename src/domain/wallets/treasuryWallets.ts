@@ -5,7 +5,7 @@
 // keys stay in custody), and splitting again re-creates those same accounts.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import { listAppWallets, type AppWalletRole, type WalletRecord } from '../wallets/store';
+import { listAppWallets, type AppWalletRole, type WalletRecord } from './store';
 
 export type TreasuryLayout = 'single' | 'split';
 /** The jobs an app wallet does. */

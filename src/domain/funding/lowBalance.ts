@@ -3,8 +3,8 @@
 // minimum is never reported. Whoever reads a sponsor's balance after spending from it (an activation, a fee-bump) hands
 // the reading here, inside the transaction that records what happened, so the event exists exactly when that does.
 import type { Knex } from 'knex';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
-import { recordOutboxEvent } from '../wallets/fundingEvents';
+import { fromStroops, toStroops } from '../money/amounts';
+import { recordOutboxEvent } from '../events/outbox';
 import type { AppWalletRole } from '../wallets/store';
 
 /** How long one report of a low wallet stands before the next reading at or below the minimum reports it again. */

@@ -11,7 +11,7 @@
 // (at most 100 operations), which is how activations scale past one per ledger per funding wallet. Nobody in it pays
 // the fee: the queue wraps it in a fee-bump paid by the app's gas wallet (GAS pays fees, FUNDING pays reserves).
 import { Account, Asset, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import { fromStroops, toStroops } from '../money/amounts';
 
 /** A ledger's base reserve when none was read: 0.5 XLM on every public network. */
 export const DEFAULT_BASE_RESERVE_STROOPS = 5_000_000n;

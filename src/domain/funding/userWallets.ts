@@ -2,11 +2,11 @@
 // rest of the service (sign-in, getUser, the Dashboard's users list) reads of them is the WalletView.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import type { App } from '../apps/store';
-import { createWallet } from './custody';
+import { createWallet } from '../wallets/custody';
 import { activateOnSignIn, type FundingDeps } from './funding';
-import { findOwnedWallet, listWalletsOfUsers, type WalletRecord } from './store';
+import { findOwnedWallet, listWalletsOfUsers, type WalletRecord } from '../wallets/store';
 
 /** A wallet as the API shows it (the contract's Wallet schema). */
 export interface WalletView {

@@ -1,14 +1,14 @@
 // Abuse limits for requests no API key or session pays for (sign-in code sends per IP, verifications per IP and per
 // address): a fixed window of `points` per `durationSeconds` per key, with rate-limiter-flexible, in process or in
-// PostgreSQL (rate_limit_points of migration 0003, shared with the per-key limit of ./limits.ts and told apart by
+// PostgreSQL (rate_limit_points of migration 0003, shared with the per-key limit of src/http/limits.ts and told apart by
 // each limiter's keyPrefix) so that every instance on one database shares the count. Over the limit: 429
 // RATE_LIMITED with Retry-After.
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { LimitSettings } from '../config';
+import type { LimitSettings } from '../../config';
 import type { Deps } from '../deps';
-import { AppError } from '../domain/errors';
-import { createFixedWindowLimiter } from './limits';
+import { AppError } from '../errors';
+import { createFixedWindowLimiter } from '../../infra/limits/fixedWindow';
 
 export interface AbuseLimitOptions {
   /** Names the limit (e.g. `email_send_ip`); limiters with the same name share their counts. */
@@ -32,7 +32,7 @@ function storedKey(key: string): string {
 
 function createLimiter(deps: Pick<Deps, 'db'>, store: LimitSettings['store'], opts: AbuseLimitOptions): RateLimiterAbstract {
   if (!/^[a-z0-9_]+$/.test(opts.name)) throw new Error(`abuse limit name must be lower-case letters, digits and _: ${opts.name}`);
-  return createFixedWindowLimiter(deps, store, { points: opts.points, durationSeconds: opts.durationSeconds, keyPrefix: `abuse_${opts.name}` });
+  return createFixedWindowLimiter(deps.db, store, { points: opts.points, durationSeconds: opts.durationSeconds, keyPrefix: `abuse_${opts.name}` });
 }
 
 export function createAbuseLimiter(deps: Pick<Deps, 'db'>, store: LimitSettings['store'], opts: AbuseLimitOptions): AbuseLimiter {

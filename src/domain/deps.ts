@@ -1,14 +1,14 @@
 // Everything a handler may need, built once in main.ts (tests build their own). No globals, no service locator.
+// This file imports no domain module (it is imported by all of them); what a domain module adds to the context
+// (the funding module's activation queue) it declares itself, and the composition root supplies it.
 import type { Logger } from 'pino';
-import type { Db } from './infra/db/database';
-import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings, TransactionSettings } from './config';
-import type { RpcHealth } from './infra/stellar/rpcHealth';
-import type { StellarGateway } from './infra/stellar/gateway';
-import type { Mailer } from './infra/mail/mailer';
-import type { ServiceSecrets } from './infra/secrets/serviceSecret';
-import type { SessionSettings } from './domain/sessions/sessions';
-import type { KeyManagement } from './infra/kms/keyManagement';
-import type { ActivationQueue } from './domain/wallets/fundingQueue';
+import type { Db } from '../infra/db/database';
+import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings, SessionSettings, TransactionSettings } from '../config';
+import type { RpcHealth } from '../infra/stellar/rpcHealth';
+import type { StellarGateway } from '../infra/stellar/gateway';
+import type { Mailer } from '../infra/mail/mailer';
+import type { ServiceSecrets } from '../infra/secrets/serviceSecret';
+import type { KeyManagement } from '../infra/kms/keyManagement';
 
 export interface Clock {
   now(): Date;
@@ -57,8 +57,6 @@ export interface Deps {
   funding?: FundingSettings;
   /** Sponsored transaction settings (Config.transactions); the defaults when absent. */
   transactions?: TransactionSettings;
-  /** Batches activations per funding wallet (src/domain/wallets/fundingQueue.ts); absent: each activation alone. */
-  activationQueue?: ActivationQueue;
   /** SEP-10 operator sign-in (Config.sep10); the defaults (`localhost`, testnet) when absent. */
   sep10?: Sep10Settings;
   /** Google and GitHub sign-in (Config.oauth); the public providers and no Dashboard clients when absent. */

@@ -7,11 +7,11 @@
 import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { StellarUnavailableError } from '../../infra/stellar/errors';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import { PUBLIC_COLUMNS, toWalletRecord, type WalletRecord } from '../wallets/store';
-import { MINIMUM_BALANCE_XLM } from './appWallets';
+import { MINIMUM_BALANCE_XLM } from '../wallets/treasuryWallets';
 import { isLow, reportLowBalance, type SponsorBalanceReading } from './lowBalance';
 
 export type SponsorScanDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'>;

@@ -4,14 +4,14 @@
 // against one database at once.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Clock } from '../../deps';
-import { deleteExpiredEmailCodes } from '../../domain/emailCodes/emailCodes';
-import { pruneDailyOpCounts } from '../../domain/feePolicy/dailyOps';
-import { pruneDailyUsage, utcDay } from '../../domain/limits/dailyQuota';
-import { pruneIdempotencyKeys } from '../../domain/idempotency/store';
-import { pruneOAuthStates } from '../../domain/oauth/states';
-import { pruneDpopProofJtis } from '../../domain/sessions/dpop';
-import { pruneUsedSep10Challenges } from '../../domain/sep10/store';
+import type { Clock } from '../deps';
+import { deleteExpiredEmailCodes } from '../emailCodes/emailCodes';
+import { pruneDailyOpCounts } from '../feePolicy/dailyOps';
+import { pruneDailyUsage, utcDay } from '../limits/dailyQuota';
+import { pruneIdempotencyKeys } from '../idempotency/store';
+import { pruneOAuthStates } from '../oauth/states';
+import { pruneDpopProofJtis } from '../sessions/dpop';
+import { pruneUsedSep10Challenges } from '../sep10/store';
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 

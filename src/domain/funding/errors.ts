@@ -1,6 +1,6 @@
 // Why an activation attempt ended without the wallet being funded, as the funding flow (funding.ts) and its batch
 // queue (fundingQueue.ts) tell each other; funding.ts maps them to the contract's codes.
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../money/amounts';
 
 /** The funding wallet cannot cover reserve + starting balance + fee (or the app has none: all zero). */
 export class FundingShortfall extends Error {

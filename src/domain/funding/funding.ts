@@ -19,17 +19,17 @@
 // whole transaction back), so no wallet is ever funded twice.
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import { DEFAULT_FUNDING_SETTINGS, type NetworkName } from '../../config';
-import type { Deps } from '../../deps';
-import { fromStroops, toStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops, toStroops } from '../money/amounts';
 import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
 import { availableStroops, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { findApp, type App } from '../apps/store';
-import { AppError } from '../errors';
-import { appWalletFor, MINIMUM_BALANCE_XLM } from '../treasury/appWallets';
+import { AppError, DEPENDENCY_RETRY_AFTER_SECONDS } from '../errors';
+import { appWalletFor, MINIMUM_BALANCE_XLM } from '../wallets/treasuryWallets';
 import { activationFeeStroops, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
-import { ActivationFailed, FundingShortfall, Rebuild } from './fundingErrors';
-import { ActivationQueue, activationTransactionOf, GasShortfall, LEASE_MARGIN_MS } from './fundingQueue';
+import { ActivationFailed, FundingShortfall, Rebuild } from './errors';
+import { ActivationQueue, activationTransactionOf, GasShortfall, LEASE_MARGIN_MS } from './queue';
 import {
   claimActivation,
   findActivation,
@@ -41,11 +41,20 @@ import {
   type ActivationRecord,
   type ActivationTransaction,
   type ActivationTrigger,
-} from './fundingStore';
-import { findWallet, type WalletRecord } from './store';
+} from './store';
+import { findWallet, type WalletRecord } from '../wallets/store';
 import { repeatPass } from '../../infra/jobs/repeatPass';
+import { gatewayFor } from '../chain/gateways';
 
-export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding' | 'activationQueue'>;
+/**
+ * What the funding module adds to the context: the service's activation queue, which batches activations per funding
+ * wallet (built by the composition root, src/service.ts). Absent (a bare Deps), each call batches alone.
+ */
+export interface FundingContext {
+  activationQueue?: ActivationQueue;
+}
+
+export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding'> & FundingContext;
 
 /** Rebuilds after a bad sequence (another transaction of the funding wallet took it) before giving up. */
 const MAX_REBUILDS = 5;
@@ -74,13 +83,6 @@ function queueOf(deps: FundingDeps): ActivationQueue {
 
 function settings(deps: FundingDeps) {
   return deps.funding ?? DEFAULT_FUNDING_SETTINGS;
-}
-
-/** The chain gateway of a network; 503 STELLAR_UNAVAILABLE when the network has no RPC configured. */
-export function gatewayFor(deps: Pick<Deps, 'stellar'>, network: NetworkName): StellarGateway {
-  const gateway = deps.stellar?.gateways?.[network];
-  if (!gateway) throw new AppError('STELLAR_UNAVAILABLE', { message: `No Stellar RPC is configured for ${network}` });
-  return gateway;
 }
 
 /** Whether a rejection means the funding wallet lacked XLM for a reserve or the starting balance. */
@@ -284,12 +286,10 @@ function toAppError(err: unknown, startingBalanceXlm: string): unknown {
   if (err instanceof ActivationFailed) {
     return new AppError('WALLET_CREATION_FAILED', { message: 'Stellar refused the activation', ...(err.resultCodes ? { details: { resultCodes: err.resultCodes } } : {}), cause: err });
   }
-  if (err instanceof StellarUnavailableError || err instanceof TransactionUnconfirmedError) {
-    const message =
-      err instanceof TransactionUnconfirmedError
-        ? 'The Stellar network did not confirm the activation in time; the service follows it up automatically'
-        : 'The Stellar network could not be reached; retry later';
-    return new AppError('STELLAR_UNAVAILABLE', { message, headers: { 'Retry-After': '5' }, cause: err });
+  // An unreachable network (StellarUnavailableError) is left as it is: src/domain/errors.ts maps it.
+  if (err instanceof TransactionUnconfirmedError) {
+    const message = 'The Stellar network did not confirm the activation in time; the service follows it up automatically';
+    return new AppError('STELLAR_UNAVAILABLE', { message, headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause: err });
   }
   return err;
 }

@@ -18,20 +18,20 @@
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
-import type { Deps } from '../../deps';
-import { fromStroops } from '../../infra/stellar/amounts';
+import type { Deps } from '../deps';
+import { fromStroops } from '../money/amounts';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR } from '../audit/auditLog';
 import { findApp, type App } from '../apps/store';
 import { sponsorFee } from '../transactions/feeBump';
-import { appWalletFor } from '../treasury/appWallets';
+import { appWalletFor } from '../wallets/treasuryWallets';
 import { MAX_OPERATIONS_PER_TRANSACTION } from './activation';
-import { withWalletKeypair } from './custody';
-import { gatewayFor } from './funding';
-import { recordOutboxEvent } from './fundingEvents';
-import { LEASE_MARGIN_MS } from './fundingQueue';
-import { findWallet, type WalletRecord } from './store';
+import { withWalletKeypair } from '../wallets/custody';
+import { gatewayFor } from '../chain/gateways';
+import { recordOutboxEvent } from '../events/outbox';
+import { LEASE_MARGIN_MS } from './queue';
+import { findWallet, type WalletRecord } from '../wallets/store';
 import { repeatPass } from '../../infra/jobs/repeatPass';
 
 export type BackfillDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'funding'>;

@@ -5,12 +5,12 @@
 // user's history (migration 0016), in the same transaction.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import { toStroops } from '../../infra/stellar/amounts';
+import { toStroops } from '../money/amounts';
 import type { AuditActor } from '../audit/auditLog';
 import { recordAudit } from '../audit/auditLog';
 import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry } from '../transactions/store';
-import { reportLowBalance, type SponsorBalanceReading } from '../treasury/lowBalance';
-import { recordOutboxEvent } from './fundingEvents';
+import { reportLowBalance, type SponsorBalanceReading } from './lowBalance';
+import { recordOutboxEvent } from '../events/outbox';
 
 export type ActivationTrigger = 'server_api' | 'dashboard' | 'sign_in';
 

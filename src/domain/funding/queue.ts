@@ -9,19 +9,19 @@
 // after; the queue records the intent (the fee-bump's envelope and hash, for every wallet of the batch) before
 // sending.
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
-import type { Deps } from '../../deps';
+import type { Deps } from '../deps';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
-import { fromStroops } from '../../infra/stellar/amounts';
+import { fromStroops } from '../money/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { sponsorFee } from '../transactions/feeBump';
 import { activationFeeStroops, buildActivationTransaction, MAX_OPERATIONS_PER_TRANSACTION, operationCount, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
-import { withWalletKeypair } from './custody';
-import { ensureChannelAccounts, leaseChannel, releaseChannel } from './fundingChannels';
-import { FundingShortfall } from './fundingErrors';
-import { recordAttempt, type ActivationTransaction } from './fundingStore';
-import type { WalletRecord } from './store';
+import { withWalletKeypair } from '../wallets/custody';
+import { ensureChannelAccounts, leaseChannel, releaseChannel } from './channels';
+import { FundingShortfall } from './errors';
+import { recordAttempt, type ActivationTransaction } from './store';
+import type { WalletRecord } from '../wallets/store';
 
 export type QueueDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
 

@@ -4,8 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../domain/errors';
-import { useMigratedDatabase } from '../../tests/support/database';
+import { AppError } from '../errors';
+import { useMigratedDatabase } from '../../../tests/support/database';
 import { createAbuseLimiter, type AbuseLimiter } from './abuseLimits';
 
 const db = useMigratedDatabase();
