@@ -75,7 +75,7 @@ export async function createOperationRouter(
     coerceTypes: true,
     strict: true,
     quick: true, // validators compile on an operation's first request, so start-up stays fast
-    customizeAjv: (_ajv, ajvOpts) => createAjv(ajvOpts) as never,
+    customizeAjv: (_ajv, ajvOpts) => createAjv(ajvOpts),
   });
   // openapi-backend's own definition check only knows OpenAPI 3.0; the bundle is linted by redocly instead.
   api.validateDefinition = () => api.document;
@@ -124,7 +124,7 @@ export async function createOperationRouter(
       if (rate) for (const [name, value] of Object.entries(headersOf(rate))) res.setHeader(name, value);
       // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
       // path parameters coerced to their schema types
-      const unsafe = unsafeTextErrors({ body: req.body, query: req.query as Record<string, unknown>, params: match.params, idempotencyKey: req.get('idempotency-key') });
+      const unsafe = unsafeTextErrors({ body: req.body, query: req.query, params: match.params, idempotencyKey: req.get('idempotency-key') });
       if (unsafe) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: unsafe } });
       const operation = operationObjects.get(operationId)!;
       const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };

@@ -330,7 +330,7 @@ describe('the CSV export', () => {
     assert.deepEqual(header, HEADER.split(','));
     assert.deepEqual(records.map((r) => r[0]), [pending, odd, plain], 'every row, newest first');
     // the same values as the JSON records, nulls as empty cells
-    const cells = (t: any) => header!.map((c) => (t[c] === null ? '' : String(t[c])));
+    const cells = (t: any) => header.map((c) => (t[c] === null ? '' : String(t[c])));
     assert.deepEqual(records, json.transactions.map(cells));
     const oddRow = records[1]!;
     assert.deepEqual([oddRow[3], oddRow[4], oddRow[6], oddRow[8], oddRow[10]], ['', '', '', '', 'op_x, "quoted"\nline']);

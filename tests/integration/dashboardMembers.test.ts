@@ -162,7 +162,7 @@ describe('Dashboard members', () => {
         auth: { operator: { operatorId: owner.operatorId, sessionId: owner.sessionId } },
         body: { email, role: 'admin' },
         path: { appId },
-        query: undefined as never,
+        query: undefined,
         headers: {},
         ip: '127.0.0.1',
         requestId: 'req_test',

@@ -71,7 +71,7 @@ describe('POST /v1/wallets/fund: 200', () => {
       [tx.origin, tx.status, tx.stage, tx.operation, tx.summary, tx.wallet_id, tx.user_id, tx.fee_source, tx.ledger, tx.network],
       ['activation', 'SUCCESS', 'confirmed', 'createAccount', 'Wallet activated', wallet.id, wallet.userId, appWallet.publicKey, activation.ledger, 'testnet'],
     );
-    assert.equal(BigInt(tx.fee_stroops), onChain!.feeChargedStroops, 'the fee recorded is the fee charged: (3 + 1) x 100 stroops');
+    assert.equal(BigInt(tx.fee_stroops), onChain.feeChargedStroops, 'the fee recorded is the fee charged: (3 + 1) x 100 stroops');
     assert.equal(BigInt(tx.fee_stroops), 400n);
     assert.equal(tx.inner_hash, Buffer.from(sent.innerTransaction.hash()).toString('hex'));
     const history = await svc.deps.db('tx_history').where({ wallet_id: wallet.id }).select('transaction_id', 'direction', 'summary');

@@ -73,7 +73,7 @@ describe('sponsor balance scan', () => {
     assert.ok((await pass()) >= 2);
     const [lowFirst] = await reports(low.app.id, start);
     assert.deepEqual(lowFirst?.data, { walletType: 'global', address: low.appWallet.publicKey, balance: '20', threshold: '50', asset: 'native' });
-    assert.equal(lowFirst!.created_at.getTime(), start);
+    assert.equal(lowFirst.created_at.getTime(), start);
     const [missingFirst] = await reports(missing.app.id, start);
     assert.deepEqual(missingFirst?.data, { walletType: 'global', address: missing.appWallet.publicKey, balance: '0', threshold: '50', asset: 'native' });
 

@@ -129,8 +129,8 @@ describe('built correctly', () => {
       ],
     );
     const [begin, change] = tx.operations;
-    assert.equal(begin!.type === 'beginSponsoringFutureReserves' && begin!.sponsoredId, wallet.publicKey);
-    assert.equal(change!.type === 'changeTrust' && change!.limit, '922337203685.4775807');
+    assert.equal(begin!.type === 'beginSponsoringFutureReserves' && begin.sponsoredId, wallet.publicKey);
+    assert.equal(change!.type === 'changeTrust' && change.limit, '922337203685.4775807');
     assert.equal(tx.fee, '300');
     assert.equal(added.estimatedFeeStroops, 400n);
     assert.deepEqual(added.cosigners, ['funding']);

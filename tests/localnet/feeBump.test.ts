@@ -78,7 +78,7 @@ describe('localnet: fee-bump transactions', () => {
 
   test('one fee account pays for several fee-bumps in the same ledger', async () => {
     const [a, b] = await newAccounts(net, 2, '5');
-    const fbs = [bump(await build(net, a!, [Operation.bumpSequence({ bumpTo: '0' })])), bump(await build(net, b!, [Operation.bumpSequence({ bumpTo: '0' })]))];
+    const fbs = [bump(await build(net, a, [Operation.bumpSequence({ bumpTo: '0' })])), bump(await build(net, b, [Operation.bumpSequence({ bumpTo: '0' })]))];
     for (const fb of fbs) assert.equal((await net.server.sendTransaction(fb)).status, 'PENDING');
     const closed = await net.localnet.closeLedger();
     assert.equal(closed.transactions.length, 2);

@@ -48,10 +48,10 @@ describe('localnet: operations', () => {
 
     test('ALREADY_EXIST, LOW_RESERVE (below 1 XLM), UNDERFUNDED at apply; MALFORMED (to itself) at submission', async () => {
       const [a] = await newAccounts(net, 1, '10');
-      await failsAtApply(await build(net, net.root, [Operation.createAccount({ destination: a!.publicKey(), startingBalance: '1' })]), ['createAccountAlreadyExist']);
-      await failsAtApply(await build(net, a!, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' })]), ['createAccountLowReserve']);
-      await failsAtApply(await build(net, a!, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '9' })]), ['createAccountUnderfunded']);
-      await refusedAtSubmission(await build(net, a!, [Operation.createAccount({ destination: a!.publicKey(), startingBalance: '1' })]), ['createAccountMalformed']);
+      await failsAtApply(await build(net, net.root, [Operation.createAccount({ destination: a.publicKey(), startingBalance: '1' })]), ['createAccountAlreadyExist']);
+      await failsAtApply(await build(net, a, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' })]), ['createAccountLowReserve']);
+      await failsAtApply(await build(net, a, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '9' })]), ['createAccountUnderfunded']);
+      await refusedAtSubmission(await build(net, a, [Operation.createAccount({ destination: a.publicKey(), startingBalance: '1' })]), ['createAccountMalformed']);
     });
   });
 
@@ -96,12 +96,12 @@ describe('localnet: operations', () => {
 
     test('NOT_AUTHORIZED when the issuer requires authorization', async () => {
       const [strict, fan] = await newAccounts(net, 2, '20');
-      await submitOk(net, await build(net, strict!, [Operation.setOptions({ setFlags: AuthRequiredFlag })]));
-      const eur = new Asset('EUR', strict!.publicKey());
-      await submitOk(net, await build(net, fan!, [Operation.changeTrust({ asset: eur })]));
-      const line = await net.server.getTrustline(fan!.publicKey(), eur);
+      await submitOk(net, await build(net, strict, [Operation.setOptions({ setFlags: AuthRequiredFlag })]));
+      const eur = new Asset('EUR', strict.publicKey());
+      await submitOk(net, await build(net, fan, [Operation.changeTrust({ asset: eur })]));
+      const line = await net.server.getTrustline(fan.publicKey(), eur);
       assert.equal(line.flags, 0);
-      await failsAtApply(await build(net, strict!, [Operation.payment({ destination: fan!.publicKey(), asset: eur, amount: '1' })]), ['paymentNotAuthorized']);
+      await failsAtApply(await build(net, strict, [Operation.payment({ destination: fan.publicKey(), asset: eur, amount: '1' })]), ['paymentNotAuthorized']);
     });
 
     test('MALFORMED (zero amount) at submission', async () => {
@@ -118,43 +118,43 @@ describe('localnet: operations', () => {
   describe('changeTrust', () => {
     test('create, update the limit, remove with limit 0 (reserve released)', async () => {
       const [issuer, holder] = await newAccounts(net, 2, '20');
-      const gbp = new Asset('GBP', issuer!.publicKey());
-      await submitOk(net, await build(net, holder!, [Operation.changeTrust({ asset: gbp, limit: '500' })]));
-      assert.equal((await net.server.getAccountEntry(holder!.publicKey())).numSubEntries, 1);
-      await submitOk(net, await build(net, holder!, [Operation.changeTrust({ asset: gbp, limit: '700' })]));
-      assert.equal((await net.server.getTrustline(holder!.publicKey(), gbp)).limit, 7_000_000_000n);
-      await submitOk(net, await build(net, holder!, [Operation.changeTrust({ asset: gbp, limit: '0' })]));
-      await assert.rejects(net.server.getTrustline(holder!.publicKey(), gbp), /not found/);
-      assert.equal((await net.server.getAccountEntry(holder!.publicKey())).numSubEntries, 0);
+      const gbp = new Asset('GBP', issuer.publicKey());
+      await submitOk(net, await build(net, holder, [Operation.changeTrust({ asset: gbp, limit: '500' })]));
+      assert.equal((await net.server.getAccountEntry(holder.publicKey())).numSubEntries, 1);
+      await submitOk(net, await build(net, holder, [Operation.changeTrust({ asset: gbp, limit: '700' })]));
+      assert.equal((await net.server.getTrustline(holder.publicKey(), gbp)).limit, 7_000_000_000n);
+      await submitOk(net, await build(net, holder, [Operation.changeTrust({ asset: gbp, limit: '0' })]));
+      await assert.rejects(net.server.getTrustline(holder.publicKey(), gbp), /not found/);
+      assert.equal((await net.server.getAccountEntry(holder.publicKey())).numSubEntries, 0);
     });
 
     test('INVALID_LIMIT (below the balance, or 0 for a new line), NO_ISSUER, LOW_RESERVE at apply; MALFORMED at submission', async () => {
       const [issuer, holder] = await newAccounts(net, 2, '20');
-      const chf = new Asset('CHF', issuer!.publicKey());
-      await submitOk(net, await build(net, holder!, [Operation.changeTrust({ asset: chf, limit: '100' })]));
-      await submitOk(net, await build(net, issuer!, [Operation.payment({ destination: holder!.publicKey(), asset: chf, amount: '50' })]));
-      await failsAtApply(await build(net, holder!, [Operation.changeTrust({ asset: chf, limit: '10' })]), ['changeTrustInvalidLimit']);
-      await failsAtApply(await build(net, holder!, [Operation.changeTrust({ asset: chf, limit: '0' })]), ['changeTrustInvalidLimit']);
-      await failsAtApply(await build(net, holder!, [Operation.changeTrust({ asset: new Asset('JPY', Keypair.random().publicKey()) })]), ['changeTrustNoIssuer']);
+      const chf = new Asset('CHF', issuer.publicKey());
+      await submitOk(net, await build(net, holder, [Operation.changeTrust({ asset: chf, limit: '100' })]));
+      await submitOk(net, await build(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: chf, amount: '50' })]));
+      await failsAtApply(await build(net, holder, [Operation.changeTrust({ asset: chf, limit: '10' })]), ['changeTrustInvalidLimit']);
+      await failsAtApply(await build(net, holder, [Operation.changeTrust({ asset: chf, limit: '0' })]), ['changeTrustInvalidLimit']);
+      await failsAtApply(await build(net, holder, [Operation.changeTrust({ asset: new Asset('JPY', Keypair.random().publicKey()) })]), ['changeTrustNoIssuer']);
       const [poor] = await newAccounts(net, 1, '1.0001');
-      await failsAtApply(await build(net, poor!, [Operation.changeTrust({ asset: chf })]), ['changeTrustLowReserve']);
-      await refusedAtSubmission(await build(net, issuer!, [Operation.changeTrust({ asset: chf })]), ['changeTrustMalformed']);
+      await failsAtApply(await build(net, poor, [Operation.changeTrust({ asset: chf })]), ['changeTrustLowReserve']);
+      await refusedAtSubmission(await build(net, issuer, [Operation.changeTrust({ asset: chf })]), ['changeTrustMalformed']);
     });
   });
 
   describe('manageData', () => {
     test('set, overwrite, delete; NAME_NOT_FOUND and LOW_RESERVE at apply', async () => {
       const [a] = await newAccounts(net, 1, '1.5001');
-      await submitOk(net, await build(net, a!, [Operation.manageData({ name: 'k', value: 'v1' })]));
-      await submitOk(net, await build(net, a!, [Operation.manageData({ name: 'k', value: 'v2' })]));
-      const key = xdr.LedgerKey.data(new xdr.LedgerKeyData({ accountId: Keypair.fromPublicKey(a!.publicKey()).xdrAccountId(), dataName: 'k' as never }));
+      await submitOk(net, await build(net, a, [Operation.manageData({ name: 'k', value: 'v1' })]));
+      await submitOk(net, await build(net, a, [Operation.manageData({ name: 'k', value: 'v2' })]));
+      const key = xdr.LedgerKey.data(new xdr.LedgerKeyData({ accountId: Keypair.fromPublicKey(a.publicKey()).xdrAccountId(), dataName: 'k' }));
       const data = (await net.server.getLedgerEntries(key)).entries[0]!.val;
       assert.ok(data.type === 'data');
       assert.equal(Buffer.from(data.data.dataValue.value).toString(), 'v2');
-      await failsAtApply(await build(net, a!, [Operation.manageData({ name: 'other', value: 'x' })]), ['manageDataLowReserve']);
-      await submitOk(net, await build(net, a!, [Operation.manageData({ name: 'k', value: null })]));
+      await failsAtApply(await build(net, a, [Operation.manageData({ name: 'other', value: 'x' })]), ['manageDataLowReserve']);
+      await submitOk(net, await build(net, a, [Operation.manageData({ name: 'k', value: null })]));
       assert.equal((await net.server.getLedgerEntries(key)).entries.length, 0);
-      await failsAtApply(await build(net, a!, [Operation.manageData({ name: 'k', value: null })]), ['manageDataNameNotFound']);
+      await failsAtApply(await build(net, a, [Operation.manageData({ name: 'k', value: null })]), ['manageDataNameNotFound']);
     });
   });
 
@@ -164,35 +164,35 @@ describe('localnet: operations', () => {
       const cosigner = Keypair.random();
       await submitOk(
         net,
-        await build(net, a!, [Operation.setOptions({ signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 }, lowThreshold: 2, medThreshold: 2, highThreshold: 2 })]),
+        await build(net, a, [Operation.setOptions({ signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 }, lowThreshold: 2, medThreshold: 2, highThreshold: 2 })]),
       );
-      const entry = await net.server.getAccountEntry(a!.publicKey());
+      const entry = await net.server.getAccountEntry(a.publicKey());
       assert.equal(entry.signers.length, 1);
       assert.equal(entry.numSubEntries, 1);
-      const alone = await build(net, a!, [Operation.bumpSequence({ bumpTo: '0' })]);
+      const alone = await build(net, a, [Operation.bumpSequence({ bumpTo: '0' })]);
       assert.equal(txCode((await net.server.sendTransaction(alone)).errorResult!), 'txBadAuth');
-      await submitOk(net, await build(net, a!, [Operation.bumpSequence({ bumpTo: '0' })], { signers: [a!, cosigner] }));
+      await submitOk(net, await build(net, a, [Operation.bumpSequence({ bumpTo: '0' })], { signers: [a, cosigner] }));
     });
 
     test('BAD_SIGNER (own key) at submission; LOW_RESERVE and TOO_MANY_SIGNERS at apply', async () => {
       const [a, poor] = await newAccounts(net, 2, '20');
-      await refusedAtSubmission(await build(net, a!, [Operation.setOptions({ signer: { ed25519PublicKey: a!.publicKey(), weight: 1 } })]), ['setOptionsBadSigner']);
+      await refusedAtSubmission(await build(net, a, [Operation.setOptions({ signer: { ed25519PublicKey: a.publicKey(), weight: 1 } })]), ['setOptionsBadSigner']);
       const [broke] = await newAccounts(net, 1, '1.0001');
-      await failsAtApply(await build(net, broke!, [Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } })]), ['setOptionsLowReserve']);
+      await failsAtApply(await build(net, broke, [Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } })]), ['setOptionsLowReserve']);
       const add = Array.from({ length: 21 }, () => Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } }));
-      const got = await submit(net, await build(net, poor!, add));
+      const got = await submit(net, await build(net, poor, add));
       assert.equal(got.status, 'FAILED');
       assert.equal(opCodes(got.resultXdr)[20], 'setOptionsTooManySigners');
     });
 
     test('THRESHOLD_OUT_OF_RANGE (a weight above 255) at submission', async () => {
       const [a] = await newAccounts(net, 1, '5');
-      const tx = await build(net, a!, [Operation.setOptions({ masterWeight: 1 })]);
+      const tx = await build(net, a, [Operation.setOptions({ masterWeight: 1 })]);
       const wire = xdr.TransactionEnvelope.schema.decode(Buffer.from(tx.toXDR(), 'base64')) as any;
       wire.v1.tx.operations[0].body.setOptionsOp.masterWeight = 256;
       wire.v1.signatures = [];
       const bad = new Transaction(Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'), net.passphrase);
-      bad.sign(a!);
+      bad.sign(a);
       await refusedAtSubmission(bad, ['setOptionsThresholdOutOfRange']);
     });
   });
@@ -200,55 +200,55 @@ describe('localnet: operations', () => {
   describe('bumpSequence', () => {
     test('moves the sequence forward; a lower target is a successful no-op', async () => {
       const [a] = await newAccounts(net, 1, '5');
-      const seq = BigInt((await net.server.getAccount(a!.publicKey())).sequenceNumber());
-      await submitOk(net, await build(net, a!, [Operation.bumpSequence({ bumpTo: String(seq + 100n) })]));
-      assert.equal(BigInt((await net.server.getAccount(a!.publicKey())).sequenceNumber()), seq + 100n);
-      await submitOk(net, await build(net, a!, [Operation.bumpSequence({ bumpTo: '5' })]));
-      assert.equal(BigInt((await net.server.getAccount(a!.publicKey())).sequenceNumber()), seq + 101n);
+      const seq = BigInt((await net.server.getAccount(a.publicKey())).sequenceNumber());
+      await submitOk(net, await build(net, a, [Operation.bumpSequence({ bumpTo: String(seq + 100n) })]));
+      assert.equal(BigInt((await net.server.getAccount(a.publicKey())).sequenceNumber()), seq + 100n);
+      await submitOk(net, await build(net, a, [Operation.bumpSequence({ bumpTo: '5' })]));
+      assert.equal(BigInt((await net.server.getAccount(a.publicKey())).sequenceNumber()), seq + 101n);
     });
   });
 
   describe('accountMerge', () => {
     test('moves the whole balance (less the fee) and removes the account', async () => {
       const [from, to] = await newAccounts(net, 2, '30');
-      const before = await balanceOf(net, to!.publicKey());
-      await submitOk(net, await build(net, from!, [Operation.accountMerge({ destination: to!.publicKey() })]));
-      await assert.rejects(net.server.getAccount(from!.publicKey()), /Account not found/);
-      assert.equal(await balanceOf(net, to!.publicKey()), before + 300_000_000n - 100n);
+      const before = await balanceOf(net, to.publicKey());
+      await submitOk(net, await build(net, from, [Operation.accountMerge({ destination: to.publicKey() })]));
+      await assert.rejects(net.server.getAccount(from.publicKey()), /Account not found/);
+      assert.equal(await balanceOf(net, to.publicKey()), before + 300_000_000n - 100n);
     });
 
     test('NO_ACCOUNT and HAS_SUB_ENTRIES at apply; MALFORMED (into itself) at submission', async () => {
       const [a, issuer] = await newAccounts(net, 2, '30');
-      await failsAtApply(await build(net, a!, [Operation.accountMerge({ destination: Keypair.random().publicKey() })]), ['accountMergeNoAccount']);
-      await submitOk(net, await build(net, a!, [Operation.changeTrust({ asset: new Asset('X', issuer!.publicKey()) })]));
-      await failsAtApply(await build(net, a!, [Operation.accountMerge({ destination: issuer!.publicKey() })]), ['accountMergeHasSubEntries']);
-      await refusedAtSubmission(await build(net, a!, [Operation.accountMerge({ destination: a!.publicKey() })]), ['accountMergeMalformed']);
+      await failsAtApply(await build(net, a, [Operation.accountMerge({ destination: Keypair.random().publicKey() })]), ['accountMergeNoAccount']);
+      await submitOk(net, await build(net, a, [Operation.changeTrust({ asset: new Asset('X', issuer.publicKey()) })]));
+      await failsAtApply(await build(net, a, [Operation.accountMerge({ destination: issuer.publicKey() })]), ['accountMergeHasSubEntries']);
+      await refusedAtSubmission(await build(net, a, [Operation.accountMerge({ destination: a.publicKey() })]), ['accountMergeMalformed']);
     });
   });
 
   describe('path payments (same asset and direct paths)', () => {
     test('strict send and strict receive of the same asset behave as payments, with destMin / sendMax enforced', async () => {
       const [a, b] = await newAccounts(net, 2, '50');
-      const before = await balanceOf(net, b!.publicKey());
-      await submitOk(net, await build(net, a!, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '3', destination: b!.publicKey(), destAsset: native, destMin: '3', path: [] })]));
-      await submitOk(net, await build(net, a!, [Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '2', destination: b!.publicKey(), destAsset: native, destAmount: '2', path: [] })]));
-      assert.equal(await balanceOf(net, b!.publicKey()), before + 50_000_000n);
+      const before = await balanceOf(net, b.publicKey());
+      await submitOk(net, await build(net, a, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '3', destination: b.publicKey(), destAsset: native, destMin: '3', path: [] })]));
+      await submitOk(net, await build(net, a, [Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '2', destination: b.publicKey(), destAsset: native, destAmount: '2', path: [] })]));
+      assert.equal(await balanceOf(net, b.publicKey()), before + 50_000_000n);
       await failsAtApply(
-        await build(net, a!, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: Keypair.random().publicKey(), destAsset: native, destMin: '1', path: [] })]),
+        await build(net, a, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: Keypair.random().publicKey(), destAsset: native, destMin: '1', path: [] })]),
         ['pathPaymentStrictSendNoDestination'],
       );
     });
 
     test('a conversion with no offers to cross is TOO_FEW_OFFERS (localnet models no order book)', async () => {
       const [a, b, issuer] = await newAccounts(net, 3, '50');
-      const usd = new Asset('USD', issuer!.publicKey());
-      await submitOk(net, await build(net, b!, [Operation.changeTrust({ asset: usd })]));
+      const usd = new Asset('USD', issuer.publicKey());
+      await submitOk(net, await build(net, b, [Operation.changeTrust({ asset: usd })]));
       await failsAtApply(
-        await build(net, a!, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: b!.publicKey(), destAsset: usd, destMin: '1', path: [] })]),
+        await build(net, a, [Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: b.publicKey(), destAsset: usd, destMin: '1', path: [] })]),
         ['pathPaymentStrictSendTooFewOffers'],
       );
       await failsAtApply(
-        await build(net, a!, [Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '1', destination: b!.publicKey(), destAsset: usd, destAmount: '1', path: [] })]),
+        await build(net, a, [Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '1', destination: b.publicKey(), destAsset: usd, destAmount: '1', path: [] })]),
         ['pathPaymentStrictReceiveTooFewOffers'],
       );
     });
@@ -257,15 +257,15 @@ describe('localnet: operations', () => {
   describe('what localnet does not model', () => {
     test('order book, claimable balances, trustline authorization, clawback, contracts: opNOT_SUPPORTED at submission', async () => {
       const [a, issuer] = await newAccounts(net, 2, '50');
-      const usd = new Asset('USD', issuer!.publicKey());
+      const usd = new Asset('USD', issuer.publicKey());
       const unsupported = [
         Operation.manageSellOffer({ selling: native, buying: usd, amount: '1', price: '1' }),
-        Operation.createClaimableBalance({ asset: native, amount: '1', claimants: [new Claimant(issuer!.publicKey())] }),
-        Operation.setTrustLineFlags({ trustor: a!.publicKey(), asset: usd, flags: { authorized: true } }),
-        Operation.clawback({ asset: usd, from: a!.publicKey(), amount: '1' }),
+        Operation.createClaimableBalance({ asset: native, amount: '1', claimants: [new Claimant(issuer.publicKey())] }),
+        Operation.setTrustLineFlags({ trustor: a.publicKey(), asset: usd, flags: { authorized: true } }),
+        Operation.clawback({ asset: usd, from: a.publicKey(), amount: '1' }),
         Operation.invokeContractFunction({ contract: 'CA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQGAXE', function: 'hello', args: [] }),
       ];
-      for (const op of unsupported) await refusedAtSubmission(await build(net, a!, [op]), ['opNotSupported']);
+      for (const op of unsupported) await refusedAtSubmission(await build(net, a, [op]), ['opNotSupported']);
     });
   });
 });

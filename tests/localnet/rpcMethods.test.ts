@@ -120,7 +120,7 @@ describe('localnet: RPC methods', () => {
     const noLine = await net.server.getLedgerEntries(trustlineLedgerKey(alice.publicKey(), new Asset('USD', net.root.publicKey())));
     assert.deepEqual(noLine.entries, []);
 
-    const ttl = xdr.LedgerKey.ttl(new xdr.LedgerKeyTtl({ keyHash: new Uint8Array(32) as never }));
+    const ttl = xdr.LedgerKey.ttl(new xdr.LedgerKeyTtl({ keyHash: new Uint8Array(32) }));
     const ttlErr = await call(net, 'getLedgerEntries', { keys: [ttl.toXdr('base64')] });
     assert.deepEqual([ttlErr.error.code, ttlErr.error.message], [-32602, 'ledger ttl entries cannot be queried directly']);
     const junk = await call(net, 'getLedgerEntries', { keys: ['AAAA'] });

@@ -117,7 +117,7 @@ describe('localnet: submission', () => {
 
   test('ERROR txINSUFFICIENT_BALANCE when the fee would eat into the reserve', async () => {
     const [poor] = await newAccounts(net, 1, '1'); // exactly the 1 XLM minimum balance
-    const tx = await build(net, poor!, [Operation.bumpSequence({ bumpTo: '0' })]);
+    const tx = await build(net, poor, [Operation.bumpSequence({ bumpTo: '0' })]);
     assert.equal(txCode((await net.server.sendTransaction(tx)).errorResult!), 'txInsufficientBalance');
   });
 

@@ -39,6 +39,6 @@ export async function dpopProof(key: DpopKey, opts: ProofOptions): Promise<strin
     ...opts.claims,
   };
   return new SignJWT(payload)
-    .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk, ...opts.header } as never)
+    .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk, ...opts.header })
     .sign(key.privateKey);
 }

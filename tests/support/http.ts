@@ -39,5 +39,5 @@ export function conforming<T extends ObservedResponse>(operationId: OperationId,
 export async function call(baseUrl: string, operationId: OperationId, method: string, path: string, opts: CallOptions = {}): Promise<ObservedResponse & { body: any }> {
   const res = await rawCall(baseUrl, method, path, opts);
   assert.deepEqual(responseViolations(operationId, res), [], `${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
-  return res as ObservedResponse & { body: any };
+  return res;
 }

@@ -65,7 +65,7 @@ export async function submit(net: TestNet, tx: Transaction | FeeBumpTransaction)
 export async function submitOk(net: TestNet, tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.GetSuccessfulTransactionResponse> {
   const got = await submit(net, tx);
   assert.equal(got.status, rpc.Api.GetTransactionStatus.SUCCESS, `expected SUCCESS, got ${txCode(got.resultXdr)} ${opCodes(got.resultXdr).join(',')}`);
-  return got as rpc.Api.GetSuccessfulTransactionResponse;
+  return got;
 }
 
 /** The transaction-level result code, e.g. 'txSuccess', 'txFailed', 'txBadSeq'. */

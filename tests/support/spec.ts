@@ -34,7 +34,7 @@ export function escapePointer(segment: string): string {
 
 export function resolve(node: Json): { node: Json; pointer?: string } {
   if (typeof node?.$ref !== 'string') return { node };
-  const pointer = node.$ref as string;
+  const pointer = node.$ref;
   const target = pointer.slice(2).split('/').reduce((at: Json, k: string) => at[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
   return { node: target, pointer };
 }

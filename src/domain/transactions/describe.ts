@@ -100,7 +100,7 @@ export function accountOf(address: string): string {
 function textMemoBytes(tx: Transaction): Buffer | null {
   const { type, value } = tx.memo;
   if (type !== 'text' || value === null || value === undefined) return null;
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value as Uint8Array);
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
 }
 
 function memoText(tx: Transaction): string | null {

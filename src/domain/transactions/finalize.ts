@@ -19,7 +19,7 @@ export function headlineResultCode(codes: ResultCodes): string {
 
 function innerOf(envelopeXdr: string, networkPassphrase: string): Transaction {
   const parsed = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
-  return 'innerTransaction' in parsed ? (parsed as FeeBumpTransaction).innerTransaction : (parsed as Transaction);
+  return 'innerTransaction' in parsed ? (parsed).innerTransaction : (parsed);
 }
 
 /** JSON-safe operation objects (the SDK's decoded form, assets as names, bigints as strings). */

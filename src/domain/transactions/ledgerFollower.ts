@@ -290,7 +290,7 @@ export async function followStep(
   } catch (err) {
     if (!isOutOfRange(err)) throw err;
     // Not after the latest ledger (checked above), so before the oldest one the RPC keeps: restart there.
-    const window = await gateway.transactionsFrom({ startLedger: state.latestLedger!, limit: 1 });
+    const window = await gateway.transactionsFrom({ startLedger: state.latestLedger, limit: 1 });
     state.latestLedger = window.latestLedger;
     if (next >= window.oldestLedger) throw err;
     deps.log.warn(

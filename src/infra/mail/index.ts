@@ -56,7 +56,7 @@ export function createMailer(settings: MailSettings, log: Logger): Mailer {
       const file = join(settings.outboxDir, `${Date.now()}-${kind}-${randomBytes(4).toString('hex')}.json`);
       try {
         mkdirSync(settings.outboxDir, { recursive: true, mode: 0o700 });
-        writeFileSync(file, `${info.message as unknown as string}\n`, { mode: 0o600 });
+        writeFileSync(file, `${info.message}\n`, { mode: 0o600 });
       } catch (err) {
         throw new MailUnavailableError(`the dev outbox ${settings.outboxDir} cannot be written`, { cause: err });
       }

@@ -156,7 +156,7 @@ function applyOperations(
     if (!result) {
       const handler = operationHandler(op.body.type);
       if (!handler) throw new Error(`operation type ${op.body.type} passed validation without a handler`);
-      result = handler.apply(op.body as never, {
+      result = handler.apply(op.body, {
         ltx: ltxOp,
         header,
         source: operationSource(op, tx),

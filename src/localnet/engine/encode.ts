@@ -23,12 +23,12 @@ export function publicKeyWire(id: string): xdr.PublicKeyWire {
 }
 
 export function accountIdFromWire(pk: xdr.PublicKeyWire): string {
-  return StrKey.encodeEd25519PublicKey(pk.ed25519 as Uint8Array);
+  return StrKey.encodeEd25519PublicKey(pk.ed25519);
 }
 
 /** The underlying G-address of a (possibly muxed) account. */
 export function accountIdFromMuxed(m: xdr.MuxedAccountWire): string {
-  return StrKey.encodeEd25519PublicKey((m.type === 0 ? m.ed25519 : m.med25519.ed25519) as Uint8Array);
+  return StrKey.encodeEd25519PublicKey((m.type === 0 ? m.ed25519 : m.med25519.ed25519));
 }
 
 export const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -54,11 +54,11 @@ function assetCodeBytes(code: string, length: number): Uint8Array {
 export function creditAssetFromWire(asset: { type: number } & Record<string, unknown>): CreditAsset | undefined {
   if (asset.type === 1) {
     const a = asset.alphaNum4 as xdr.AlphaNum4Wire;
-    return { code: assetCodeToString(a.assetCode as Uint8Array), issuer: accountIdFromWire(a.issuer) };
+    return { code: assetCodeToString(a.assetCode), issuer: accountIdFromWire(a.issuer) };
   }
   if (asset.type === 2) {
     const a = asset.alphaNum12 as xdr.AlphaNum12Wire;
-    return { code: assetCodeToString(a.assetCode as Uint8Array), issuer: accountIdFromWire(a.issuer) };
+    return { code: assetCodeToString(a.assetCode), issuer: accountIdFromWire(a.issuer) };
   }
   return undefined;
 }
@@ -112,16 +112,16 @@ export function signerKeyWire(s: Pick<SignerRecord, 'type' | 'keyHex' | 'payload
 export function signerKeyFromWire(k: xdr.SignerKeyWire): Pick<SignerRecord, 'type' | 'keyHex' | 'payloadHex'> {
   switch (k.type) {
     case 0:
-      return { type: 0, keyHex: toHex(k.ed25519 as Uint8Array) };
+      return { type: 0, keyHex: toHex(k.ed25519) };
     case 1:
-      return { type: 1, keyHex: toHex(k.preAuthTx as Uint8Array) };
+      return { type: 1, keyHex: toHex(k.preAuthTx) };
     case 2:
-      return { type: 2, keyHex: toHex(k.hashX as Uint8Array) };
+      return { type: 2, keyHex: toHex(k.hashX) };
     case 3:
       return {
         type: 3,
-        keyHex: toHex(k.ed25519SignedPayload.ed25519 as Uint8Array),
-        payloadHex: toHex(k.ed25519SignedPayload.payload as Uint8Array),
+        keyHex: toHex(k.ed25519SignedPayload.ed25519),
+        payloadHex: toHex(k.ed25519SignedPayload.payload),
       };
   }
 }
@@ -177,7 +177,7 @@ function accountEntryWire(acc: AccountRecord): xdr.AccountEntryWire {
 function trustLineEntryWire(tl: TrustlineRecord): xdr.TrustLineEntryWire {
   return {
     accountId: publicKeyWire(tl.account),
-    asset: assetWire(tl.asset) as xdr.TrustLineAssetWire,
+    asset: assetWire(tl.asset),
     balance: tl.balance,
     limit: tl.limit,
     flags: tl.flags,
@@ -224,7 +224,7 @@ export function ledgerKeyWire(r: LedgerRecord): xdr.LedgerKeyWire {
     case 'account':
       return { type: 0, account: { accountId: publicKeyWire(r.id) } };
     case 'trustline':
-      return { type: 1, trustLine: { accountId: publicKeyWire(r.account), asset: assetWire(r.asset) as xdr.TrustLineAssetWire } };
+      return { type: 1, trustLine: { accountId: publicKeyWire(r.account), asset: assetWire(r.asset) } };
     case 'data':
       return { type: 3, data: { accountId: publicKeyWire(r.account), dataName: new xdr.XdrString(r.name) } };
     case 'contract':

@@ -110,8 +110,8 @@ export class SignatureChecker {
     if (
       verifyAll(hashX, (sig, s) => {
         const key = fromHex(s.keyHex);
-        if (!hintMatches(key, sig.hint as Uint8Array)) return false;
-        return createHash('sha256').update(sig.signature as Uint8Array).digest('hex') === s.keyHex;
+        if (!hintMatches(key, sig.hint)) return false;
+        return createHash('sha256').update(sig.signature).digest('hex') === s.keyHex;
       })
     ) {
       return true;
@@ -121,7 +121,7 @@ export class SignatureChecker {
     if (
       verifyAll(ed, (sig, s) => {
         const key = fromHex(s.keyHex);
-        return hintMatches(key, sig.hint as Uint8Array) && verifyEd25519(key, this.contentsHash, sig.signature as Uint8Array);
+        return hintMatches(key, sig.hint) && verifyEd25519(key, this.contentsHash, sig.signature);
       })
     ) {
       return true;
@@ -131,10 +131,10 @@ export class SignatureChecker {
     return verifyAll(payloads, (sig, s) => {
       const key = fromHex(s.keyHex);
       const payload = fromHex(s.payloadHex ?? '');
-      const hint = sig.hint as Uint8Array;
+      const hint = sig.hint;
       const expected = signedPayloadHint(key, payload);
       if (!expected.every((b, i) => b === hint[i])) return false;
-      return verifyEd25519(key, payload, sig.signature as Uint8Array);
+      return verifyEd25519(key, payload, sig.signature);
     });
   }
 

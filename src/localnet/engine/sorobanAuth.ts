@@ -75,8 +75,8 @@ function parseSignatures(sig: xdr.ScValWire): ParsedSignature[] | undefined {
     const [pk, s] = item.map;
     if (!pk || !s || symbolName(pk.key) !== 'public_key' || symbolName(s.key) !== 'signature') return undefined;
     if (pk.val.type !== 13 || s.val.type !== 13) return undefined;
-    const publicKey = pk.val.bytes as Uint8Array;
-    const signature = s.val.bytes as Uint8Array;
+    const publicKey = pk.val.bytes;
+    const signature = s.val.bytes;
     if (publicKey.length !== 32 || signature.length !== 64) return undefined;
     out.push({ publicKey, signature });
   }
@@ -112,7 +112,7 @@ export function verifyAuthEntrySignature(
   if (addr.address.type !== 0) {
     return fail('CONTRACT_ADDRESS', 'contract addresses authorize through their own __check_auth');
   }
-  const address = StrKey.encodeEd25519PublicKey(addr.address.accountId.ed25519 as Uint8Array);
+  const address = StrKey.encodeEd25519PublicKey(addr.address.accountId.ed25519);
   const expiration = addr.signatureExpirationLedger;
   const maxTtl = options.maxEntryTtl ?? DEFAULT_MAX_ENTRY_TTL;
   if (expiration < currentLedger) return fail('EXPIRED', `signature expired at ledger ${expiration} (current ${currentLedger})`);

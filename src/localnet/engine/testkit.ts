@@ -81,7 +81,7 @@ export class Harness {
     if (!entry) return undefined;
     const data = xdr.LedgerEntryData.fromXdr(entry.xdr, 'base64');
     assert.equal(data.type, 'account');
-    return (data as xdr.LedgerEntryDataAccount).account;
+    return (data).account;
   }
 
   balance(id: string): bigint {

@@ -183,7 +183,7 @@ export function checkOperationSignature(
   const acc = getAccountRecord(state, source);
   if (acc) {
     const handler = operationHandler(op.body.type);
-    const level = handler?.threshold?.(op.body as never) ?? 'MEDIUM';
+    const level = handler?.threshold?.(op.body) ?? 'MEDIUM';
     if (!checker.check(accountSigners(acc), acc.thresholds[THRESHOLD_INDEX[level]])) return opError(OP.BAD_AUTH);
     return undefined;
   }
@@ -210,7 +210,7 @@ export function checkOperation(
   } else if (!getAccountRecord(env.state, source)) {
     return opError(OP.NO_ACCOUNT);
   }
-  return handler.checkValid(op.body as never, { source, header: env.header });
+  return handler.checkValid(op.body, { source, header: env.header });
 }
 
 /** checkValidWithOptionallyChargedFee: everything about one (inner) transaction, results written into `res`. */
