@@ -1,5 +1,6 @@
 // make generate: bundle the contract, then derive everything generated from the bundle:
-//   generated/client/        typed fetch client + types (@hey-api/openapi-ts)
+//   generated/client/        typed fetch client + types (@hey-api/openapi-ts); relative imports end in .js, so the
+//                            client compiled into @onboard/core's dist (sdk/core, npm run build) runs in Node ESM
 //   generated/server/catalogue.gen.ts   operation table, error catalogue (code -> status), security scheme names
 // `--check` (make check-generated, run by CI) regenerates and fails when the committed files differ.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -115,7 +116,12 @@ export async function generate(bundle: () => void = bundleSpec): Promise<void> {
   };
   await createClient({
     input: bundlePath,
-    output: { path: join(root, 'generated/client') },
+    output: {
+      path: join(root, 'generated/client'),
+      // NodeNext-style specifiers ('./client/index.js'): tsc keeps them as they are when it compiles the client into
+      // @onboard/core's dist, and Node ESM needs the extension; tsc (moduleResolution Bundler) and tsx accept them here.
+      module: { extension: '.js' },
+    },
     plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
     logs: { level: 'silent' },
   } as any).finally(() => {

@@ -3,16 +3,17 @@
 // returned as `{ ok: false, ... }`, never thrown; only a misconfiguration (a bad key or base URL) throws, at creation.
 // With `dpop`, every request carries a DPoP proof and, once a session is set, its access token (./dpop.ts); state
 // machines and the React binding build on this in later packages.
-import { createClient, type Client } from '../../../generated/client/client';
-import * as operations from '../../../generated/client/sdk.gen';
-import type { ErrorCode } from '../../../generated/server/catalogue.gen';
-import { dpopFetch, type DpopSigner } from './dpop';
+import { createClient } from '../../../generated/client/client/index.js';
+import * as operations from '../../../generated/client/sdk.gen.js';
+import { dpopFetch, type DpopSigner } from './dpop.js';
+import { toOutcome } from './outcome.js';
+import type { Network, OnboardClient, SessionHandle, SessionTokensLike } from './types.js';
 
-export { createDpopSigner, type DpopSigner } from './dpop';
+export { createDpopSigner, type DpopSigner } from './dpop.js';
+export { toOutcome, type ErrorCode, type Failure, type Outcome, type Success } from './outcome.js';
+export type { Network, OnboardClient, SessionHandle, SessionTokensLike } from './types.js';
 /** Sponsored transactions as `{ status: 'built' | 'success' | 'pending' | 'error' }` outcomes: tx.build, tx.run... */
-export * as tx from './transactions';
-
-export type Network = 'testnet' | 'mainnet';
+export * as tx from './transactions.js';
 
 export interface OnboardClientOptions {
   /** The service's base URL, e.g. https://api.example.com or http://127.0.0.1:8080. */
@@ -33,53 +34,6 @@ export interface OnboardClientOptions {
   fetch?: typeof fetch;
 }
 
-export type Success<T> = { ok: true; status: number; code: string; content: T };
-export type Failure = {
-  ok: false;
-  /** HTTP status; 0 when no answer arrived. */
-  status: number;
-  /** A catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself. */
-  code: ErrorCode | 'NETWORK_ERROR' | 'INVALID_RESPONSE';
-  message?: string;
-  details?: Record<string, unknown>;
-  /** The whole error body, for code-specific fields (applicationId, resultCode, limitAmount, kycUrl...). */
-  body?: Record<string, unknown>;
-};
-export type Outcome<T> = Success<T> | Failure;
-
-type Operations = typeof operations;
-type OperationName = { [K in keyof Operations]: Operations[K] extends (...args: any[]) => any ? K : never }[keyof Operations];
-type OptionsOf<K extends OperationName> = Omit<NonNullable<Parameters<Operations[K]>[0]>, 'client'>;
-type ContentOf<K extends OperationName> = NonNullable<Awaited<ReturnType<Operations[K]>>['data']> extends { content: infer C } ? C : never;
-// An operation whose options are all optional can be called without arguments.
-type Call<K extends OperationName> = {} extends OptionsOf<K>
-  ? (options?: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>
-  : (options: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>;
-
-/** The tokens of a sign-in or refresh answer (SessionTokens). */
-export interface SessionTokensLike {
-  accessToken: string;
-  refreshToken: string;
-  sessionId: string;
-}
-
-export interface SessionHandle {
-  /** Use these tokens from now on (after a sign-in or a refresh). */
-  set(tokens: SessionTokensLike): void;
-  clear(): void;
-  /** The current tokens, if any (store the refresh token like a password). */
-  current(): SessionTokensLike | undefined;
-}
-
-export type OnboardClient = { [K in OperationName]: Call<K> } & {
-  /** The network the key (or option) selects. */
-  readonly network: Network;
-  /** The session whose access token DPoP requests carry (only with the `dpop` option). */
-  readonly session: SessionHandle;
-  /** The underlying generated client, for advanced use. */
-  readonly raw: Client;
-};
-
 const KEY_PATTERN = /^(pub|sec)_(testnet|mainnet)_[A-Za-z0-9]{24,128}$/;
 
 export class OnboardConfigError extends Error {}
@@ -93,41 +47,6 @@ function networkOf(options: OnboardClientOptions): Network {
     throw new OnboardConfigError(`apiKey is a ${keyNetwork} key but network is ${options.network}`);
   }
   return keyNetwork;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Turns a generated-client result (or a thrown fetch failure) into an Outcome. */
-export async function toOutcome<T>(pending: Promise<{ data?: unknown; error?: unknown; response?: Response }>): Promise<Outcome<T>> {
-  let result: { data?: unknown; error?: unknown; response?: Response };
-  try {
-    result = await pending;
-  } catch (err) {
-    return { ok: false, status: 0, code: 'NETWORK_ERROR', message: err instanceof Error ? err.message : String(err) };
-  }
-  if (!result.response) {
-    // The generated client reports a failed fetch as an error without a response.
-    const error = result.error;
-    return { ok: false, status: 0, code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) };
-  }
-  const status = result.response.status;
-  const body = result.response?.ok ? result.data : result.error;
-  if (result.response?.ok && isRecord(body) && body.success === true && typeof body.code === 'string') {
-    return { ok: true, status, code: body.code, content: body.content as T };
-  }
-  if (!result.response?.ok && isRecord(body) && body.success === false && typeof body.code === 'string') {
-    return {
-      ok: false,
-      status,
-      code: body.code as ErrorCode,
-      ...(typeof body.message === 'string' ? { message: body.message } : {}),
-      ...(isRecord(body.details) ? { details: body.details } : {}),
-      body,
-    };
-  }
-  return { ok: false, status, code: 'INVALID_RESPONSE', message: `unexpected ${status} answer without the Onboard envelope` };
 }
 
 export function createOnboardClient(options: OnboardClientOptions): OnboardClient {
@@ -156,7 +75,8 @@ export function createOnboardClient(options: OnboardClientOptions): OnboardClien
   const client: Record<string, unknown> = { network, raw, session };
   for (const [name, fn] of Object.entries(operations)) {
     if (typeof fn !== 'function') continue;
-    client[name] = (opts?: object) => toOutcome((fn as (o: object) => Promise<any>)({ ...opts, client: raw }));
+    const call = fn as (o: object) => Promise<{ data?: unknown; error?: unknown; response?: Response }>;
+    client[name] = (opts?: object) => toOutcome(call({ ...opts, client: raw }));
   }
   return client as OnboardClient;
 }

@@ -4,8 +4,9 @@
 // Like the rest of the core these never throw: an API error, a network failure and a malformed answer all come back
 // as `{ status: 'error', code, ... }`, with Stellar's `resultCode` (TX_SUBMIT_FAILED) and the error's `details`.
 // Import as `import { tx } from '@onboard/core'` and call `tx.run(client, { operation })`.
-import type { BuiltTransaction, TxMemo, TxOperation, TxOutcome } from '../../../generated/client/types.gen';
-import type { Failure, OnboardClient, Outcome } from './index';
+import type { BuiltTransaction, TxMemo, TxOperation, TxOutcome } from '../../../generated/client/types.gen.js';
+import type { Failure, Outcome } from './outcome.js';
+import type { OnboardClient } from './types.js';
 
 /** The operations these helpers call (an OnboardClient, or a stand-in with the same methods). */
 export type TxClient = Pick<OnboardClient, 'buildTransaction' | 'signTransaction' | 'submitTransaction' | 'runTransaction' | 'getTransaction'>;
