@@ -10,7 +10,8 @@ node_modules/.installed: package-lock.json
 run: node_modules/.installed
 	npm run start
 
-test: node_modules/.installed
+# The whole check, as CI runs it: lint first (contract, generated code, types, ESLint, format, layers), then the tests.
+test: node_modules/.installed lint
 	npm test
 
 spec: node_modules/.installed
@@ -26,10 +27,16 @@ mock: node_modules/.installed
 	npm run spec
 	npm run mock
 
+# Contract lint (redocly, Spectral OWASP), generated code in step with openapi/, types, ESLint (type-checked rules,
+# no any), Prettier, and the dependency rules of .dependency-cruiser.cjs (layers, no cycles).
 lint: node_modules/.installed
 	npm run spec:lint
 	npm run spec:owasp
+	npm run check-generated
 	npm run typecheck
+	npm run lint:code
+	npm run format:check
+	npm run lint:deps
 
 bench: node_modules/.installed
 	npm run bench

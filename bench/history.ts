@@ -130,8 +130,8 @@ export async function runHistory(): Promise<void> {
   const database = await benchDatabase();
   const db = createDb(database.url, { poolMax: 4 });
   const timings = new Map<string, number[]>();
-  let targets: Target[] = [];
-  let seedSeconds = 0;
+  let targets: Target[];
+  let seedSeconds: number;
   try {
     await migrateToLatest(db);
     const t0 = Date.now();

@@ -87,8 +87,8 @@ export async function runSessions(): Promise<void> {
   ];
 
   const samples = new Map(targets.map((t) => [t.name, [] as Sample[]]));
-  let verifyUs = 0;
-  let tokenUs = 0;
+  let verifyUs: number;
+  let tokenUs: number;
   try {
     for (const t of targets) await t.measure(); // warm-up
     for (let round = 1; round <= ROUNDS; round++) {

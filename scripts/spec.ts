@@ -17,7 +17,7 @@ export function bundleSpec(): void {
   );
   // Stable formatting so the committed bundle diffs cleanly; the version is package.json's (one version, one place: the
   // contract, the package and /health say the same).
-  const doc = JSON.parse(readFileSync(bundlePath, 'utf8'));
+  const doc = JSON.parse(readFileSync(bundlePath, 'utf8')) as { info: { version: string } };
   doc.info.version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
   writeFileSync(bundlePath, JSON.stringify(doc, null, 2) + '\n');
 }

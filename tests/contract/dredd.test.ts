@@ -20,6 +20,7 @@ import { isNotImplemented } from '../../src/operations/notImplemented';
 import { projectRoot } from '../../src/paths';
 import { headersFor, seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
+import { stripVTControlCharacters } from 'node:util';
 
 const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   verifyOperatorEmailSignIn: 'needs the code that was emailed',
@@ -99,7 +100,7 @@ describe('dredd', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    const output = `${stdout}\n${stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+    const output = stripVTControlCharacters(`${stdout}\n${stderr}`);
     assert.equal(status, 0, output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-3000));
     const results = readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).sort();
     assert.deepEqual(results, tested.map((id) => `pass ${key(id)}`).sort(), output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-1500));

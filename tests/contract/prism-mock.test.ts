@@ -30,7 +30,7 @@ describe('Prism mock of the contract', () => {
   test('every operation answers its success example (and a documented error example on request)', async () => {
     for (const id of Object.keys(operations) as OperationId[]) {
       const { op } = operationObject(id);
-      const { method, path, successStatus } = operations[id];
+      const { method, successStatus } = operations[id];
       const example = resolve(op.responses[String(successStatus)]).node.content?.['application/json']?.example;
       const [req] = fc.sample(requestArb(id), { numRuns: 1, seed: 1 });
       const url = urlOf(id, req!);

@@ -4,7 +4,6 @@
 // JSON, who may read it; and the records of a real activation and sponsored payments on the localnet.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { encodeCursor } from '../../src/domain/paging/cursor';
 import { MAX_CSV_ROWS } from '../../src/domain/transactions/appTransactions';

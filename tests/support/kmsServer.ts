@@ -3,7 +3,7 @@
 // binds the encryption context to the ciphertext (AES-256-GCM under its own master key, the context as AAD) and
 // answers InvalidCiphertextException when a Decrypt names another context.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface KmsRequest {
@@ -34,7 +34,8 @@ export async function startFakeKms(): Promise<FakeKms> {
   const master = randomBytes(32);
   const keyArn = 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
   const requests: KmsRequest[] = [];
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => void handle(req, res));
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = JSON.parse((await readBody(req)) || '{}');
     const target = String(req.headers['x-amz-target'] ?? '');
     requests.push({ target, contentType: req.headers['content-type'], authorization: req.headers.authorization, body });
@@ -60,7 +61,7 @@ export async function startFakeKms(): Promise<FakeKms> {
     } else {
       answer(400, { __type: 'UnsupportedOperationException', message: `${target} is not supported by the test KMS` });
     }
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
