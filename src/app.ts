@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
-import type { Deps } from './domain/deps';
 import { createGate } from './http/authenticate';
 import { createLimits } from './http/limits';
 import { createIdempotency } from './http/idempotency';
@@ -49,7 +48,7 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
   );
   app.use((req: Request, res: Response, next: NextFunction) => {
     const locals = res.locals as RequestLocals;
-    locals.requestId = String(req.id);
+    locals.requestId = typeof req.id === 'object' ? JSON.stringify(req.id) : String(req.id);
     locals.log = req.log;
     next();
   });

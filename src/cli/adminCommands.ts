@@ -138,7 +138,7 @@ export async function runAdminCommand(deps: AdminDeps, argv: string[], out: (lin
     }
     case 'revoke-key': {
       const keyId = required(values.key, 'key');
-      const found = await db('api_keys').where({ id: keyId }).first();
+      const found = await db<{ id: string; display_prefix: string }>('api_keys').where({ id: keyId }).first();
       if (!found) throw new UsageError(`no key ${keyId}`);
       await revokeApiKey(db, keyId);
       out(`revoked ${keyId} (${found.display_prefix}...)`);

@@ -18,12 +18,12 @@ export type DemoSeedDeps = Pick<Deps, 'db' | 'kms' | 'clock'> & TreasuryDeps & D
 
 /** The seeded demo app: the demo operator's testnet app of that name (the oldest, should there be several). */
 async function findDemoApp(db: Deps['db']): Promise<App | undefined> {
-  const row = (await db('apps as a')
+  const row = await db('apps as a')
     .join('app_members as m', 'm.app_id', 'a.id')
     .join('operators as o', 'o.id', 'm.operator_id')
     .where({ 'o.email': DEMO_OWNER_EMAIL, 'a.name': DEMO_APP_NAME, 'a.network': 'testnet', 'a.status': 'active' })
     .orderBy('a.created_at')
-    .first('a.id')) as { id: string } | undefined;
+    .first<{ id: string } | undefined>('a.id');
   return row && findApp(db, row.id);
 }
 

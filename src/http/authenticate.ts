@@ -15,7 +15,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../domain/deps';
 import { findKeyForGate, touchApiKey } from '../domain/apiKeys/apiKeys';
-import { parseApiKey, type ApiKeyNetwork, type ApiKeyType } from '../domain/apiKeys/keyFormat';
+import { parseApiKey, type ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { normalizeOrigin } from '../domain/apps/store';
 import { createDpopVerifier } from '../domain/sessions/dpop';
 import { sessionServiceFor } from '../domain/sessions/sessions';

@@ -6,7 +6,7 @@
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Request as OpenApiRequest } from 'openapi-backend';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
@@ -127,7 +127,7 @@ export async function createOperationRouter(
       const unsafe = unsafeTextErrors({ body: req.body, query: req.query, params: match.params, idempotencyKey: req.get('idempotency-key') });
       if (unsafe) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: unsafe } });
       const operation = operationObjects.get(operationId)!;
-      const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
+      const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body as unknown };
       const validation = api.validateRequest(raw, operation);
       if (!validation.valid) {
         throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: toFieldErrors(validation.errors as never) } });
@@ -135,13 +135,13 @@ export async function createOperationRouter(
       // 3b. the testnet key's quota of the day, counted only for requests that passed validation
       const quota = auth.apiKey && limits ? await limits.quota(auth.apiKey) : undefined;
       if (quota) for (const [name, value] of Object.entries(headersOf(rate, quota))) res.setHeader(name, value);
-      const parsed = api.router.parseRequest(validation.coerced, operation);
+      const parsed = api.router.parseRequest(validation.coerced as OpenApiRequest, operation);
       // 4. the handler
       const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
       const locals = res.locals as RequestLocals;
       const request = {
         operationId,
-        body: parsed.requestBody,
+        body: parsed.requestBody as never,
         query: parsed.query as never,
         path: match.params as never,
         headers: req.headers,

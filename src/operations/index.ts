@@ -2,7 +2,6 @@
 // compile error; assertRegistryComplete checks it again at start-up). An operation not built yet is registered as
 // notImplemented(...) and listed as 501 in the README's status table.
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
-import type { Deps } from '../domain/deps';
 import { archiveApp } from './dashboard-apps/archiveApp';
 import { createApp } from './dashboard-apps/createApp';
 import { getApp } from './dashboard-apps/getApp';

@@ -20,7 +20,7 @@ async function sha256Base64url(text: string): Promise<string> {
 
 /** A signer for `keyPair`, or for a new ES256 key pair whose private key cannot be exported. */
 export async function createDpopSigner(keyPair?: CryptoKeyPair): Promise<DpopSigner> {
-  const pair = keyPair ?? ((await generateKeyPair('ES256', { extractable: false })) as CryptoKeyPair);
+  const pair = keyPair ?? ((await generateKeyPair('ES256', { extractable: false })));
   const jwk: JWK = await exportJWK(pair.publicKey);
   const publicJwk: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y ? { y: jwk.y } : {}) };
   const alg = publicJwk.kty === 'OKP' ? 'EdDSA' : 'ES256';

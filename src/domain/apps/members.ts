@@ -21,7 +21,18 @@ export interface Member {
   joinedAt: Date | null;
 }
 
-function toMember(row: any): Member {
+/** An `app_members` row joined with its operator's email (migrations 0002, 0006). */
+interface MemberRow {
+  id: string;
+  app_id: string;
+  operator_id: string;
+  email: string | null;
+  role: MemberRole;
+  invited_at: Date;
+  joined_at: Date | null;
+}
+
+function toMember(row: MemberRow): Member {
   return {
     id: row.id,
     appId: row.app_id,
@@ -36,7 +47,7 @@ function toMember(row: any): Member {
 function members(db: Knex) {
   return db('app_members as m')
     .join('operators as o', 'o.id', 'm.operator_id')
-    .select('m.id', 'm.app_id', 'm.operator_id', 'o.email', 'm.role', 'm.invited_at', 'm.joined_at');
+    .select<MemberRow[]>('m.id', 'm.app_id', 'm.operator_id', 'o.email', 'm.role', 'm.invited_at', 'm.joined_at');
 }
 
 /** The app's members, owner first, then in invitation order. */
@@ -77,7 +88,7 @@ export async function addMember(trx: Knex, input: { appId: string; email: string
     .insert({ id: newId('mem'), app_id: input.appId, operator_id: operator.id, role: input.role, invited_at: input.at, joined_at: null })
     .onConflict(['app_id', 'operator_id'])
     .ignore()
-    .returning('id');
+    .returning<{ id: string }[]>('id');
   if (!row) throw new AppError('MEMBER_ALREADY_EXISTS', { message: `${operator.email} is already a member of this app` });
   return (await findMember(trx, input.appId, row.id))!;
 }

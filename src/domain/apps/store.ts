@@ -2,6 +2,7 @@
 // settings (origins and redirect URIs together) in domains.ts. Every function takes the knex handle (or transaction)
 // to use, so callers compose them in one withTx.
 import type { Knex } from 'knex';
+import { onlyRow } from '../../infra/db/database';
 import { newId } from '../ids';
 import type { ApiKeyNetwork } from '../apiKeys/keyFormat';
 
@@ -45,8 +46,33 @@ export interface AppMembership {
   role: MemberRole;
 }
 
-function toOperator(row: any): Operator {
-  return { id: row.id, email: row.email, stellarAccount: row.stellar_account, displayName: row.display_name ?? null, createdAt: row.created_at };
+/** An `operators` row (migrations 0002, 0011). */
+interface OperatorRow {
+  id: string;
+  email: string | null;
+  stellar_account: string | null;
+  display_name: string | null;
+  created_at: Date;
+}
+
+/** An `apps` row (migrations 0002, 0006): numeric as text, text[] as an array, the enums held by check constraints. */
+interface AppRow {
+  id: string;
+  name: string;
+  network: ApiKeyNetwork;
+  status: App['status'];
+  owner_operator_id: string;
+  funding_mode: App['fundingMode'];
+  starting_balance_xlm: string;
+  assets: string[];
+  access_token_ttl_minutes: number;
+  refresh_token_ttl_days: number;
+  created_at: Date;
+  archived_at: Date | null;
+}
+
+function toOperator(row: OperatorRow): Operator {
+  return { id: row.id, email: row.email, stellarAccount: row.stellar_account, displayName: row.display_name, createdAt: row.created_at };
 }
 
 /** A PostgreSQL numeric as text ("2.5000000") in the API's canonical form ("2.5"): exact, no float on the way. */
@@ -54,7 +80,7 @@ export function canonicalDecimal(value: string): string {
   return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
 }
 
-function toApp(row: any): App {
+function toApp(row: AppRow): App {
   return {
     id: row.id,
     name: row.name,
@@ -62,7 +88,7 @@ function toApp(row: any): App {
     status: row.status,
     ownerOperatorId: row.owner_operator_id,
     fundingMode: row.funding_mode,
-    startingBalanceXlm: canonicalDecimal(String(row.starting_balance_xlm)),
+    startingBalanceXlm: canonicalDecimal(row.starting_balance_xlm),
     assets: row.assets,
     accessTokenTtlMinutes: row.access_token_ttl_minutes,
     refreshTokenTtlDays: row.refresh_token_ttl_days,
@@ -82,33 +108,33 @@ const SETTING_COLUMNS: Record<keyof AppSettings, string> = {
 
 /** Creates an operator; emails are stored lower-cased (one operator per address). */
 export async function createOperator(db: Knex, input: { email?: string; stellarAccount?: string }): Promise<Operator> {
-  const [row] = await db('operators')
+  const rows = await db<OperatorRow>('operators')
     .insert({ id: newId('op'), email: input.email?.trim().toLowerCase() ?? null, stellar_account: input.stellarAccount ?? null })
     .returning('*');
-  return toOperator(row);
+  return toOperator(onlyRow(rows, 'insert into operators'));
 }
 
 /** The operator with this email, created when the address never signed in; safe when called concurrently. */
 export async function findOrCreateOperatorByEmail(db: Knex, email: string): Promise<Operator> {
   const normalized = email.trim().toLowerCase();
   // ON CONFLICT DO NOTHING waits for a concurrent insert of the same address, after which the lookup sees it.
-  const [row] = await db('operators').insert({ id: newId('op'), email: normalized }).onConflict('email').ignore().returning('*');
+  const [row] = await db<OperatorRow>('operators').insert({ id: newId('op'), email: normalized }).onConflict('email').ignore().returning('*');
   return row ? toOperator(row) : (await findOperatorByEmail(db, normalized))!;
 }
 
 /** Records the name of the operator's Google or GitHub profile. */
 export async function setOperatorDisplayName(db: Knex, operatorId: string, displayName: string): Promise<Operator> {
-  const [row] = await db('operators').where({ id: operatorId }).update({ display_name: displayName }).returning('*');
-  return toOperator(row);
+  const rows = await db<OperatorRow>('operators').where({ id: operatorId }).update({ display_name: displayName }).returning('*');
+  return toOperator(onlyRow(rows, 'update operators'));
 }
 
 export async function findOperator(db: Knex, operatorId: string): Promise<Operator | undefined> {
-  const row = await db('operators').where({ id: operatorId }).first();
+  const row = await db<OperatorRow>('operators').where({ id: operatorId }).first();
   return row ? toOperator(row) : undefined;
 }
 
 export async function findOperatorByEmail(db: Knex, email: string): Promise<Operator | undefined> {
-  const row = await db('operators').where({ email: email.trim().toLowerCase() }).first();
+  const row = await db<OperatorRow>('operators').where({ email: email.trim().toLowerCase() }).first();
   return row ? toOperator(row) : undefined;
 }
 
@@ -119,7 +145,7 @@ export async function findOperatorByEmail(db: Knex, email: string): Promise<Oper
  * before the transaction: wallets/appWallets.ts); `at` defaults to the database's clock. Call inside a transaction.
  */
 export async function createApp(db: Knex, input: { id?: string; name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date }): Promise<App> {
-  const [row] = await db('apps')
+  const inserted = await db<AppRow>('apps')
     .insert({
       id: input.id ?? newId('app'),
       name: input.name,
@@ -128,6 +154,7 @@ export async function createApp(db: Knex, input: { id?: string; name: string; ne
       created_at: input.at ?? db.fn.now(),
     })
     .returning('*');
+  const row = onlyRow(inserted, 'insert into apps');
   await db('app_members').insert({
     id: newId('mem'),
     app_id: row.id,
@@ -140,7 +167,7 @@ export async function createApp(db: Knex, input: { id?: string; name: string; ne
 }
 
 export async function findApp(db: Knex, appId: string): Promise<App | undefined> {
-  const row = await db('apps').where({ id: appId }).first();
+  const row = await db<AppRow>('apps').where({ id: appId }).first();
   return row ? toApp(row) : undefined;
 }
 
@@ -152,11 +179,11 @@ export async function listOperatorApps(db: Knex, operatorId: string, opts: { inc
   const query = db('apps as a')
     .join('app_members as m', 'm.app_id', 'a.id')
     .where('m.operator_id', operatorId)
-    .select('a.*', 'm.role as member_role')
+    .select<(AppRow & { member_role: MemberRole })[]>('a.*', 'm.role as member_role')
     .orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])
     .limit(MAX_LISTED_APPS);
   if (!opts.includeArchived) query.where('a.status', 'active');
-  return (await query).map((row: any) => ({ app: toApp(row), role: row.member_role as MemberRole }));
+  return (await query).map((row) => ({ app: toApp(row), role: row.member_role }));
 }
 
 /** Changes the given settings of an active app; undefined when the app is missing or archived. */
@@ -165,20 +192,20 @@ export async function updateAppSettings(db: Knex, appId: string, changes: Partia
   for (const [key, value] of Object.entries(changes)) {
     if (value !== undefined) update[SETTING_COLUMNS[key as keyof AppSettings]] = value;
   }
-  const active = db('apps').where({ id: appId, status: 'active' });
+  const active = db<AppRow>('apps').where({ id: appId, status: 'active' });
   const [row] = Object.keys(update).length ? await active.update(update).returning('*') : await active.select('*');
   return row ? toApp(row) : undefined;
 }
 
 /** Archives an app (an archived one keeps its first archive time); returns it, or undefined when missing. */
 export async function archiveApp(db: Knex, appId: string, at: Date = new Date()): Promise<App | undefined> {
-  await db('apps').where({ id: appId, status: 'active' }).update({ status: 'archived', archived_at: at });
+  await db<AppRow>('apps').where({ id: appId, status: 'active' }).update({ status: 'archived', archived_at: at });
   return findApp(db, appId);
 }
 
 /** Restores an archived app (an active one is unchanged); returns it, or undefined when missing. */
 export async function restoreApp(db: Knex, appId: string): Promise<App | undefined> {
-  await db('apps').where({ id: appId }).update({ status: 'active', archived_at: null });
+  await db<AppRow>('apps').where({ id: appId }).update({ status: 'active', archived_at: null });
   return findApp(db, appId);
 }
 

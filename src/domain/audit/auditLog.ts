@@ -95,11 +95,23 @@ export interface AuditPage {
   nextCursor: string | null;
 }
 
-function toEntry(row: any): AuditEntry {
+/** An `audit_log` row as listed (migration 0010); actor_id is null exactly for the system actor. */
+interface AuditRow {
+  id: string;
+  action: AuditAction;
+  actor_type: AuditActor['type'];
+  actor_id: string | null;
+  wallet_id: string | null;
+  purpose: string | null;
+  ip: string | null;
+  created_at: Date;
+}
+
+function toEntry(row: AuditRow): AuditEntry {
   return {
     id: row.id,
     action: row.action,
-    actor: row.actor_type === 'system' ? SYSTEM_ACTOR : { type: row.actor_type, id: row.actor_id },
+    actor: row.actor_type === 'system' || row.actor_id === null ? SYSTEM_ACTOR : { type: row.actor_type, id: row.actor_id },
     walletId: row.wallet_id,
     purpose: row.purpose,
     ip: row.ip,
@@ -123,7 +135,7 @@ export async function listAuditLog(db: Knex, q: AuditQuery): Promise<AuditPage> 
   const page = matching()
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
     .limit(q.limit + 1) // one more than asked tells whether a next page exists
-    .select('id', 'action', 'actor_type', 'actor_id', 'wallet_id', 'purpose', 'ip', 'created_at');
+    .select<AuditRow[]>('id', 'action', 'actor_type', 'actor_id', 'wallet_id', 'purpose', 'ip', 'created_at');
   // Keyset: strictly after the cursor's entry in (created_at, id) order, read from the row itself (exact timestamps).
   if (q.cursor) page.whereRaw('(created_at, id) < (select c.created_at, c.id from audit_log c where c.id = ?)', [q.cursor.afterId]);
   else page.offset(q.offset);

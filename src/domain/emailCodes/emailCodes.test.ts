@@ -1,6 +1,6 @@
 // Email sign-in codes on real PostgreSQL with a pinned clock: hashing at rest, TTL, single use, the attempt limit,
 // the resend limit, scopes, pruning, and atomicity of issue and verify under concurrency.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { withTx } from '../../infra/db/database';

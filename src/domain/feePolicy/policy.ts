@@ -5,6 +5,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
+import { onlyRow } from '../../infra/db/database';
 
 export interface FeePolicy {
   /** The largest fee-bump fee the gas wallet pays for one transaction. */
@@ -45,10 +46,21 @@ export interface FeePolicyView {
   accountMergeDestinations: string[];
 }
 
-function toPolicy(row: any): FeePolicy {
+/** A `fee_policies` row (migration 0016): bigint as decimal text, text[] as arrays. */
+interface FeePolicyRow {
+  app_id: string;
+  max_fee_stroops: string;
+  daily_ops_cap: number | null;
+  approved_assets: string[] | null;
+  gas_minimum_stroops: string;
+  allow_account_merge: boolean;
+  account_merge_destinations: string[] | null;
+}
+
+function toPolicy(row: FeePolicyRow): FeePolicy {
   return {
     maxFeeStroops: BigInt(row.max_fee_stroops),
-    dailyOpsCap: row.daily_ops_cap ?? null,
+    dailyOpsCap: row.daily_ops_cap,
     approvedAssets: row.approved_assets ?? [],
     gasMinimumStroops: BigInt(row.gas_minimum_stroops),
     allowAccountMerge: row.allow_account_merge,
@@ -58,7 +70,7 @@ function toPolicy(row: any): FeePolicy {
 
 /** The app's policy: its stored row, or the defaults when it never changed it. */
 export async function loadFeePolicy(db: Knex, appId: string): Promise<FeePolicy> {
-  const row = await db('fee_policies').where({ app_id: appId }).first();
+  const row = await db<FeePolicyRow>('fee_policies').where({ app_id: appId }).first();
   return row ? toPolicy(row) : { ...DEFAULT_FEE_POLICY, approvedAssets: [], accountMergeDestinations: [] };
 }
 
@@ -78,7 +90,7 @@ export async function saveFeePolicy(db: Knex, input: { appId: string; policy: Fe
       account_merge_destinations: policy.accountMergeDestinations,
       updated_at: at,
     };
-    const [row] = await trx('fee_policies').insert({ app_id: appId, ...values }).onConflict('app_id').merge(values).returning('*');
+    const rows = await trx('fee_policies').insert({ app_id: appId, ...values }).onConflict('app_id').merge(values).returning<FeePolicyRow[]>('*');
     const view = feePolicyView(policy);
     await recordAudit(trx, {
       appId,
@@ -96,7 +108,7 @@ export async function saveFeePolicy(db: Knex, input: { appId: string; policy: Fe
       },
       at,
     });
-    return toPolicy(row);
+    return toPolicy(onlyRow(rows, 'upsert into fee_policies'));
   });
 }
 

@@ -30,7 +30,7 @@ export async function leaseChannel(
   }));
   await db('funding_channels').insert(rows).onConflict(['sponsor_public_key', 'position']).ignore();
   const leased = await db.transaction(async (trx) => {
-    const free = await trx('funding_channels')
+    const free = await trx<{ sponsor_public_key: string; position: number; lease_until: Date | null }>('funding_channels')
       .where({ sponsor_public_key: input.sponsorPublicKey })
       .where('position', '<', input.count)
       .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', input.now))
@@ -40,7 +40,7 @@ export async function leaseChannel(
       .skipLocked();
     if (!free) return undefined;
     await trx('funding_channels').where({ sponsor_public_key: input.sponsorPublicKey, position: free.position }).update({ lease_until: input.leaseUntil });
-    return free.position as number;
+    return free.position;
   });
   return leased === undefined ? undefined : { position: leased, keypair: channelKeypair(secrets, input.sponsorPublicKey, leased) };
 }

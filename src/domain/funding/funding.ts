@@ -18,9 +18,9 @@
 // as funded. The chain itself refuses a second activation (createAccount of an existing account fails and rolls the
 // whole transaction back), so no wallet is ever funded twice.
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
-import { DEFAULT_FUNDING_SETTINGS, type NetworkName } from '../../config';
+import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import type { Deps } from '../deps';
-import { fromStroops, toStroops } from '../money/amounts';
+import { fromStroops } from '../money/amounts';
 import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
 import { availableStroops, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';

@@ -42,7 +42,7 @@ function walletsShown(wallets: WalletRecord[]): WalletRecord[] {
 
 /** One page of active apps on `network` after `afterId` (by id), with their app wallets. */
 async function appWalletsPage(db: Knex, network: NetworkName, afterId: string): Promise<{ lastAppId?: string; wallets: WalletRecord[] }> {
-  const appIds: string[] = await db('apps').where({ status: 'active', network }).where('id', '>', afterId).orderBy('id').limit(APP_PAGE).pluck('id');
+  const appIds = await db<{ id: string; status: string; network: NetworkName }>('apps').where({ status: 'active', network }).where('id', '>', afterId).orderBy('id').limit(APP_PAGE).pluck('id');
   if (appIds.length === 0) return { wallets: [] };
   const rows = await db('wallets').whereIn('app_id', appIds).where({ network }).whereNotNull('role').orderBy(['app_id', 'id']).select(PUBLIC_COLUMNS);
   return { lastAppId: appIds[appIds.length - 1], wallets: walletsShown(rows.map(toWalletRecord)) };

@@ -312,7 +312,7 @@ export class ActivationQueue {
   /** Signs with each wallet's key in turn, every decryption audited. */
   private async signWith(wallets: WalletRecord[], tx: Transaction, actor: AuditActor, ip: string | undefined): Promise<void> {
     for (const wallet of wallets) {
-      await withWalletKeypair(this.deps, { walletId: wallet.id, purpose: 'wallet.activate', actor, ...(ip !== undefined ? { ip } : {}) }, async (kp) => {
+      await withWalletKeypair(this.deps, { walletId: wallet.id, purpose: 'wallet.activate', actor, ...(ip !== undefined ? { ip } : {}) }, (kp) => {
         tx.sign(kp);
       });
     }

@@ -29,7 +29,25 @@ export interface ActivationRecord {
   ledger: number | null;
 }
 
-function toRecord(row: any): ActivationRecord {
+/** A `wallet_activations` row (migration 0014). */
+interface ActivationRow {
+  wallet_id: string;
+  app_id: string;
+  trigger: ActivationTrigger;
+  requested_by: ActivationRecord['requestedBy'];
+  attempts: number;
+  tx_hash: string | null;
+  envelope_xdr: string | null;
+  valid_until: Date | null;
+  lease_until: Date | null;
+  next_attempt_at: Date;
+  last_error: string | null;
+  ledger: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toRecord(row: ActivationRow): ActivationRecord {
   return {
     walletId: row.wallet_id,
     appId: row.app_id,
@@ -79,7 +97,7 @@ export async function claimActivation(
 }
 
 export async function findActivation(db: Knex, walletId: string): Promise<ActivationRecord | undefined> {
-  const row = await db('wallet_activations').where({ wallet_id: walletId }).first();
+  const row = await db<ActivationRow>('wallet_activations').where({ wallet_id: walletId }).first();
   return row ? toRecord(row) : undefined;
 }
 
@@ -196,7 +214,7 @@ async function recordActivationTransaction(trx: Knex.Transaction, outcome: Funde
  * this transaction, sees the wallet funded and records the work itself.
  */
 async function owedTrustlines(trx: Knex.Transaction, outcome: FundedOutcome): Promise<void> {
-  const app = (await trx('apps').where({ id: outcome.appId }).forShare().first('assets')) as { assets: string[] | null } | undefined;
+  const app = await trx<{ id: string; assets: string[] | null }>('apps').where({ id: outcome.appId }).forShare().first('assets');
   const owed = (app?.assets ?? []).filter((asset) => !outcome.assets.includes(asset));
   if (owed.length === 0) return;
   const at = outcome.at;
@@ -278,12 +296,15 @@ export async function leaseDueActivations(db: Knex, input: { now: Date; leaseUnt
       .limit(input.limit)
       .forUpdate('a')
       .skipLocked()
-      .select('a.wallet_id');
+      .select<{ wallet_id: string }[]>('a.wallet_id');
     if (due.length === 0) return [];
     return trx('wallet_activations')
-      .whereIn('wallet_id', due.map((r: { wallet_id: string }) => r.wallet_id))
+      .whereIn(
+        'wallet_id',
+        due.map((r) => r.wallet_id),
+      )
       .update({ lease_until: input.leaseUntil, updated_at: input.now })
-      .returning('*');
+      .returning<ActivationRow[]>('*');
   });
   return rows.map(toRecord);
 }
@@ -297,7 +318,7 @@ export async function sentActivations(db: Knex, limit: number): Promise<Activati
     .whereNotNull('a.tx_hash')
     .orderBy('a.updated_at')
     .limit(limit)
-    .select('a.*');
+    .select<ActivationRow[]>('a.*');
   return rows.map(toRecord);
 }
 

@@ -85,7 +85,7 @@ function settings(deps: BackfillDeps) {
  * miss an asset that change removed and this one brings back).
  */
 export async function lockAppAssets(trx: Knex.Transaction, appId: string): Promise<string[] | undefined> {
-  const row = (await trx('apps').where({ id: appId }).forUpdate().first('assets')) as { assets: string[] | null } | undefined;
+  const row = await trx<{ id: string; assets: string[] | null }>('apps').where({ id: appId }).forUpdate().first('assets');
   return row ? (row.assets ?? []) : undefined;
 }
 
@@ -117,14 +117,17 @@ async function leaseDue(db: Knex, input: { now: Date; leaseUntil: Date }): Promi
       .limit(BATCH)
       .forUpdate()
       .skipLocked()
-      .select('wallet_id', 'asset');
+      .select<{ wallet_id: string; asset: string }[]>('wallet_id', 'asset');
     if (due.length === 0) return [];
     return trx('trustline_backfills')
-      .whereIn(['wallet_id', 'asset'], due.map((r: { wallet_id: string; asset: string }) => [r.wallet_id, r.asset]))
+      .whereIn(
+        ['wallet_id', 'asset'],
+        due.map((r) => [r.wallet_id, r.asset]),
+      )
       .update({ lease_until: input.leaseUntil, updated_at: input.now })
-      .returning('*');
+      .returning<{ wallet_id: string; asset: string; app_id: string; attempts: number; tx_hash: string | null }[]>('*');
   });
-  return rows.map((r: any) => ({ walletId: r.wallet_id, asset: r.asset, appId: r.app_id, attempts: r.attempts, txHash: r.tx_hash }));
+  return rows.map((r) => ({ walletId: r.wallet_id, asset: r.asset, appId: r.app_id, attempts: r.attempts, txHash: r.tx_hash }));
 }
 
 const keysOf = (rows: BackfillRow[]) => rows.map((r) => [r.walletId, r.asset]);
@@ -191,7 +194,7 @@ function chunks(pending: Pending[]): Pending[][] {
 }
 
 async function sign(deps: BackfillDeps, tx: Transaction, keys: { walletId: string; purpose: string }[]): Promise<void> {
-  for (const key of keys) await withWalletKeypair(deps, { ...key, actor: SYSTEM_ACTOR }, async (keypair) => tx.sign(keypair));
+  for (const key of keys) await withWalletKeypair(deps, { ...key, actor: SYSTEM_ACTOR }, (keypair) => tx.sign(keypair));
 }
 
 /**

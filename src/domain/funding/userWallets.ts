@@ -2,7 +2,6 @@
 // rest of the service (sign-in, getUser, the Dashboard's users list) reads of them is the WalletView.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
-import type { Deps } from '../deps';
 import type { App } from '../apps/store';
 import { createWallet } from '../wallets/custody';
 import { activateOnSignIn, type FundingDeps } from './funding';

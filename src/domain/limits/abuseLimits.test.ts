@@ -1,7 +1,7 @@
 // Abuse limits with both stores (in process, and PostgreSQL shared by instances) on a real database: the points per
 // window, RATE_LIMITED with Retry-After, independent keys and names, the window's end, atomicity under concurrency,
 // and keys kept as digests.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors';

@@ -47,7 +47,7 @@ type Secrets = Pick<ServiceSecrets, 'derive'>;
 const TABLE = 'app_auth_providers';
 
 async function rowsOf(db: Knex, appId: string): Promise<Map<ProviderRow['provider'], ProviderRow>> {
-  const rows = (await db(TABLE).where({ app_id: appId }).select('provider', 'enabled', 'client_id', 'client_secret_sealed')) as ProviderRow[];
+  const rows = await db(TABLE).where({ app_id: appId }).select<ProviderRow[]>('provider', 'enabled', 'client_id', 'client_secret_sealed');
   return new Map(rows.map((r) => [r.provider, r]));
 }
 
@@ -101,13 +101,13 @@ export async function updateAuthProviders(db: Knex, secrets: Secrets, appId: str
  * with it"; sessions already started are not touched). Google and GitHub are checked by appOAuthClient.
  */
 export async function requireEmailSignIn(db: Knex, appId: string): Promise<void> {
-  const row = (await db(TABLE).where({ app_id: appId, provider: 'email' }).first('enabled')) as Pick<ProviderRow, 'enabled'> | undefined;
+  const row = await db(TABLE).where({ app_id: appId, provider: 'email' }).first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
   if (row && !row.enabled) throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
 }
 
 /** The app's client for `provider` when that provider is enabled (enabling requires both credentials), else undefined. */
 export async function appOAuthClient(db: Knex, secrets: Secrets, appId: string, provider: OAuthProvider): Promise<OAuthClientCredentials | undefined> {
-  const row = (await db(TABLE).where({ app_id: appId, provider }).first('enabled', 'client_id', 'client_secret_sealed')) as ProviderRow | undefined;
+  const row = await db(TABLE).where({ app_id: appId, provider }).first<ProviderRow | undefined>('enabled', 'client_id', 'client_secret_sealed');
   if (!row?.enabled || !row.client_id || !row.client_secret_sealed) return undefined;
   return { clientId: row.client_id, clientSecret: openClientSecret(secrets, { appId, provider }, row.client_secret_sealed) };
 }

@@ -140,7 +140,7 @@ export function createIdentityProviders(settings: Pick<OAuthSettings, 'googleIss
     const user = await githubGet(config, accessToken, 'user');
     if (!isRecord(user) || !Number.isSafeInteger(user.id)) throw new Error('GET /user answered without an account id');
     const emails = await githubGet(config, accessToken, 'user/emails');
-    const primary = Array.isArray(emails) ? emails.find((e) => isRecord(e) && e.primary === true && e.verified === true) : undefined;
+    const primary = Array.isArray(emails) ? emails.find((e: unknown): e is Record<string, unknown> => isRecord(e) && e.primary === true && e.verified === true) : undefined;
     if (!primary) throw noVerifiedEmail('github');
     return {
       provider: 'github',

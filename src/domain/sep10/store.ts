@@ -32,7 +32,9 @@ export async function pruneUsedSep10Challenges(db: Knex, now: Date): Promise<num
 /** The operator with this Stellar account, created at its first sign-in; safe when called concurrently. */
 export async function findOrCreateOperatorByStellarAccount(db: Knex, account: string): Promise<Operator> {
   // ON CONFLICT DO NOTHING waits for a concurrent insert of the same account, after which the lookup sees it.
-  const [inserted] = await db('operators').insert({ id: newId('op'), stellar_account: account }).onConflict('stellar_account').ignore().returning('id');
-  const id: string = inserted?.id ?? (await db('operators').where({ stellar_account: account }).first('id')).id;
-  return (await findOperator(db, id))!;
+  const [inserted] = await db('operators').insert({ id: newId('op'), stellar_account: account }).onConflict('stellar_account').ignore().returning<{ id: string }[]>('id');
+  const id = inserted?.id ?? (await db<{ id: string; stellar_account: string }>('operators').where({ stellar_account: account }).first('id'))?.id;
+  const operator = id === undefined ? undefined : await findOperator(db, id);
+  if (!operator) throw new Error(`operator of Stellar account ${account} neither inserted nor found`);
+  return operator;
 }

@@ -188,10 +188,10 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
     const presentedHash = hashOf(input.refreshToken);
     // The outcome is decided under the family's lock; a reuse revokes the family and commits before answering.
     const outcome = await withTx(db, async (trx) => {
-      const found = (await trx('refresh_tokens').where({ token_hash: presentedHash }).first('session_id')) as { session_id: string } | undefined;
+      const found = await trx('refresh_tokens').where({ token_hash: presentedHash }).first<{ session_id: string } | undefined>('session_id');
       if (!found) throw invalid();
       // One lock per family: concurrent refreshes of a session run one after the other.
-      const sessionRow = (await trx('sessions').where({ id: found.session_id }).forUpdate().first()) as SessionRow | undefined;
+      const sessionRow = await trx('sessions').where({ id: found.session_id }).forUpdate().first<SessionRow | undefined>();
       if (!sessionRow || sessionRow.audience !== input.audience || sessionRow.revoked_at) throw invalid();
       const session = toSession(sessionRow);
       if (session.jkt !== input.jkt) {
@@ -200,7 +200,7 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
           headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof"' },
         });
       }
-      const token = (await trx('refresh_tokens').where({ token_hash: presentedHash }).first()) as RefreshTokenRow;
+      const token = await trx('refresh_tokens').where({ token_hash: presentedHash }).first<RefreshTokenRow>();
       const policy = await input.policyFor(session);
       if (!token.rotated_at) {
         if (token.expires_at.getTime() <= input.now.getTime()) {
@@ -221,7 +221,7 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
         return { kind: 'rotated' as const, session, refreshToken: successor, expiresAt, policy };
       }
       // A rotated token: the grace case, or reuse.
-      const current = (await trx('refresh_tokens').where({ session_id: session.id }).whereNull('rotated_at').first()) as RefreshTokenRow | undefined;
+      const current = await trx('refresh_tokens').where({ session_id: session.id }).whereNull('rotated_at').first<RefreshTokenRow | undefined>();
       const withinGrace = input.now.getTime() - token.rotated_at.getTime() <= settings.refreshReuseGraceSeconds * 1000;
       if (current && current.parent_id === token.id && withinGrace && current.expires_at.getTime() > input.now.getTime()) {
         return { kind: 'rotated' as const, session, refreshToken: successorOf(input.refreshToken), expiresAt: current.expires_at, policy };
@@ -237,7 +237,7 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
   }
 
   async function requireLive(db: Knex, sessionId: string, audience: Audience, subjectId: string): Promise<Session> {
-    const row = (await db('sessions').where({ id: sessionId }).first()) as SessionRow | undefined;
+    const row = await db('sessions').where({ id: sessionId }).first<SessionRow | undefined>();
     if (!row || row.revoked_at || row.audience !== audience || row.subject_id !== subjectId) {
       throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The session ended; sign in again' });
     }

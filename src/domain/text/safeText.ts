@@ -9,7 +9,7 @@
 export const REPLACEMENT = '\uFFFD';
 
 // C0 controls (NUL included), DEL and C1 controls, and unpaired surrogates.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = /\p{Cc}|\p{Cs}/gu;
 
 /** `text` with every control character and lone surrogate replaced by U+FFFD (the same string when it has none). */
 export function safeText(text: string): string {
@@ -25,7 +25,7 @@ export function isSafeText(text: string): boolean {
 }
 
 // What no input string may hold: U+0000 (PostgreSQL refuses it) and unpaired surrogates (stored as U+FFFD otherwise).
-const REFUSED_IN_INPUT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const REFUSED_IN_INPUT = /\0|\p{Cs}/u;
 
 /** Why `text` cannot be taken as input (U+0000, an unpaired surrogate), or undefined when it can. */
 export function inputTextProblem(text: string): string | undefined {

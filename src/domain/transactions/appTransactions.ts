@@ -128,8 +128,8 @@ async function feePayersOf(db: Knex, appId: string): Promise<Set<string>> {
  */
 async function checkWindow(db: Knex, filters: AppTxFilters): Promise<void> {
   if (filters.from === undefined || filters.to === undefined) return;
-  const { rows } = await db.raw('select ?::timestamptz < ?::timestamptz as ok', [filters.from, filters.to]);
-  if (!rows[0].ok) throw validationError('query.from', 'must be before `to`');
+  const { rows } = await db.raw<{ rows: { ok: boolean }[] }>('select ?::timestamptz < ?::timestamptz as ok', [filters.from, filters.to]);
+  if (!rows[0]?.ok) throw validationError('query.from', 'must be before `to`');
 }
 
 /** The app's transactions matching the filters. */

@@ -14,7 +14,6 @@
 import { Account, Asset, Memo, Operation, StrKey, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
 import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
-import { StellarUnavailableError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type LedgerFigures, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';

@@ -15,7 +15,7 @@ import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
 import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
-import { toTxRecord, type TxRecord } from './store';
+import { toTxRecord, type TransactionRow, type TxRecord } from './store';
 
 export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'> & Partial<Pick<Deps, 'transactions'>>;
 
@@ -32,7 +32,7 @@ function intervalOf(deps: ConfirmationDeps): number {
 
 async function takeDue(deps: ConfirmationDeps): Promise<TxRecord[]> {
   const now = deps.clock.now();
-  const rows = await deps.db.raw(
+  const result = await deps.db.raw<{ rows: TransactionRow[] }>(
     `update transactions t set checks = t.checks + 1, next_check_at = ?::timestamptz + (least(?::bigint, ?::bigint * power(2, least(t.checks, 5))::bigint) || ' milliseconds')::interval
      where t.id in (
        select id from transactions where stage = 'submitted' and next_check_at <= ? order by next_check_at limit ? for update skip locked
@@ -40,7 +40,7 @@ async function takeDue(deps: ConfirmationDeps): Promise<TxRecord[]> {
      returning t.*`,
     [now, MAX_BACKOFF_MS, intervalOf(deps), now, BATCH],
   );
-  return (rows.rows as unknown[]).map(toTxRecord);
+  return result.rows.map(toTxRecord);
 }
 
 async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {

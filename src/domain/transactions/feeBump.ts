@@ -34,7 +34,7 @@ export async function sponsorFee(
   await withWalletKeypair(
     deps,
     { walletId: input.gasWallet.id, purpose: input.purpose ?? 'tx.fee_bump', actor: input.actor, ...(input.ip !== undefined ? { ip: input.ip } : {}) },
-    async (kp) => {
+    (kp) => {
       bump.sign(kp);
     },
   );

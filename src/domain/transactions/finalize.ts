@@ -1,7 +1,7 @@
 // The end of a submitted transaction's life: what the chain said, written once. Both the submitting request (when the
 // ledger answers within its wait) and the confirmation worker (otherwise, or after a crash) call these; the conditional
 // UPDATE (stage still `submitted`) makes the first writer the only one, so events are never emitted twice.
-import { Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { Deps } from '../deps';
 import type { ResultCodes } from '../../infra/stellar/resultCodes';

@@ -54,8 +54,8 @@ function badCursor(): AppError {
   });
 }
 
-/** The history record of a joined (tx_history, transactions) row. */
-export function toHistoryRecord(row: {
+/** A joined (tx_history, transactions) row: what a history record is made of. */
+export interface HistoryRow {
   transaction_id: string;
   hash: string;
   network: NetworkName;
@@ -65,7 +65,13 @@ export function toHistoryRecord(row: {
   result_code: string | null;
   summary: string;
   created_at: Date;
-}): TxHistoryRecord {
+}
+
+/** A row of the page query: the wallet's total and the cursor check beside a history row (all null past the page). */
+type PageRow = { total: string | number; cursor_known: boolean } & ({ [K in keyof HistoryRow]: HistoryRow[K] } | { [K in keyof HistoryRow]: null });
+
+/** The history record of a joined (tx_history, transactions) row. */
+export function toHistoryRecord(row: HistoryRow): TxHistoryRecord {
   return {
     id: row.transaction_id,
     hash: row.hash,
@@ -92,7 +98,7 @@ export async function listWalletHistory(db: Knex, q: HistoryQuery): Promise<Hist
   // index-only scan), so an offset skips index entries rather than joined rows, and only the page's rows are joined.
   // Keyset: strictly after the cursor's row in (created_at, transaction_id) order, read from the row itself (exact
   // microsecond timestamps, which a JavaScript Date would round).
-  const { rows } = await db.raw(
+  const { rows } = await db.raw<{ rows: PageRow[] }>(
     `with page as (
        select transaction_id, created_at from tx_history
        where wallet_id = :walletId
@@ -119,8 +125,8 @@ export async function listWalletHistory(db: Knex, q: HistoryQuery): Promise<Hist
   );
   const head = rows[0];
   // The cursor's row must be in this wallet's history: a cursor of another wallet is refused, not followed.
-  if (!head.cursor_known) throw badCursor();
-  const found = rows.filter((r: { transaction_id: string | null }) => r.transaction_id !== null);
+  if (!head?.cursor_known) throw badCursor();
+  const found = rows.filter((r): r is PageRow & HistoryRow => r.transaction_id !== null);
   const offset = cursor ? cursor.offset : q.offset;
   const records = found.slice(0, limit).map(toHistoryRecord);
   const last = records.at(-1);
@@ -137,7 +143,7 @@ export async function findWalletTransaction(
   db: Knex,
   input: { walletId: string; network: NetworkName; hash: string },
 ): Promise<(TxHistoryRecord & { ledger?: number; envelopeXdr?: string }) | undefined> {
-  const row = await db('tx_history as h')
+  const row: (HistoryRow & { ledger: number | null; envelope_xdr: string | null }) | undefined = await db('tx_history as h')
     .join('transactions as t', 't.id', 'h.transaction_id')
     .where('h.wallet_id', input.walletId)
     .andWhere('t.network', input.network)

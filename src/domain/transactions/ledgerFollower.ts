@@ -68,19 +68,28 @@ function isOutOfRange(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === -32600;
 }
 
+/** A `ledger_followers` row: the next ledger to read on a network. */
+interface FollowerRow {
+  network: NetworkName;
+  next_ledger: number;
+  updated_at: Date;
+}
+
 /** Where the follower is on the network; the first time, the RPC's latest ledger. */
 async function nextLedger(deps: FollowerDeps, gateway: StellarGateway): Promise<number> {
-  const row = await deps.db('ledger_followers').where({ network: gateway.network }).first('next_ledger');
+  const row = await deps.db<FollowerRow>('ledger_followers').where({ network: gateway.network }).first('next_ledger');
   if (row) return row.next_ledger;
   const latest = (await gateway.ledgerFigures()).sequence;
-  await deps.db('ledger_followers').insert({ network: gateway.network, next_ledger: latest, updated_at: deps.clock.now() }).onConflict('network').ignore();
+  await deps.db<FollowerRow>('ledger_followers').insert({ network: gateway.network, next_ledger: latest, updated_at: deps.clock.now() }).onConflict('network').ignore();
   deps.log.info({ network: gateway.network, ledger: latest }, 'ledger follower starts at the latest ledger');
-  return (await deps.db('ledger_followers').where({ network: gateway.network }).first('next_ledger')).next_ledger;
+  const position = await deps.db<FollowerRow>('ledger_followers').where({ network: gateway.network }).first('next_ledger');
+  if (!position) throw new Error(`ledger_followers has no row for ${gateway.network} after inserting it`);
+  return position.next_ledger;
 }
 
 /** Moves the position from `from` to `to` unless another follower moved it first. */
 async function moveTo(trx: Knex, network: NetworkName, from: number, to: number, at: Date): Promise<boolean> {
-  return (await trx('ledger_followers').where({ network, next_ledger: from }).update({ next_ledger: to, updated_at: at })) === 1;
+  return (await trx<FollowerRow>('ledger_followers').where({ network, next_ledger: from }).update({ next_ledger: to, updated_at: at })) === 1;
 }
 
 /**
@@ -133,7 +142,7 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
   const accounts = [...new Set(chain.flatMap((tx) => [...tx.sources, ...tx.destinations]))];
   const now = deps.clock.now();
   return deps.db.transaction(async (trx) => {
-    const position = await trx('ledger_followers').where({ network }).forUpdate().first('next_ledger');
+    const position = await trx<FollowerRow>('ledger_followers').where({ network }).forUpdate().first('next_ledger');
     if (!position || position.next_ledger !== range.from) return false;
     for (const { details, error } of unreadable) await quarantine(deps, trx, network, details, error);
     // One query per page for the wallets, one for the transactions already known, one for their history rows.
@@ -310,7 +319,7 @@ export async function followStep(
  * never run on that network.
  */
 export async function followerLag(db: Knex, network: NetworkName, latestLedger: number): Promise<number | undefined> {
-  const row = (await db('ledger_followers').where({ network }).first('next_ledger')) as { next_ledger: number } | undefined;
+  const row = await db<FollowerRow>('ledger_followers').where({ network }).first('next_ledger');
   return row ? Math.max(0, latestLedger - row.next_ledger + 1) : undefined;
 }
 

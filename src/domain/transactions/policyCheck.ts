@@ -3,10 +3,8 @@
 // decision; nothing here comes from the client.
 import type { Transaction } from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
-import { StellarUnavailableError } from '../../infra/stellar/errors';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
-import { AppError } from '../errors';
 import { opsUsedToday } from '../feePolicy/dailyOps';
 import { evaluatePolicy, type PolicyReason } from '../feePolicy/evaluate';
 import { loadFeePolicy, type FeePolicy } from '../feePolicy/policy';

@@ -17,7 +17,7 @@
 //            again (resequence).
 import { Transaction, xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
-import type { TxRecord } from './store';
+import type { TransactionRow, TxRecord } from './store';
 
 /** Stages in which a record still holds its sequence number. */
 export const LIVE_STAGES: TxRecord['stage'][] = ['built', 'signed', 'submitted'];
@@ -27,8 +27,8 @@ export const TIME_BOUND_GRACE_MS = 10_000;
 export const IN_FLIGHT_MS = 30_000;
 
 /** Live records of `walletId` (not yet settled, still within their time bound) with a sequence number. */
-function liveRecords(db: Knex | Knex.Transaction, walletId: string, now: Date): Knex.QueryBuilder {
-  return db('transactions')
+function liveRecords(db: Knex | Knex.Transaction, walletId: string, now: Date) {
+  return db<TransactionRow>('transactions')
     .where({ wallet_id: walletId })
     .whereNotNull('seq_num')
     .whereIn('stage', LIVE_STAGES)

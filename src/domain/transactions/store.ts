@@ -55,7 +55,52 @@ export interface TxRecord {
   sentAt: Date | null;
 }
 
-export function toTxRecord(row: any): TxRecord {
+/**
+ * A `transactions` row as PostgreSQL returns it (migrations 0016-0018): bigint columns come back as decimal strings,
+ * jsonb as parsed values, timestamptz as Date; the text enums are held to their values by check constraints.
+ */
+export interface TransactionRow {
+  id: string;
+  app_id: string;
+  network: NetworkName;
+  wallet_id: string | null;
+  user_id: string | null;
+  origin: TxOrigin;
+  status: TxStatus;
+  stage: TxStage;
+  operation: string;
+  ops_count: number;
+  summary: string;
+  summary_title: string | null;
+  summary_lines: string[] | null;
+  source_account: string;
+  destination: string | null;
+  asset: string | null;
+  amount: string | null;
+  memo: string | null;
+  memo_base64: string | null;
+  cosigners: string[] | null;
+  unsigned_xdr: string | null;
+  signed_xdr: string | null;
+  inner_hash: string | null;
+  hash: string;
+  envelope_xdr: string | null;
+  fee_stroops: string | null;
+  fee_source: string | null;
+  result_code: string | null;
+  ledger: number | null;
+  valid_until: Date | null;
+  next_check_at: Date | null;
+  checks: number;
+  created_at: Date;
+  updated_at: Date;
+  submitted_at: Date | null;
+  confirmed_at: Date | null;
+  seq_num: string | null;
+  sent_at: Date | null;
+}
+
+export function toTxRecord(row: TransactionRow): TxRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -75,14 +120,14 @@ export function toTxRecord(row: any): TxRecord {
     asset: row.asset,
     amount: row.amount,
     memo: row.memo,
-    memoBase64: row.memo_base64 ?? null,
+    memoBase64: row.memo_base64,
     cosigners: row.cosigners,
     unsignedXdr: row.unsigned_xdr,
     signedXdr: row.signed_xdr,
     innerHash: row.inner_hash,
     hash: row.hash,
     envelopeXdr: row.envelope_xdr,
-    feeStroops: row.fee_stroops === null || row.fee_stroops === undefined ? null : BigInt(row.fee_stroops),
+    feeStroops: row.fee_stroops === null ? null : BigInt(row.fee_stroops),
     feeSource: row.fee_source,
     resultCode: row.result_code,
     ledger: row.ledger,
@@ -93,8 +138,8 @@ export function toTxRecord(row: any): TxRecord {
     updatedAt: row.updated_at,
     submittedAt: row.submitted_at,
     confirmedAt: row.confirmed_at,
-    seqNum: row.seq_num === null || row.seq_num === undefined ? null : BigInt(row.seq_num),
-    sentAt: row.sent_at ?? null,
+    seqNum: row.seq_num === null ? null : BigInt(row.seq_num),
+    sentAt: row.sent_at,
   };
 }
 
@@ -191,7 +236,7 @@ export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, histor
     // A transaction is recorded once: by its hash, and by its inner transaction's hash once sponsored.
     .onConflict()
     .ignore()
-    .returning('*');
+    .returning<TransactionRow[]>('*');
   if (!row) return undefined;
   await addHistory(trx, id, history, tx.at);
   return toTxRecord(row);
@@ -220,17 +265,17 @@ export async function addHistory(trx: Knex.Transaction, transactionId: string, e
 }
 
 export async function findTransaction(db: Knex, id: string): Promise<TxRecord | undefined> {
-  const row = await db('transactions').where({ id }).first();
+  const row = await db<TransactionRow>('transactions').where({ id }).first();
   return row ? toTxRecord(row) : undefined;
 }
 
 export async function findTransactionByHash(db: Knex, network: NetworkName, hash: string): Promise<TxRecord | undefined> {
-  const row = await db('transactions').where({ network, hash }).first();
+  const row = await db<TransactionRow>('transactions').where({ network, hash }).first();
   return row ? toTxRecord(row) : undefined;
 }
 
 /** A sponsored transaction by its inner transaction's hash (a signed XDR brought again). */
 export async function findTransactionByInnerHash(db: Knex, network: NetworkName, innerHash: string): Promise<TxRecord | undefined> {
-  const row = await db('transactions').where({ network, inner_hash: innerHash }).orderBy('created_at', 'desc').first();
+  const row = await db<TransactionRow>('transactions').where({ network, inner_hash: innerHash }).orderBy('created_at', 'desc').first();
   return row ? toTxRecord(row) : undefined;
 }

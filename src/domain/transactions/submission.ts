@@ -42,7 +42,7 @@ import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releas
 import { decidePolicy, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
-import { findTransaction, findTransactionByInnerHash, insertTransaction, toTxRecord, type TxRecord } from './store';
+import { findTransaction, findTransactionByInnerHash, insertTransaction, toTxRecord, type TransactionRow, type TxRecord } from './store';
 import { sleep } from '../../infra/stellar/retry';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
@@ -173,11 +173,11 @@ async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsi
   // The record's XDR was checked when it was built or brought; checked again so a stored row can never widen it.
   assertUserTransaction(tx, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
   try {
-    await withWalletKeypair(deps, { walletId: ctx.wallet.id, purpose: 'tx.sign', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, async (kp) => {
+    await withWalletKeypair(deps, { walletId: ctx.wallet.id, purpose: 'tx.sign', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, (kp) => {
       tx.sign(kp);
     });
     for (const cosigner of cosigners) {
-      await withWalletKeypair(deps, { walletId: cosigner.id, purpose: 'trustline.sponsor', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, async (kp) => {
+      await withWalletKeypair(deps, { walletId: cosigner.id, purpose: 'trustline.sponsor', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, (kp) => {
         tx.sign(kp);
       });
     }
@@ -198,7 +198,7 @@ async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promi
     .where({ id: record.id })
     .whereIn('stage', ['built', 'signed'])
     .update({ signed_xdr: signedXdr, stage: 'signed', updated_at: deps.clock.now() })
-    .returning('*');
+    .returning<TransactionRow[]>('*');
   return { record: row ? toTxRecord(row) : { ...record, signedXdr }, signed: tx };
 }
 
@@ -321,17 +321,17 @@ async function sponsorAndSubmit(
 
   // 3. claim, then reserve the day's operations
   const submittedAt = deps.clock.now();
-  const claimed = await deps.db('transactions')
+  const [claimed] = await deps.db('transactions')
     .where({ id: record.id })
     .whereIn('stage', SIGNABLE_STAGES)
     .update({ stage: 'submitted', status: 'PENDING', result_code: null, submitted_at: submittedAt, next_check_at: new Date(submittedAt.getTime() + CLAIM_TIMEOUT_MS), updated_at: submittedAt })
-    .returning('*');
-  if (claimed.length === 0) {
+    .returning<TransactionRow[]>('*');
+  if (!claimed) {
     const now = await findTransaction(deps.db, record.id);
     if (!now || (now.stage === 'submitted' && !now.envelopeXdr)) throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'This transaction is being submitted' });
     return settledOutcome(now);
   }
-  record = toTxRecord(claimed[0]);
+  record = toTxRecord(claimed);
   const reserved = await reserveDailyOps(deps.db, { appId: ctx.app.id, userId: ctx.userId, at: submittedAt, ops: description.opsCount, cap: decision.policy.dailyOpsCap });
   if (!reserved) {
     // Others took the day's operations since the decision: judged again against what is counted now.

@@ -119,7 +119,7 @@ async function ensureTrustline(
   for (const op of operations) builder.addOperation(op);
   const tx = builder.setTimeout(TX_VALIDITY_SECONDS).build();
   for (const wallet of own ? [distribution] : [funding, distribution]) {
-    await withWalletKeypair(deps, { walletId: wallet.id, purpose: 'treasury.trustline', actor: SYSTEM_ACTOR }, async (kp) => tx.sign(kp));
+    await withWalletKeypair(deps, { walletId: wallet.id, purpose: 'treasury.trustline', actor: SYSTEM_ACTOR }, (kp) => tx.sign(kp));
   }
   const bump = await sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
   try {

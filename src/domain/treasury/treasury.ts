@@ -6,7 +6,7 @@ import { Account, Operation, TransactionBuilder, type Transaction, type xdr } fr
 import type { Deps } from '../deps';
 import { fromStroops, toStroops } from '../money/amounts';
 import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
-import { availableStroops, parseAsset, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
+import { availableStroops, parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
 import type { AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';

@@ -4,7 +4,7 @@
 // (app_id, created_at, id).
 import type { Knex } from 'knex';
 import { AppError } from '../errors';
-import { toUser, type User } from './users';
+import { toUser, type User, type UserRow } from './users';
 
 export interface UserPageRequest {
   search?: string;
@@ -63,7 +63,7 @@ export async function listAppUsers(db: Knex, appId: string, page: UserPageReques
   };
 
   const rowsQuery = matching(db('users as u'))
-    .select('u.*')
+    .select<UserRow[]>('u.*')
     .orderBy([
       { column: 'u.created_at', order: 'desc' },
       { column: 'u.id', order: 'desc' },
@@ -77,11 +77,11 @@ export async function listAppUsers(db: Knex, appId: string, page: UserPageReques
   } else {
     rowsQuery.offset(page.offset);
   }
-  const [rows, counted] = await Promise.all([rowsQuery, matching(db('users as u')).count({ n: '*' }).first()]);
+  const [rows, counted] = await Promise.all([rowsQuery, matching(db('users as u')).count<{ n: string | number }[]>({ n: '*' })]);
   const users = rows.slice(0, page.limit).map(toUser);
   return {
     users,
-    total: Number((counted as { n: string | number } | undefined)?.n ?? 0),
+    total: Number(counted[0]?.n ?? 0),
     nextCursor: rows.length > page.limit ? encodeCursor(users.at(-1)!.id) : null,
   };
 }

@@ -30,7 +30,7 @@ export interface User {
   lastSeenAt: Date | null;
 }
 
-interface UserRow {
+export interface UserRow {
   id: string;
   app_id: string;
   external_id: string | null;
@@ -59,10 +59,10 @@ function normalizeIdentity(identity: UserIdentity): UserIdentity {
 }
 
 async function userOfIdentity(db: Knex, appId: string, identity: UserIdentity): Promise<User | undefined> {
-  const row = (await db('user_identities as i')
+  const row = await db('user_identities as i')
     .join('users as u', 'u.id', 'i.user_id')
     .where({ 'i.app_id': appId, 'i.provider': identity.provider, 'i.subject': identity.subject })
-    .first('u.*')) as UserRow | undefined;
+    .first<UserRow | undefined>('u.*');
   return row ? toUser(row) : undefined;
 }
 

@@ -8,10 +8,8 @@
 import type { Knex } from 'knex';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
-import { StellarUnavailableError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
-import { AppError } from '../errors';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from './store';
 

@@ -15,7 +15,7 @@ import { contextBytes, KmsDecryptError, type EncryptionContext, type KeyManageme
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { findOwnedWallet, PUBLIC_COLUMNS, toWalletRecord, type WalletOwner, type WalletRecord } from './store';
+import { findOwnedWallet, PUBLIC_COLUMNS, toWalletRecord, type WalletOwner, type WalletRecord, type WalletRow } from './store';
 
 /** A wallet ready to be stored: its id and key are minted, its secret sealed. */
 export interface SealedWallet {
@@ -60,6 +60,17 @@ export async function sealNewWallet(
   }
 }
 
+/** What unsealing a wallet reads of its row (migration 0010). */
+interface SealedWalletRow {
+  id: string;
+  app_id: string;
+  network: NetworkName;
+  public_key: string;
+  sealed_secret: Buffer;
+  wrapped_data_key: Buffer;
+  kms_key_id: string;
+}
+
 /**
  * Stores a sealed wallet in its owner's slot; undefined when the slot is taken (the user already has a wallet on the
  * network, or the app one in the role): the unique indexes decide, so concurrent creations leave exactly one.
@@ -80,7 +91,7 @@ export async function insertSealedWallet(db: Knex, wallet: SealedWallet): Promis
     })
     .onConflict()
     .ignore()
-    .returning(PUBLIC_COLUMNS);
+    .returning<WalletRow[]>(PUBLIC_COLUMNS);
   return row ? toWalletRecord(row) : undefined;
 }
 
@@ -127,8 +138,8 @@ export interface KeyUse {
  * decryption is never unrecorded, even when the caller's own transaction rolls back); after `use` settles, the
  * keypair's secret is zeroed, so a keypair kept beyond it cannot sign. 404 WALLET_NOT_FOUND for an unknown wallet.
  */
-export async function withWalletKeypair<T>(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, key: KeyUse, use: (keypair: Keypair) => Promise<T>): Promise<T> {
-  const row = await deps.db('wallets').where({ id: key.walletId }).first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+export async function withWalletKeypair<T>(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, key: KeyUse, use: (keypair: Keypair) => T | Promise<T>): Promise<T> {
+  const row = await deps.db<SealedWalletRow>('wallets').where({ id: key.walletId }).first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
   if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
   await recordAudit(deps.db, {
     appId: row.app_id,

@@ -27,7 +27,7 @@ export interface WalletRecord {
 export type WalletOwner = { userId: string; role?: undefined } | { role: AppWalletRole; userId?: undefined };
 
 /** The public columns: what every wallet read selects. */
-export const PUBLIC_COLUMNS = [
+export const PUBLIC_COLUMNS: (keyof WalletRow)[] = [
   'id',
   'app_id',
   'user_id',
@@ -38,9 +38,23 @@ export const PUBLIC_COLUMNS = [
   'funding_state',
   'funded_at',
   'created_at',
-] as const;
+];
 
-export function toWalletRecord(row: any): WalletRecord {
+/** A `wallets` row's public columns (migration 0010): never the sealed secret or its wrapped data key. */
+export interface WalletRow {
+  id: string;
+  app_id: string;
+  user_id: string | null;
+  role: AppWalletRole | null;
+  network: NetworkName;
+  public_key: string;
+  kms_key_id: string;
+  funding_state: FundingState;
+  funded_at: Date | null;
+  created_at: Date;
+}
+
+export function toWalletRecord(row: WalletRow): WalletRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -56,18 +70,18 @@ export function toWalletRecord(row: any): WalletRecord {
 }
 
 export async function findWallet(db: Knex, walletId: string): Promise<WalletRecord | undefined> {
-  const row = await db('wallets').where({ id: walletId }).first(PUBLIC_COLUMNS);
+  const row = await db<WalletRow>('wallets').where({ id: walletId }).first(PUBLIC_COLUMNS);
   return row ? toWalletRecord(row) : undefined;
 }
 
 export async function findWalletByPublicKey(db: Knex, publicKey: string): Promise<WalletRecord | undefined> {
-  const row = await db('wallets').where({ public_key: publicKey }).first(PUBLIC_COLUMNS);
+  const row = await db<WalletRow>('wallets').where({ public_key: publicKey }).first(PUBLIC_COLUMNS);
   return row ? toWalletRecord(row) : undefined;
 }
 
 /** The wallet in an owner's slot: the user's on `network`, or the app's in a role. */
 export async function findOwnedWallet(db: Knex, input: { appId: string; network: NetworkName; owner: WalletOwner }): Promise<WalletRecord | undefined> {
-  const query = db('wallets').where({ app_id: input.appId, network: input.network });
+  const query = db<WalletRow>('wallets').where({ app_id: input.appId, network: input.network });
   if (input.owner.userId !== undefined) query.where({ user_id: input.owner.userId });
   else query.where({ role: input.owner.role });
   const row = await query.first(PUBLIC_COLUMNS);
@@ -77,7 +91,7 @@ export async function findOwnedWallet(db: Knex, input: { appId: string; network:
 /** Every wallet of these users (any network), oldest first: one query for a whole page of users. */
 export async function listWalletsOfUsers(db: Knex, userIds: readonly string[]): Promise<WalletRecord[]> {
   if (userIds.length === 0) return [];
-  const rows = await db('wallets')
+  const rows = await db<WalletRow>('wallets')
     .whereIn('user_id', userIds)
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .select(PUBLIC_COLUMNS);
@@ -86,6 +100,6 @@ export async function listWalletsOfUsers(db: Knex, userIds: readonly string[]): 
 
 /** An app's own wallets (not its users'), by role. */
 export async function listAppWallets(db: Knex, appId: string): Promise<WalletRecord[]> {
-  const rows = await db('wallets').where({ app_id: appId }).whereNotNull('role').orderBy([{ column: 'created_at' }, { column: 'id' }]).select(PUBLIC_COLUMNS);
+  const rows = await db<WalletRow>('wallets').where({ app_id: appId }).whereNotNull('role').orderBy([{ column: 'created_at' }, { column: 'id' }]).select(PUBLIC_COLUMNS);
   return rows.map(toWalletRecord);
 }

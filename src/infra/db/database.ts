@@ -49,3 +49,13 @@ export async function isDatabaseReachable(url: string): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * The one row a statement that always yields one returned (an INSERT or UPDATE ... RETURNING of a row known to exist);
+ * an empty answer is a broken invariant, reported as such rather than as a TypeError later.
+ */
+export function onlyRow<T>(rows: T[], statement: string): T {
+  const [row] = rows;
+  if (row === undefined) throw new Error(`${statement} returned no row`);
+  return row;
+}

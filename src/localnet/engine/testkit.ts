@@ -196,5 +196,5 @@ export function rawEnvelope(h: Harness, source: Keypair, operations: xdr.Operati
 
 /** JSON for assertion messages (bigints as strings). */
 export function show(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
 }

@@ -1,5 +1,4 @@
 import type { Deps } from '../../domain/deps';
-import { AppError } from '../../domain/errors';
 import { EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, OPERATOR_SCOPE, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';

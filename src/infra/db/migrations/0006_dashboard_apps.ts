@@ -24,7 +24,7 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('joined_at', { useTz: true }); // null until the invited operator signs in
   });
   // Members from before this migration were owners created with their app: invited and joined then.
-  for (const row of await db('app_members').select('app_id', 'operator_id')) {
+  for (const row of await db('app_members').select<{ app_id: string; operator_id: string }[]>('app_id', 'operator_id')) {
     await db('app_members').where(row).update({ id: memberId() });
   }
   await db('app_members').whereNull('joined_at').update({ joined_at: db.ref('invited_at') });

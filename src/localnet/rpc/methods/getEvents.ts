@@ -39,8 +39,9 @@ function parseFilter(raw: unknown, n: number): Filter {
   const typeStr = stringParam(f, 'type');
   const types = new Set(typeStr === '' ? [] : typeStr.split(','));
   for (const t of types) if (t !== 'system' && t !== 'contract') throw fail("filter type invalid: if set, type must be either 'system' or 'contract'");
-  const contractIds = f.contractIds === undefined || f.contractIds === null ? [] : f.contractIds;
-  if (!Array.isArray(contractIds) || contractIds.some((c) => typeof c !== 'string')) throw invalidParams('invalid parameters: contractIds must be strings');
+  const rawContractIds = f.contractIds === undefined || f.contractIds === null ? [] : f.contractIds;
+  if (!Array.isArray(rawContractIds) || !rawContractIds.every((c): c is string => typeof c === 'string')) throw invalidParams('invalid parameters: contractIds must be strings');
+  const contractIds: string[] = rawContractIds;
   if (contractIds.length > MAX_CONTRACT_IDS) throw fail('maximum 5 contract IDs per filter');
   const rawTopics = f.topics === undefined || f.topics === null ? [] : f.topics;
   if (!Array.isArray(rawTopics)) throw invalidParams('invalid parameters: topics must be an array');
