@@ -15,14 +15,15 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment:
-        'A cycle makes two modules one; split out what both need. Generated code (hey-api client) is the generator\'s to shape and never edited, so a cycle inside it is not ours to fix.',
+        "A cycle makes two modules one; split out what both need. Generated code (hey-api client) is the generator's to shape and never edited, so a cycle inside it is not ours to fix.",
       from: { pathNot: '(^|/)generated/' },
       to: { circular: true },
     },
     {
       name: 'no-circular-between-modules',
       severity: 'error',
-      comment: 'Domain modules (folders) depend on each other in one direction, so a request walks down, not back and forth.',
+      comment:
+        'Domain modules (folders) depend on each other in one direction, so a request walks down, not back and forth.',
       scope: 'folder',
       from: { path: '^src/' },
       to: { circular: true },
@@ -30,7 +31,8 @@ module.exports = {
     {
       name: 'infra-is-the-floor',
       severity: 'error',
-      comment: 'infra talks to the outside world (database, chain, KMS, mail) and knows nothing of the product above it.',
+      comment:
+        'infra talks to the outside world (database, chain, KMS, mail) and knows nothing of the product above it.',
       from: { path: '^src/infra/' },
       to: { path: '^src/(domain|operations|http|cli|localnet)/|^src/(app|service|main|deps)\\.ts$' },
     },
@@ -98,7 +100,10 @@ module.exports = {
     exclude: { path: ['(^|/)(node_modules|dist|\\.data)/', '\\.test\\.ts$', '^tests/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -4,20 +4,42 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'generated/', 'sdk/*/src/generated/', 'openapi/dist/', '**/dist/', '.data/', 'bench/results/', '**/*.cjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      'generated/',
+      'sdk/*/src/generated/',
+      'openapi/dist/',
+      '**/dist/',
+      '.data/',
+      'bench/results/',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       // This file is plain JavaScript outside tsconfig.json: the default project types it.
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       // node:test's describe/test/it return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'test', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'test', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       // knex's where-callbacks return the (thenable) query builder they were given, and Express 5 awaits a handler's
       // promise: neither is a promise dropped where nothing waits. Conditions, spreads and returns stay checked.
@@ -25,7 +47,10 @@ export default tseslint.config(
       // An async implementation of an async interface may await nothing (the local KMS, a handler that answers at
       // once); staying async is what turns its throws into rejections, so this rule would ask for the worse code.
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {

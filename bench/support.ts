@@ -16,12 +16,29 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Runs `run` against a fresh service (startService with `env` over silent, seedless defaults), then removes it all. */
-export async function withService<T>(name: string, env: Record<string, string>, run: (svc: RunningService) => Promise<T>): Promise<T> {
+export async function withService<T>(
+  name: string,
+  env: Record<string, string>,
+  run: (svc: RunningService) => Promise<T>,
+): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), `onboard-bench-${name}-`));
   const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
+  const pg = await startEmbeddedPostgres({
+    dataDir: pgDir,
+    port: await freePort(),
+    database: 'bench',
+    persistent: false,
+  });
   const svc = await startService(
-    loadConfig({ PORT: '0', DATABASE_URL: pg.url, LOG_LEVEL: 'silent', LOCALNET_PORT: '0', ONBOARD_DATA_DIR: dataDir, DEMO_SEED: 'off', ...env }),
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: pg.url,
+      LOG_LEVEL: 'silent',
+      LOCALNET_PORT: '0',
+      ONBOARD_DATA_DIR: dataDir,
+      DEMO_SEED: 'off',
+      ...env,
+    }),
     pino({ level: 'silent' }),
   );
   try {

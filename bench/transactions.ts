@@ -27,16 +27,27 @@ import type { RunningService } from '../src/service';
 const SAMPLES = Number(process.env.BENCH_TX_SAMPLES ?? 100);
 
 /** An app whose users get 1 XLM at activation (so their payments succeed), with `n` funded user wallets. */
-async function appWithUsers(svc: RunningService, n: number): Promise<{ app: App; users: { userId: string; wallet: WalletRecord }[] }> {
+async function appWithUsers(
+  svc: RunningService,
+  n: number,
+): Promise<{ app: App; users: { userId: string; wallet: WalletRecord }[] }> {
   const operator = await createOperator(svc.deps.db, { email: `bench-tx-${Date.now()}@example.com` });
-  const { app: created } = await createAppWithWallet(svc.deps, { name: 'Bench tx app', network: 'testnet', ownerOperatorId: operator.id });
+  const { app: created } = await createAppWithWallet(svc.deps, {
+    name: 'Bench tx app',
+    network: 'testnet',
+    ownerOperatorId: operator.id,
+  });
   await svc.deps.db('apps').where({ id: created.id }).update({ funding_mode: 'deferred', starting_balance_xlm: '1' });
   const app: App = { ...created, fundingMode: 'deferred', startingBalanceXlm: '1' };
   if (!(await fundAppWalletFromFriendbot(svc.deps, app))) throw new Error('friendbot did not fund the app wallet');
   const users = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const email = `bench-tx-user-${i}@example.com`;
-      const user = await findOrCreateUser(svc.deps.db, { appId: app.id, identity: { provider: 'email', subject: email, email }, now: new Date() });
+      const user = await findOrCreateUser(svc.deps.db, {
+        appId: app.id,
+        identity: { provider: 'email', subject: email, email },
+        now: new Date(),
+      });
       const { wallet } = await createWallet(svc.deps, { appId: app.id, network: app.network, userId: user.id });
       await fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR });
       return { userId: user.id, wallet: (await findWallet(svc.deps.db, wallet.id))! };
@@ -52,8 +63,12 @@ async function plainAccounts(gw: StellarGateway, n: number): Promise<{ funder: K
   const accounts = Array.from({ length: n }, () => Keypair.random());
   for (let i = 0; i < n; i += 100) {
     const account = (await gw.loadAccount(funder.publicKey()))!;
-    const builder = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase });
-    for (const kp of accounts.slice(i, i + 100)) builder.addOperation(Operation.createAccount({ destination: kp.publicKey(), startingBalance: '2' }));
+    const builder = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), {
+      fee: '100',
+      networkPassphrase: gw.networkPassphrase,
+    });
+    for (const kp of accounts.slice(i, i + 100))
+      builder.addOperation(Operation.createAccount({ destination: kp.publicKey(), startingBalance: '2' }));
     const tx = builder.setTimeout(60).build();
     tx.sign(funder);
     await gw.submitAndConfirm(tx);
@@ -64,7 +79,10 @@ async function plainAccounts(gw: StellarGateway, n: number): Promise<{ funder: K
 /** The baseline: build, sign and fee-bump in memory, then one sendTransaction. */
 async function bareSubmit(gw: StellarGateway, source: Keypair, feePayer: Keypair, destination: string): Promise<void> {
   const account = (await gw.loadAccount(source.publicKey()))!;
-  const inner = new TransactionBuilder(new Account(source.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const inner = new TransactionBuilder(new Account(source.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(Operation.payment({ destination, asset: Asset.native(), amount: '0.0000001' }))
     .setTimeout(60)
     .build();
@@ -75,7 +93,12 @@ async function bareSubmit(gw: StellarGateway, source: Keypair, feePayer: Keypair
 }
 
 export async function runTransactions(): Promise<void> {
-  const env = { LOCALNET_LEDGER_SECONDS: '1', ACTIVATION_CHANNELS: '4', TX_CONFIRM_WAIT_MS: '0', LEDGER_FOLLOWER: 'off' };
+  const env = {
+    LOCALNET_LEDGER_SECONDS: '1',
+    ACTIVATION_CHANNELS: '4',
+    TX_CONFIRM_WAIT_MS: '0',
+    LEDGER_FOLLOWER: 'off',
+  };
   const { service, baseline } = await withService('tx', env, async (svc) => {
     const gw = svc.deps.stellar!.gateways!.testnet!;
     console.log(`setting up ${SAMPLES} funded user wallets and ${SAMPLES} plain accounts...`);
@@ -87,12 +110,17 @@ export async function runTransactions(): Promise<void> {
     for (let i = 0; i < SAMPLES; i++) {
       const user = users[i]!;
       let started = performance.now();
-      const outcome = await runUserTransaction(svc.deps, { app, userId: user.userId, wallet: user.wallet, actor: { type: 'user', id: user.userId } }, {
-        operation: { type: 'payment', destination, asset: 'native', amount: '0.0000001' },
-        timeoutSeconds: 60,
-      });
+      const outcome = await runUserTransaction(
+        svc.deps,
+        { app, userId: user.userId, wallet: user.wallet, actor: { type: 'user', id: user.userId } },
+        {
+          operation: { type: 'payment', destination, asset: 'native', amount: '0.0000001' },
+          timeoutSeconds: 60,
+        },
+      );
       service.push(performance.now() - started);
-      if (outcome.status !== 'pending' && outcome.status !== 'success') throw new Error(`run ${i}: ${JSON.stringify(outcome)}`);
+      if (outcome.status !== 'pending' && outcome.status !== 'success')
+        throw new Error(`run ${i}: ${JSON.stringify(outcome)}`);
       started = performance.now();
       await bareSubmit(gw, accounts[i]!, funder, destination);
       baseline.push(performance.now() - started);
@@ -104,7 +132,9 @@ export async function runTransactions(): Promise<void> {
   const s99 = percentile(service, 99);
   const b50 = percentile(baseline, 50);
   const b99 = percentile(baseline, 99);
-  console.log(`runTransaction (server side, no ledger wait): p50 ${s50.toFixed(1)} ms, p99 ${s99.toFixed(1)} ms; bare sendTransaction p50 ${b50.toFixed(1)} ms, p99 ${b99.toFixed(1)} ms`);
+  console.log(
+    `runTransaction (server side, no ledger wait): p50 ${s50.toFixed(1)} ms, p99 ${s99.toFixed(1)} ms; bare sendTransaction p50 ${b50.toFixed(1)} ms, p99 ${b99.toFixed(1)} ms`,
+  );
 
   const date = new Date().toISOString().slice(0, 10);
   const report = [
@@ -121,11 +151,10 @@ export async function runTransactions(): Promise<void> {
     '',
     'Reading: the difference is what the service adds for custody and accountability: two KMS unwraps with their audit',
     'rows (the user key, the gas key), the chain reads a build and a policy decision need (sequence, ledger figures, the',
-    'gas balance), and three writes (the PENDING record, the claim with the day\'s operations, the recorded envelope).',
+    "gas balance), and three writes (the PENDING record, the claim with the day's operations, the recorded envelope).",
     '',
   ].join('\n');
   const file = join(projectRoot, 'bench/results', `${date}-transactions.md`);
   writeFileSync(file, report);
   console.log(`\n${report}\nrecorded in ${file}`);
 }
-

@@ -61,7 +61,9 @@ function pascal(id: string): string {
 
 /** Reads the root document to learn each operation's group folder (paths/<group>/<operationId>.yaml). */
 function operationGroups(): Map<string, string> {
-  const rootDoc = parseYaml(readFileSync(join(root, 'openapi/openapi.yaml'), 'utf8')) as { paths: Record<string, Partial<Record<(typeof METHODS)[number], { $ref?: string }>>> };
+  const rootDoc = parseYaml(readFileSync(join(root, 'openapi/openapi.yaml'), 'utf8')) as {
+    paths: Record<string, Partial<Record<(typeof METHODS)[number], { $ref?: string }>>>;
+  };
   const groups = new Map<string, string>();
   for (const item of Object.values(rootDoc.paths)) {
     for (const m of METHODS) {
@@ -90,10 +92,13 @@ function renderCatalogue(doc: BundledDocument): string {
     for (const method of METHODS) {
       const op = item[method];
       if (!op || !('operationId' in op)) continue;
-      const statuses = Object.keys(op.responses).map(Number).sort((a, b) => a - b);
+      const statuses = Object.keys(op.responses)
+        .map(Number)
+        .sort((a, b) => a - b);
       const successStatus = statuses.find((s) => s >= 200 && s < 300);
       if (successStatus === undefined) throw new Error(`${op.operationId} has no 2xx response`);
-      const successSchema = resolveRef(doc, op.responses[String(successStatus)] ?? {}).content?.['application/json']?.schema;
+      const successSchema = resolveRef(doc, op.responses[String(successStatus)] ?? {}).content?.['application/json']
+        ?.schema;
       const successCode = successSchema?.properties?.code?.const;
       if (typeof successCode !== 'string') throw new Error(`${op.operationId}: 2xx schema needs code: {const: ...}`);
       const group = groups.get(op.operationId);
@@ -121,13 +126,15 @@ function renderCatalogue(doc: BundledDocument): string {
   const schemes = Object.keys(doc.components.securitySchemes).sort();
 
   const lines: string[] = [HEADER];
-  lines.push('import type * as T from \'../client/types.gen\';\n');
+  lines.push("import type * as T from '../client/types.gen';\n");
   lines.push('/** Every operation of the contract, keyed by operationId. */');
   lines.push('export const operations = {');
   for (const o of ops) lines.push(`  ${o.operationId}: ${JSON.stringify(o)},`);
   lines.push('} as const;\n');
   lines.push('export type OperationId = keyof typeof operations;\n');
-  lines.push('/** The one error catalogue: code -> HTTP status and meaning (openapi/components/schemas/ErrorCode.yaml). */');
+  lines.push(
+    '/** The one error catalogue: code -> HTTP status and meaning (openapi/components/schemas/ErrorCode.yaml). */',
+  );
   lines.push('export const errorCatalogue = {');
   for (const [code, entry] of errors) lines.push(`  ${code}: ${JSON.stringify(entry)},`);
   lines.push('} as const;\n');
@@ -140,7 +147,9 @@ function renderCatalogue(doc: BundledDocument): string {
   lines.push('export interface OperationTypes {');
   for (const o of ops) {
     const n = pascal(o.operationId);
-    lines.push(`  ${o.operationId}: { body: Part<T.${n}Data, 'body'>; query: Part<T.${n}Data, 'query'>; path: Part<T.${n}Data, 'path'>; content: SuccessContent<T.${n}Responses> };`);
+    lines.push(
+      `  ${o.operationId}: { body: Part<T.${n}Data, 'body'>; query: Part<T.${n}Data, 'query'>; path: Part<T.${n}Data, 'path'>; content: SuccessContent<T.${n}Responses> };`,
+    );
   }
   lines.push('}\n');
   return lines.join('\n');
@@ -170,7 +179,10 @@ export async function generate(bundle: () => void = bundleSpec): Promise<void> {
   }).finally(() => {
     console.warn = warn;
   });
-  if (dpopWarnings) console.log(`note: hey-api cannot attach DPoP credentials itself (${dpopWarnings} operations); @onboard/core sets those headers`);
+  if (dpopWarnings)
+    console.log(
+      `note: hey-api cannot attach DPoP credentials itself (${dpopWarnings} operations); @onboard/core sets those headers`,
+    );
   mkdirSync(join(root, 'generated/server'), { recursive: true });
   writeFileSync(join(root, 'generated/server/catalogue.gen.ts'), renderCatalogue(doc));
 }
@@ -203,7 +215,9 @@ async function main(): Promise<void> {
   const after = snapshot();
   const drift = [...new Set([...before.keys(), ...after.keys()])].filter((f) => before.get(f) !== after.get(f)).sort();
   if (drift.length) {
-    console.error(`generated code was out of date with openapi/ (now regenerated; review and commit):\n  ${drift.join('\n  ')}`);
+    console.error(
+      `generated code was out of date with openapi/ (now regenerated; review and commit):\n  ${drift.join('\n  ')}`,
+    );
     process.exit(1);
   }
   console.log('generated code matches openapi/');

@@ -10,7 +10,11 @@ import { isNotImplemented } from '../src/operations/notImplemented';
 
 export function statusRows(): { id: OperationId; route: string; status: string }[] {
   // Handlers are only inspected, never called: their dependencies are the few that factories use when built.
-  const handlers = createHandlers({ clock: systemClock, log: pino({ level: 'silent' }), secrets: secretsFromBytes(randomBytes(32), 'status table') } as Deps) as Record<OperationId, unknown>;
+  const handlers = createHandlers({
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    secrets: secretsFromBytes(randomBytes(32), 'status table'),
+  } as Deps) as Record<OperationId, unknown>;
   return (Object.keys(operations) as OperationId[])
     .sort((a, b) => operations[a].path.localeCompare(operations[b].path) || a.localeCompare(b))
     .map((id) => ({

@@ -28,19 +28,24 @@ function step(title: string): void {
  */
 async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
   const child = spawn(cmd, args, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('close', (c, s) => resolve([c, s])));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('close', (c, s) => resolve([c, s])),
+  );
   if (code !== 0) {
     process.stdout.write(`\nFAILED: ${cmd} ${args.join(' ')} (exit ${code ?? signal})\n`);
     process.exit(code || 1);
   }
 }
 
-
 async function nodeTests(files: string[], adminUrl: string, label: string): Promise<void> {
   step(`tests (${label})`);
-  await run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files], {
-    TEST_PG_ADMIN_URL: adminUrl,
-  });
+  await run(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
+    {
+      TEST_PG_ADMIN_URL: adminUrl,
+    },
+  );
 }
 
 async function main(): Promise<void> {

@@ -36,12 +36,23 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
       logger: deps.log,
       genReqId: (req, res) => {
         const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+        const id =
+          typeof incoming === 'string' && REQUEST_ID.test(incoming)
+            ? incoming
+            : `req_${randomUUID().replace(/-/g, '')}`;
         res.setHeader('X-Request-Id', id);
         return id;
       },
       // Credentials never reach the log.
-      redact: { paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'req.headers.dpop', 'req.headers.cookie'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'req.headers["x-service-api-key"]',
+          'req.headers.authorization',
+          'req.headers.dpop',
+          'req.headers.cookie',
+        ],
+        censor: '[redacted]',
+      },
       // 501 is the documented answer of an operation not built yet, not a fault.
       customLogLevel: (_req, res, err) => ((err || res.statusCode >= 500) && res.statusCode !== 501 ? 'error' : 'info'),
     }),
@@ -66,7 +77,16 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
   });
   app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.use(await createOperationRouter(opts.document, handlers, createGate(deps), createLimits(deps, deps.limits), deps.publicUrl, createIdempotency(deps)));
+  app.use(
+    await createOperationRouter(
+      opts.document,
+      handlers,
+      createGate(deps),
+      createLimits(deps, deps.limits),
+      deps.publicUrl,
+      createIdempotency(deps),
+    ),
+  );
 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const locals = res.locals as RequestLocals;

@@ -22,7 +22,10 @@ test('a testnet RPC URL or LOCALNET=off turns localnet off', () => {
 });
 
 test('bad values stop start-up with a clear message', () => {
-  assert.throws(() => loadConfig({ PORT: 'abc' }), (e: unknown) => e instanceof ConfigError && /PORT must be an integer/.test(e.message));
+  assert.throws(
+    () => loadConfig({ PORT: 'abc' }),
+    (e: unknown) => e instanceof ConfigError && /PORT must be an integer/.test(e.message),
+  );
   assert.throws(() => loadConfig({ DATABASE_URL: 'not a url' }), ConfigError);
   assert.throws(() => loadConfig({ LOCALNET: 'maybe' }), ConfigError);
   assert.throws(() => loadConfig({ DEMO_SEED: 'yes' }), ConfigError);
@@ -31,11 +34,14 @@ test('bad values stop start-up with a clear message', () => {
 
 test('limits: 600 per key per minute in memory and 1,000 testnet requests per UTC day by default; configurable', () => {
   assert.deepEqual(loadConfig({}).limits, { perKeyPerMinute: 600, store: 'memory', testnetDailyQuota: 1000 });
-  assert.deepEqual(loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '5', RATE_LIMIT_STORE: 'postgres', TESTNET_DAILY_QUOTA: '30' }).limits, {
-    perKeyPerMinute: 5,
-    store: 'postgres',
-    testnetDailyQuota: 30,
-  });
+  assert.deepEqual(
+    loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '5', RATE_LIMIT_STORE: 'postgres', TESTNET_DAILY_QUOTA: '30' }).limits,
+    {
+      perKeyPerMinute: 5,
+      store: 'postgres',
+      testnetDailyQuota: 30,
+    },
+  );
   assert.throws(() => loadConfig({ RATE_LIMIT_STORE: 'redis' }), ConfigError);
   assert.throws(() => loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '0' }), ConfigError);
   assert.throws(() => loadConfig({ TESTNET_DAILY_QUOTA: '-1' }), ConfigError);
@@ -55,28 +61,47 @@ test('OAuth: public Google and GitHub endpoints and no Dashboard clients by defa
     DASHBOARD_OAUTH_REDIRECT_URIS: 'https://dash.example.com/cb, http://localhost:5173/cb',
   }).oauth;
   assert.equal(c.googleIssuerUrl, 'http://127.0.0.1:9000');
-  assert.deepEqual(c.dashboard, { github: { clientId: 'Iv1.abc', clientSecret: 'shh' }, redirectUris: ['https://dash.example.com/cb', 'http://localhost:5173/cb'] });
-  assert.throws(() => loadConfig({ DASHBOARD_GOOGLE_CLIENT_ID: 'id-only' }), (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message));
+  assert.deepEqual(c.dashboard, {
+    github: { clientId: 'Iv1.abc', clientSecret: 'shh' },
+    redirectUris: ['https://dash.example.com/cb', 'http://localhost:5173/cb'],
+  });
+  assert.throws(
+    () => loadConfig({ DASHBOARD_GOOGLE_CLIENT_ID: 'id-only' }),
+    (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message),
+  );
   assert.throws(() => loadConfig({ DASHBOARD_OAUTH_REDIRECT_URIS: 'https://dash.example.com/cb#x' }), ConfigError);
   assert.throws(() => loadConfig({ DASHBOARD_OAUTH_REDIRECT_URIS: 'javascript:alert(1)' }), ConfigError);
   assert.throws(() => loadConfig({ GITHUB_API_URL: 'not a url' }), ConfigError);
 });
 
 test('key management: the local master key file by default; AWS KMS needs a key id and a region', () => {
-  assert.deepEqual(loadConfig({ ONBOARD_DATA_DIR: '/srv/onboard' }).kms, { provider: 'local', masterKeyFile: '/srv/onboard/master-key' });
+  assert.deepEqual(loadConfig({ ONBOARD_DATA_DIR: '/srv/onboard' }).kms, {
+    provider: 'local',
+    masterKeyFile: '/srv/onboard/master-key',
+  });
   assert.deepEqual(loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'alias/onboard', AWS_REGION: 'eu-west-1' }).kms, {
     provider: 'aws',
     keyId: 'alias/onboard',
     region: 'eu-west-1',
   });
   assert.equal(
-    (loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'us-east-1', AWS_KMS_ENDPOINT: 'http://127.0.0.1:4566' }).kms as { endpoint?: string }).endpoint,
+    (
+      loadConfig({
+        KMS_PROVIDER: 'aws',
+        AWS_KMS_KEY_ID: 'k',
+        AWS_REGION: 'us-east-1',
+        AWS_KMS_ENDPOINT: 'http://127.0.0.1:4566',
+      }).kms as { endpoint?: string }
+    ).endpoint,
     'http://127.0.0.1:4566',
   );
   assert.throws(() => loadConfig({ KMS_PROVIDER: 'vault' }), ConfigError);
   assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_REGION: 'eu-west-1' }), /AWS_KMS_KEY_ID/);
   assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k' }), /AWS_REGION/);
-  assert.throws(() => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'r', AWS_KMS_ENDPOINT: 'not a url' }), ConfigError);
+  assert.throws(
+    () => loadConfig({ KMS_PROVIDER: 'aws', AWS_KMS_KEY_ID: 'k', AWS_REGION: 'r', AWS_KMS_ENDPOINT: 'not a url' }),
+    ConfigError,
+  );
 });
 
 test('transactions: a 5 s wait for the ledger, the ledger follower and the balance scan on by default; on/off switches refuse anything else', () => {
@@ -85,12 +110,26 @@ test('transactions: a 5 s wait for the ledger, the ledger follower and the balan
   assert.equal(defaults.transactions.confirmIntervalMs, 1000);
   assert.equal(defaults.transactions.ledgerFollower, true);
   assert.equal(defaults.sponsorBalanceScan, true);
-  const set = loadConfig({ TX_CONFIRM_WAIT_MS: '0', TX_CONFIRM_INTERVAL_MS: '100', LEDGER_FOLLOWER: 'off', SPONSOR_BALANCE_SCAN: 'off' });
+  const set = loadConfig({
+    TX_CONFIRM_WAIT_MS: '0',
+    TX_CONFIRM_INTERVAL_MS: '100',
+    LEDGER_FOLLOWER: 'off',
+    SPONSOR_BALANCE_SCAN: 'off',
+  });
   assert.equal(set.transactions.confirmWaitMs, 0);
   assert.equal(set.transactions.confirmIntervalMs, 100);
   assert.equal(set.transactions.ledgerFollower, false);
-  assert.throws(() => loadConfig({ TX_CONFIRM_INTERVAL_MS: '10' }), (e: unknown) => e instanceof ConfigError);
+  assert.throws(
+    () => loadConfig({ TX_CONFIRM_INTERVAL_MS: '10' }),
+    (e: unknown) => e instanceof ConfigError,
+  );
   assert.equal(set.sponsorBalanceScan, false);
-  assert.throws(() => loadConfig({ LEDGER_FOLLOWER: 'yes' }), (e: unknown) => e instanceof ConfigError && /LEDGER_FOLLOWER must be on or off/.test(e.message));
-  assert.throws(() => loadConfig({ TX_CONFIRM_WAIT_MS: '-1' }), (e: unknown) => e instanceof ConfigError);
+  assert.throws(
+    () => loadConfig({ LEDGER_FOLLOWER: 'yes' }),
+    (e: unknown) => e instanceof ConfigError && /LEDGER_FOLLOWER must be on or off/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ TX_CONFIRM_WAIT_MS: '-1' }),
+    (e: unknown) => e instanceof ConfigError,
+  );
 });

@@ -28,8 +28,7 @@ export interface Sep10Settings {
  * credentials from the AWS SDK's default chain).
  */
 export type KmsSettings =
-  | { provider: 'local'; masterKeyFile: string }
-  | { provider: 'aws'; keyId: string; region: string; endpoint?: string };
+  { provider: 'local'; masterKeyFile: string } | { provider: 'aws'; keyId: string; region: string; endpoint?: string };
 
 /** A client registered at Google or GitHub. */
 export interface OAuthClientCredentials {
@@ -83,7 +82,11 @@ export interface FundingSettings {
   channels: number;
 }
 
-export const DEFAULT_FUNDING_SETTINGS: FundingSettings = { activationTimeoutSeconds: 30, retryIntervalSeconds: 10, channels: 0 };
+export const DEFAULT_FUNDING_SETTINGS: FundingSettings = {
+  activationTimeoutSeconds: 30,
+  retryIntervalSeconds: 10,
+  channels: 0,
+};
 
 /** Sponsored transactions (src/domain/transactions). */
 export interface TransactionSettings {
@@ -101,7 +104,11 @@ export interface TransactionSettings {
   ledgerFollower: boolean;
 }
 
-export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = { confirmWaitMs: 5000, confirmIntervalMs: 1000, ledgerFollower: true };
+export const DEFAULT_TRANSACTION_SETTINGS: TransactionSettings = {
+  confirmWaitMs: 5000,
+  confirmIntervalMs: 1000,
+  ledgerFollower: true,
+};
 
 export interface SessionSettings {
   /** How long a rotated refresh token still yields its successor (concurrent refreshes), in seconds. */
@@ -196,7 +203,8 @@ function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
 
 function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
   const url = urlFrom(env, 'SMTP_URL');
-  if (url && !/^smtps?:$/.test(new URL(url).protocol)) throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL`);
+  if (url && !/^smtps?:$/.test(new URL(url).protocol))
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL`);
   return url;
 }
 
@@ -207,10 +215,13 @@ function sep10From(env: NodeJS.ProcessEnv): Sep10Settings {
   const publicUrl = urlFrom(env, 'PUBLIC_URL');
   const homeDomain = env.SEP10_HOME_DOMAIN || (publicUrl ? new URL(publicUrl).host : 'localhost');
   if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(homeDomain) || homeDomain.length > MAX_HOME_DOMAIN_LENGTH) {
-    throw new ConfigError(`SEP10_HOME_DOMAIN must be a domain name (optionally with :port) of at most ${MAX_HOME_DOMAIN_LENGTH} characters, got "${homeDomain}"`);
+    throw new ConfigError(
+      `SEP10_HOME_DOMAIN must be a domain name (optionally with :port) of at most ${MAX_HOME_DOMAIN_LENGTH} characters, got "${homeDomain}"`,
+    );
   }
   const network = env.SEP10_NETWORK || 'testnet';
-  if (network !== 'testnet' && network !== 'mainnet') throw new ConfigError(`SEP10_NETWORK must be testnet or mainnet, got "${network}"`);
+  if (network !== 'testnet' && network !== 'mainnet')
+    throw new ConfigError(`SEP10_NETWORK must be testnet or mainnet, got "${network}"`);
   return { homeDomain, network };
 }
 
@@ -218,7 +229,8 @@ function kmsFrom(env: NodeJS.ProcessEnv, dataDir: string): KmsSettings {
   const provider = env.KMS_PROVIDER || 'local';
   if (provider === 'local') return { provider, masterKeyFile: join(dataDir, 'master-key') };
   if (provider !== 'aws') throw new ConfigError(`KMS_PROVIDER must be local or aws, got "${provider}"`);
-  if (!env.AWS_KMS_KEY_ID) throw new ConfigError('KMS_PROVIDER=aws needs AWS_KMS_KEY_ID (the key id, ARN or alias of a symmetric KMS key)');
+  if (!env.AWS_KMS_KEY_ID)
+    throw new ConfigError('KMS_PROVIDER=aws needs AWS_KMS_KEY_ID (the key id, ARN or alias of a symmetric KMS key)');
   if (!env.AWS_REGION) throw new ConfigError('KMS_PROVIDER=aws needs AWS_REGION');
   const endpoint = urlFrom(env, 'AWS_KMS_ENDPOINT');
   return { provider, keyId: env.AWS_KMS_KEY_ID, region: env.AWS_REGION, ...(endpoint ? { endpoint } : {}) };
@@ -239,7 +251,9 @@ function oauthFrom(env: NodeJS.ProcessEnv): OAuthSettings {
   const redirectUris = (env.DASHBOARD_OAUTH_REDIRECT_URIS ?? '').split(/[\s,]+/).filter(Boolean);
   for (const uri of redirectUris) {
     if (!URL.canParse(uri) || !/^https?:$/.test(new URL(uri).protocol) || uri.includes('#')) {
-      throw new ConfigError(`DASHBOARD_OAUTH_REDIRECT_URIS must be http(s) URLs without fragment, separated by commas, got "${uri}"`);
+      throw new ConfigError(
+        `DASHBOARD_OAUTH_REDIRECT_URIS must be http(s) URLs without fragment, separated by commas, got "${uri}"`,
+      );
     }
   }
   const google = oauthClientFrom(env, 'GOOGLE');
@@ -261,15 +275,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (testnet) stellarRpcUrls.testnet = testnet;
   if (mainnet) stellarRpcUrls.mainnet = mainnet;
   const localnetEnabled = !testnet && (env.LOCALNET ?? 'on') !== 'off';
-  if (env.LOCALNET && !['on', 'off'].includes(env.LOCALNET)) throw new ConfigError(`LOCALNET must be on or off, got "${env.LOCALNET}"`);
+  if (env.LOCALNET && !['on', 'off'].includes(env.LOCALNET))
+    throw new ConfigError(`LOCALNET must be on or off, got "${env.LOCALNET}"`);
   const ledgerSeconds = env.LOCALNET_LEDGER_SECONDS;
   if (ledgerSeconds && ledgerSeconds !== 'manual' && !(Number(ledgerSeconds) > 0 && Number(ledgerSeconds) <= 60)) {
-    throw new ConfigError(`LOCALNET_LEDGER_SECONDS must be a number of seconds (0-60] or "manual", got "${ledgerSeconds}"`);
+    throw new ConfigError(
+      `LOCALNET_LEDGER_SECONDS must be a number of seconds (0-60] or "manual", got "${ledgerSeconds}"`,
+    );
   }
   const dataDir = resolve(env.ONBOARD_DATA_DIR || '.data');
-  if (env.DEMO_SEED && !['on', 'off'].includes(env.DEMO_SEED)) throw new ConfigError(`DEMO_SEED must be on or off, got "${env.DEMO_SEED}"`);
+  if (env.DEMO_SEED && !['on', 'off'].includes(env.DEMO_SEED))
+    throw new ConfigError(`DEMO_SEED must be on or off, got "${env.DEMO_SEED}"`);
   const store = env.RATE_LIMIT_STORE || 'memory';
-  if (store !== 'memory' && store !== 'postgres') throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
+  if (store !== 'memory' && store !== 'postgres')
+    throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
   return {
     host,
     port,
@@ -305,13 +324,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kms: kmsFrom(env, dataDir),
     testnetFriendbotUrl: urlFrom(env, 'STELLAR_TESTNET_FRIENDBOT_URL'),
     funding: {
-      activationTimeoutSeconds: intFrom(env, 'ACTIVATION_TIMEOUT_SECONDS', DEFAULT_FUNDING_SETTINGS.activationTimeoutSeconds, 15, 600),
-      retryIntervalSeconds: intFrom(env, 'ACTIVATION_RETRY_SECONDS', DEFAULT_FUNDING_SETTINGS.retryIntervalSeconds, 1, 3600),
+      activationTimeoutSeconds: intFrom(
+        env,
+        'ACTIVATION_TIMEOUT_SECONDS',
+        DEFAULT_FUNDING_SETTINGS.activationTimeoutSeconds,
+        15,
+        600,
+      ),
+      retryIntervalSeconds: intFrom(
+        env,
+        'ACTIVATION_RETRY_SECONDS',
+        DEFAULT_FUNDING_SETTINGS.retryIntervalSeconds,
+        1,
+        3600,
+      ),
       channels: intFrom(env, 'ACTIVATION_CHANNELS', DEFAULT_FUNDING_SETTINGS.channels, 0, 20),
     },
     transactions: {
       confirmWaitMs: intFrom(env, 'TX_CONFIRM_WAIT_MS', DEFAULT_TRANSACTION_SETTINGS.confirmWaitMs, 0, 60_000),
-      confirmIntervalMs: intFrom(env, 'TX_CONFIRM_INTERVAL_MS', DEFAULT_TRANSACTION_SETTINGS.confirmIntervalMs, 50, 60_000),
+      confirmIntervalMs: intFrom(
+        env,
+        'TX_CONFIRM_INTERVAL_MS',
+        DEFAULT_TRANSACTION_SETTINGS.confirmIntervalMs,
+        50,
+        60_000,
+      ),
       ledgerFollower: onOff(env, 'LEDGER_FOLLOWER', DEFAULT_TRANSACTION_SETTINGS.ledgerFollower),
     },
     sponsorBalanceScan: onOff(env, 'SPONSOR_BALANCE_SCAN', true),

@@ -30,7 +30,10 @@ async function main(): Promise<void> {
   }
   const describeNetwork = (n: 'testnet' | 'mainnet'): string => {
     if (n === 'testnet' && service.localnet && config.localnet) {
-      const cadence = config.localnet.ledgerCloseMs === 'manual' ? 'closes on demand' : `a ledger every ${config.localnet.ledgerCloseMs / 1000} s`;
+      const cadence =
+        config.localnet.ledgerCloseMs === 'manual'
+          ? 'closes on demand'
+          : `a ledger every ${config.localnet.ledgerCloseMs / 1000} s`;
       return `testnet: localnet (in-process) ${service.localnet.rpcUrl}, friendbot ${service.localnet.friendbotUrl}, ${cadence}, state in ${config.localnet.dataDir}`;
     }
     return `${n}: ${config.stellarRpcUrls[n] ?? `not configured (set STELLAR_${n.toUpperCase()}_RPC_URL)`}`;

@@ -48,17 +48,28 @@ function version(): string {
 }
 
 /** One chain gateway per configured network; localnet plays testnet with testnet's passphrase (also the admin CLI's). */
-export function stellarGateways(rpcUrls: Partial<Record<NetworkName, string>>, config: Config): Partial<Record<NetworkName, StellarGateway>> {
+export function stellarGateways(
+  rpcUrls: Partial<Record<NetworkName, string>>,
+  config: Config,
+): Partial<Record<NetworkName, StellarGateway>> {
   const passphrases: Record<NetworkName, string> = { testnet: Networks.TESTNET, mainnet: Networks.PUBLIC };
   const gateways: Partial<Record<NetworkName, StellarGateway>> = {};
   for (const [network, rpcUrl] of Object.entries(rpcUrls) as [NetworkName, string][]) {
     const friendbotUrl = network === 'testnet' ? config.testnetFriendbotUrl : undefined;
-    gateways[network] = createStellarGateway({ network, rpcUrl, networkPassphrase: passphrases[network], ...(friendbotUrl ? { friendbotUrl } : {}) });
+    gateways[network] = createStellarGateway({
+      network,
+      rpcUrl,
+      networkPassphrase: passphrases[network],
+      ...(friendbotUrl ? { friendbotUrl } : {}),
+    });
   }
   return gateways;
 }
 
-export async function startService(config: Config, log: Logger = pino({ level: config.logLevel })): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  log: Logger = pino({ level: config.logLevel }),
+): Promise<RunningService> {
   // Read before anything starts: a bad secret stops start-up without leaving a database running.
   const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
   const kms = createKeyManagement(config.kms);

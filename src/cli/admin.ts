@@ -20,7 +20,10 @@ import { ADMIN_USAGE, runAdminCommand, UsageError } from './adminCommands';
 const CLI_LEDGER_CLOSE_MS = 1000;
 
 /** The chain for the command, opened on first need; `stop` ends a localnet started for it. */
-function chainOpener(config: Config): { open: (note: (line: string) => void) => Promise<Deps['stellar']>; stop: () => Promise<void> } {
+function chainOpener(config: Config): {
+  open: (note: (line: string) => void) => Promise<Deps['stellar']>;
+  stop: () => Promise<void>;
+} {
   let localnet: Localnet | undefined;
   let opened: Promise<Deps['stellar']> | undefined;
   const open = async (note: (line: string) => void): Promise<Deps['stellar']> => {
@@ -34,11 +37,17 @@ function chainOpener(config: Config): { open: (note: (line: string) => void) => 
         // Nothing healthy answers there. Starting it fails while anything holds the port (the service's localnet
         // would), so a running service's state directory is never opened twice; then the port is used as it is.
         try {
-          localnet = await startLocalnet({ port: config.localnet.port, ledgerCloseMs: CLI_LEDGER_CLOSE_MS, dataDir: config.localnet.dataDir });
+          localnet = await startLocalnet({
+            port: config.localnet.port,
+            ledgerCloseMs: CLI_LEDGER_CLOSE_MS,
+            dataDir: config.localnet.dataDir,
+          });
           rpcUrls.testnet = localnet.rpcUrl;
           note(`localnet is not running: started from ${config.localnet.dataDir} for this command`);
         } catch (err) {
-          note(`localnet could not be started on port ${config.localnet.port}: ${err instanceof Error ? err.message : String(err)}`);
+          note(
+            `localnet could not be started on port ${config.localnet.port}: ${err instanceof Error ? err.message : String(err)}`,
+          );
         }
       }
     }
@@ -66,7 +75,11 @@ async function main(): Promise<number> {
   if (!url) {
     url = embeddedDatabaseUrl(config.embeddedPostgresPort, 'onboard');
     if (!(await isDatabaseReachable(url))) {
-      embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort, database: 'onboard' });
+      embedded = await startEmbeddedPostgres({
+        dataDir: join(config.dataDir, 'postgres'),
+        port: config.embeddedPostgresPort,
+        database: 'onboard',
+      });
       url = embedded.url;
     }
   }
@@ -74,7 +87,10 @@ async function main(): Promise<number> {
   const chain = chainOpener(config);
   try {
     await migrateToLatest(db);
-    await runAdminCommand({ db, kms, clock: systemClock }, argv, (line) => console.log(line), { baseUrl: config.publicUrl, stellar: chain.open });
+    await runAdminCommand({ db, kms, clock: systemClock }, argv, (line) => console.log(line), {
+      baseUrl: config.publicUrl,
+      stellar: chain.open,
+    });
     return 0;
   } finally {
     await chain.stop();
@@ -90,7 +106,11 @@ main().then(
       console.error(`admin: configuration error: ${err.message}`);
       process.exit(2);
     }
-    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       console.error(`admin: ${(err as Error).message}\n\n${ADMIN_USAGE}`);
       process.exit(2);
     }

@@ -39,7 +39,13 @@ export interface AdminOptions {
  * Funds a new testnet app's wallet from friendbot, as the Dashboard's createApp does, saying what happens. Friendbot or
  * the RPC out of reach is reported in one line (FRIENDBOT_NOT_AVAILABLE), never thrown: the app exists either way.
  */
-async function fundNewAppWallet(deps: AdminDeps, app: App, publicKey: string, out: (line: string) => void, opts: AdminOptions): Promise<void> {
+async function fundNewAppWallet(
+  deps: AdminDeps,
+  app: App,
+  publicKey: string,
+  out: (line: string) => void,
+  opts: AdminOptions,
+): Promise<void> {
   if (app.network !== 'testnet') {
     out(`funding:         none on mainnet (no friendbot): send XLM to ${publicKey} before its users are funded`);
     return;
@@ -66,7 +72,8 @@ function required(value: string | undefined, name: string): string {
 }
 
 function origins(values: string[] | undefined): string[] {
-  for (const o of values ?? []) if (!normalizeOrigin(o)) throw new UsageError(`--origin ${o} is not an origin (scheme://host[:port])`);
+  for (const o of values ?? [])
+    if (!normalizeOrigin(o)) throw new UsageError(`--origin ${o} is not an origin (scheme://host[:port])`);
   return values ?? [];
 }
 
@@ -74,7 +81,12 @@ const NETWORKS = ['testnet', 'mainnet'] as const;
 const TYPES = ['secret', 'publishable'] as const;
 
 /** Runs one admin command; writes its output with `out`. Throws UsageError on bad arguments. */
-export async function runAdminCommand(deps: AdminDeps, argv: string[], out: (line: string) => void, opts: AdminOptions = {}): Promise<void> {
+export async function runAdminCommand(
+  deps: AdminDeps,
+  argv: string[],
+  out: (line: string) => void,
+  opts: AdminOptions = {},
+): Promise<void> {
   const { db } = deps;
   const [command, ...rest] = argv;
   const { values } = parseArgs({
@@ -102,20 +114,38 @@ export async function runAdminCommand(deps: AdminDeps, argv: string[], out: (lin
       const allowed = origins(values.origin);
       // The operator first (an operator without apps is what a first sign-in makes too), then the app in one transaction.
       const operator = await findOrCreateOperatorByEmail(db, email);
-      const created = await createAppWithWallet(deps, { name, network, ownerOperatorId: operator.id }, async (trx, app) => {
-        await addAppOrigins(trx, app.id, allowed);
-        const publishable = await createApiKey(trx, { appId: app.id, type: 'publishable', network, label: 'created by admin CLI' });
-        const secret = await createApiKey(trx, { appId: app.id, type: 'secret', network, label: 'created by admin CLI' });
-        return { publishable, secret };
-      });
+      const created = await createAppWithWallet(
+        deps,
+        { name, network, ownerOperatorId: operator.id },
+        async (trx, app) => {
+          await addAppOrigins(trx, app.id, allowed);
+          const publishable = await createApiKey(trx, {
+            appId: app.id,
+            type: 'publishable',
+            network,
+            label: 'created by admin CLI',
+          });
+          const secret = await createApiKey(trx, {
+            appId: app.id,
+            type: 'secret',
+            network,
+            label: 'created by admin CLI',
+          });
+          return { publishable, secret };
+        },
+      );
       out(`operator:        ${operator.id} (${operator.email})`);
       out(`app:             ${created.app.id} "${created.app.name}" (${network})`);
       out(`app wallet:      ${created.wallet.publicKey} (global; its secret is stored only encrypted)`);
-      out(`allowed origins: ${allowed.length ? allowed.map((o) => normalizeOrigin(o)).join(', ') : '(none: browser requests are refused until one is added)'}`);
+      out(
+        `allowed origins: ${allowed.length ? allowed.map((o) => normalizeOrigin(o)).join(', ') : '(none: browser requests are refused until one is added)'}`,
+      );
       out(`publishable key: ${created.also.publishable.key}`);
       out(`secret key:      ${created.also.secret.key}`);
       out('These keys are shown only now; only their hashes are stored. Keep the secret key out of client code.');
-      out(`try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.also.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`);
+      out(
+        `try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.also.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`,
+      );
       // Last: the keys are out whatever the chain does.
       await fundNewAppWallet(deps, created.app, created.wallet.publicKey, out, opts);
       return;
@@ -129,8 +159,15 @@ export async function runAdminCommand(deps: AdminDeps, argv: string[], out: (lin
       const app = await findApp(db, appId);
       if (!app) throw new UsageError(`no app ${appId}`);
       // A key's network is its app's (testnet and mainnet apps are separate apps), as in the Dashboard.
-      if (app.network !== network) throw new UsageError(`${appId} is a ${app.network} app: its keys are ${app.network} keys`);
-      const key = await createApiKey(db, { appId, type, network, ...(values.label ? { label: values.label } : {}), ...(expiresAt ? { expiresAt } : {}) });
+      if (app.network !== network)
+        throw new UsageError(`${appId} is a ${app.network} app: its keys are ${app.network} keys`);
+      const key = await createApiKey(db, {
+        appId,
+        type,
+        network,
+        ...(values.label ? { label: values.label } : {}),
+        ...(expiresAt ? { expiresAt } : {}),
+      });
       out(`key id: ${key.id}`);
       out(`${type} key: ${key.key}`);
       out('This key is shown only now; only its hash is stored.');

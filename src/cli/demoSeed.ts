@@ -39,7 +39,9 @@ export async function seedDemoUsdc(deps: DemoSeedDeps, app: App, out: (line: str
     out(`  demo USDC: ready (${asset})`);
   } catch (err) {
     deps.log.warn({ err, appId: app.id }, 'the demo USDC could not be issued');
-    out(`  demo USDC: not issued (${err instanceof Error ? err.message : String(err)}); it is tried again at the next start`);
+    out(
+      `  demo USDC: not issued (${err instanceof Error ? err.message : String(err)}); it is tried again at the next start`,
+    );
   }
 }
 
@@ -47,7 +49,11 @@ export async function seedDemoUsdc(deps: DemoSeedDeps, app: App, out: (line: str
  * Seeds the demo app when the database has no app yet; returns whether it did. On a database that has apps, only
  * the demo app's demo USDC is checked again (and completed when something is missing).
  */
-export async function seedDemoOnFirstRun(deps: DemoSeedDeps, out: (line: string) => void, baseUrl: string): Promise<boolean> {
+export async function seedDemoOnFirstRun(
+  deps: DemoSeedDeps,
+  out: (line: string) => void,
+  baseUrl: string,
+): Promise<boolean> {
   const { db } = deps;
   const existing = await db('apps').count<{ count: string }[]>({ count: '*' });
   if (Number(existing[0]?.count ?? 0) > 0) {
@@ -64,7 +70,17 @@ export async function seedDemoOnFirstRun(deps: DemoSeedDeps, out: (line: string)
   out('First run: a demo operator, testnet app and keys were created. The keys are shown only now:');
   await runAdminCommand(
     deps,
-    ['create-app', '--name', DEMO_APP_NAME, '--network', 'testnet', '--owner-email', DEMO_OWNER_EMAIL, '--origin', DEMO_ORIGIN],
+    [
+      'create-app',
+      '--name',
+      DEMO_APP_NAME,
+      '--network',
+      'testnet',
+      '--owner-email',
+      DEMO_OWNER_EMAIL,
+      '--origin',
+      DEMO_ORIGIN,
+    ],
     (line) => out(`  ${line}`),
     { baseUrl },
   );
@@ -72,7 +88,11 @@ export async function seedDemoOnFirstRun(deps: DemoSeedDeps, out: (line: string)
   const app = await findDemoApp(db);
   if (app) {
     const funded = await fundAppWalletFromFriendbot(deps, app).catch(() => false);
-    out(funded ? '  app wallet: funded from friendbot' : '  app wallet: not funded (friendbot unavailable); top it up before users sign in');
+    out(
+      funded
+        ? '  app wallet: funded from friendbot'
+        : '  app wallet: not funded (friendbot unavailable); top it up before users sign in',
+    );
     await seedDemoUsdc(deps, app, out);
   }
   return true;

@@ -3,7 +3,15 @@
 // (the funding module's activation queue) it declares itself, and the composition root supplies it.
 import type { Logger } from 'pino';
 import type { Db } from '../infra/db/database';
-import type { LimitSettings, NetworkName, OAuthSettings, Sep10Settings, FundingSettings, SessionSettings, TransactionSettings } from '../config';
+import type {
+  LimitSettings,
+  NetworkName,
+  OAuthSettings,
+  Sep10Settings,
+  FundingSettings,
+  SessionSettings,
+  TransactionSettings,
+} from '../config';
 import type { RpcHealth } from '../infra/stellar/rpcHealth';
 import type { StellarGateway } from '../infra/stellar/gateway';
 import type { Mailer } from '../infra/mail/mailer';

@@ -28,7 +28,12 @@ describe('appErrorOf: the one place infra failures become the contract', () => {
     const own = new AppError('WALLET_NOT_FOUND');
     assert.equal(appErrorOf(own), own);
     assert.equal(appErrorOf(new Error('boom')), undefined);
-    assert.equal(appErrorOf(new TransactionRejectedError('ab'.repeat(32), 'submission', { transaction: 'tx_bad_seq', operations: [] })), undefined);
+    assert.equal(
+      appErrorOf(
+        new TransactionRejectedError('ab'.repeat(32), 'submission', { transaction: 'tx_bad_seq', operations: [] }),
+      ),
+      undefined,
+    );
     assert.equal(appErrorOf('a string'), undefined);
   });
 });

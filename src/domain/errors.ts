@@ -47,7 +47,11 @@ export function appErrorOf(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
   if (err instanceof DependencyUnavailableError) {
     const { code, message } = UNAVAILABLE[err.dependency];
-    return new AppError(code, { message, headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause: err });
+    return new AppError(code, {
+      message,
+      headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      cause: err,
+    });
   }
   return undefined;
 }

@@ -62,7 +62,9 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
     const last = lastTouched.get(keyId);
     if (last !== undefined && now.getTime() - last < TOUCH_INTERVAL_MS) return;
     lastTouched.set(keyId, now.getTime());
-    touchApiKey(deps.db, keyId, now).catch((err: unknown) => deps.log.warn({ err, keyId }, 'could not record API key use'));
+    touchApiKey(deps.db, keyId, now).catch((err: unknown) =>
+      deps.log.warn({ err, keyId }, 'could not record API key use'),
+    );
   }
 
   function requireKeyOfType(type: ApiKeyType): SchemeCheck {
@@ -74,17 +76,22 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
       if (!presented) throw new AppError('INVALID_CREDENTIALS', { message: 'Malformed API key' });
       // 2. lookup by hash: unknown or revoked, then expired
       const found = await findKeyForGate(deps.db, presented.raw);
-      if (!found || found.key.revokedAt) throw new AppError('API_KEY_NOT_FOUND', { message: 'The API key does not exist or was revoked' });
+      if (!found || found.key.revokedAt)
+        throw new AppError('API_KEY_NOT_FOUND', { message: 'The API key does not exist or was revoked' });
       const now = deps.clock.now();
       if (found.key.expiresAt && found.key.expiresAt.getTime() <= now.getTime()) {
         throw new AppError('API_KEY_EXPIRED', { message: 'The API key expired' });
       }
       // 3. the app behind the key
-      if (!found.app || found.app.status !== 'active') throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+      if (!found.app || found.app.status !== 'active')
+        throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
       // 4. the key's type against the route's
       if (found.key.type !== type) {
         throw new AppError('API_KEY_TYPE_NOT_ALLOWED', {
-          message: type === 'secret' ? 'This route needs a secret key (Server API)' : 'This route needs a publishable key (SDK API)',
+          message:
+            type === 'secret'
+              ? 'This route needs a secret key (Server API)'
+              : 'This route needs a publishable key (SDK API)',
         });
       }
       // 5. browser requests: the Origin must be one of the app's
@@ -92,7 +99,9 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
       if (origin !== undefined) {
         const normalized = normalizeOrigin(origin);
         if (!normalized || !found.origins.includes(normalized)) {
-          throw new AppError('ORIGIN_NOT_ALLOWED', { message: 'This origin is not allowed for the app (add it under Build, Domains)' });
+          throw new AppError('ORIGIN_NOT_ALLOWED', {
+            message: 'This origin is not allowed for the app (add it under Build, Domains)',
+          });
         }
         auth.allowedOrigin = origin;
       }
@@ -109,7 +118,9 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
       const match = value?.match(/^DPoP ([A-Za-z0-9\-._~+/]+=*)$/);
       if (!match) {
         throw new AppError(audience === 'operator' && !value ? 'INVALID_CREDENTIALS' : 'SDK_AUTH_INVALID_TOKEN', {
-          message: value ? 'Authorization must use the DPoP scheme: "DPoP <access token>"' : 'Missing Authorization header',
+          message: value
+            ? 'Authorization must use the DPoP scheme: "DPoP <access token>"'
+            : 'Missing Authorization header',
           headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` },
         });
       }
@@ -131,8 +142,18 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
 
   const dpopProof: SchemeCheck = async ({ method, url, headers }, auth) => {
     const proof = header(headers, 'dpop');
-    if (!proof) throw new AppError('SDK_AUTH_DPOP_REQUIRED', { message: 'Missing DPoP proof header', headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` } });
-    const { jkt } = await dpop.verify({ proof, method, url, now: deps.clock.now(), ...(auth.accessToken ? { accessToken: auth.accessToken } : {}) });
+    if (!proof)
+      throw new AppError('SDK_AUTH_DPOP_REQUIRED', {
+        message: 'Missing DPoP proof header',
+        headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` },
+      });
+    const { jkt } = await dpop.verify({
+      proof,
+      method,
+      url,
+      now: deps.clock.now(),
+      ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
+    });
     if (auth.tokenJkt && auth.tokenJkt !== jkt) {
       throw new AppError('SDK_AUTH_DPOP_INVALID', {
         message: 'The DPoP proof is signed by another key than the access token is bound to',
@@ -154,13 +175,18 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
    * Returns the auth context of the first satisfied requirement, or throws the first requirement's error.
    * `requirements` is the operation's list of alternatives, each a list of scheme names that must all pass.
    */
-  async function authenticate(requirements: readonly (readonly string[])[], request: GateRequest): Promise<AuthContext> {
+  async function authenticate(
+    requirements: readonly (readonly string[])[],
+    request: GateRequest,
+  ): Promise<AuthContext> {
     if (requirements.length === 0) return {};
     let firstError: unknown;
     for (const requirement of requirements) {
       const auth: AuthContext = {};
       try {
-        const schemes = [...requirement].sort((a, b) => ORDER.indexOf(a as SecuritySchemeName) - ORDER.indexOf(b as SecuritySchemeName));
+        const schemes = [...requirement].sort(
+          (a, b) => ORDER.indexOf(a as SecuritySchemeName) - ORDER.indexOf(b as SecuritySchemeName),
+        );
         for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth);
         // Last, the session must be live (sign-out ends its tokens at once). After the proof, so that a replayed proof
         // is refused as such even when its first use ended the session.

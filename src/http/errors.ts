@@ -22,7 +22,8 @@ export function sendError(res: Response, err: unknown, log: Logger, requestId: s
     log.error({ err }, 'unhandled error');
     return sendError(res, new AppError('INTERNAL_SERVER_ERROR', { message: 'Internal server error' }), log, requestId);
   }
-  if (appError.status >= 500 && appError.code !== 'NOT_IMPLEMENTED') log.error({ err: appError, cause: appError.cause }, appError.code);
+  if (appError.status >= 500 && appError.code !== 'NOT_IMPLEMENTED')
+    log.error({ err: appError, cause: appError.cause }, appError.code);
   else log.info({ code: appError.code, status: appError.status }, 'request refused');
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);

@@ -3,12 +3,22 @@
 // other request parts are prefixed (`query.limit`, `path.appId`, `header.idempotency-key`).
 import type { ErrorObject } from 'ajv';
 
-const PART_PREFIX: Record<string, string> = { requestBody: '', query: 'query.', path: 'path.', header: 'header.', cookie: 'cookie.' };
+const PART_PREFIX: Record<string, string> = {
+  requestBody: '',
+  query: 'query.',
+  path: 'path.',
+  header: 'header.',
+  cookie: 'cookie.',
+};
 
 function fieldName(err: ErrorObject): string {
-  const segments = err.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (err.keyword === 'required') segments.push(String((err.params as { missingProperty: string }).missingProperty));
-  if (err.keyword === 'additionalProperties') segments.push(String((err.params as { additionalProperty: string }).additionalProperty));
+  if (err.keyword === 'additionalProperties')
+    segments.push(String((err.params as { additionalProperty: string }).additionalProperty));
   const [part, ...rest] = segments;
   if (part === undefined) return 'body';
   const prefix = PART_PREFIX[part];

@@ -34,7 +34,14 @@ export type Idempotency = (req: AnyRequest, execute: () => Promise<AnyResult>) =
 /** What is kept of an answer: enough to render it again through the router (success) or the error mapper. */
 type StoredAnswer =
   | { kind: 'success'; content: unknown; headers: Record<string, string> }
-  | { kind: 'error'; code: string; message: string; details?: Record<string, unknown>; fields: Record<string, unknown>; headers: Record<string, string> };
+  | {
+      kind: 'error';
+      code: string;
+      message: string;
+      details?: Record<string, unknown>;
+      fields: Record<string, unknown>;
+      headers: Record<string, string>;
+    };
 
 /**
  * Statuses whose answer depends on state that may change: 401/403 (credentials, roles), 404 (the resource may appear),
@@ -79,23 +86,38 @@ function createSealer(secrets: Deps['secrets']) {
     open(scope: string, idemKey: string, blob: Buffer): StoredAnswer {
       const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12)).setAAD(aad(scope, idemKey));
       decipher.setAuthTag(blob.subarray(12, 28));
-      return JSON.parse(Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8')) as StoredAnswer;
+      return JSON.parse(
+        Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8'),
+      ) as StoredAnswer;
     },
   };
 }
 
 /** The answer to keep for an outcome, or undefined when it is not final (see NOT_FINAL). */
 function finalAnswer(outcome: { result: AnyResult } | { error: unknown }): StoredAnswer | undefined {
-  if ('result' in outcome) return { kind: 'success', content: outcome.result.content, headers: outcome.result.headers ?? {} };
+  if ('result' in outcome)
+    return { kind: 'success', content: outcome.result.content, headers: outcome.result.headers ?? {} };
   const err = outcome.error;
   if (!(err instanceof AppError) || !isFinal(err.status)) return undefined;
-  return { kind: 'error', code: err.code, message: err.message, details: err.details, fields: err.fields, headers: err.headers };
+  return {
+    kind: 'error',
+    code: err.code,
+    message: err.message,
+    details: err.details,
+    fields: err.fields,
+    headers: err.headers,
+  };
 }
 
 function replay(answer: StoredAnswer): AnyResult {
   const headers = { ...answer.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' };
   if (answer.kind === 'success') return { content: answer.content as AnyResult['content'], headers };
-  throw new AppError(answer.code as ErrorCode, { message: answer.message, details: answer.details, fields: answer.fields, headers });
+  throw new AppError(answer.code as ErrorCode, {
+    message: answer.message,
+    details: answer.details,
+    fields: answer.fields,
+    headers,
+  });
 }
 
 export function createIdempotency(deps: Pick<Deps, 'db' | 'clock' | 'secrets'>): Idempotency {
@@ -107,13 +129,28 @@ export function createIdempotency(deps: Pick<Deps, 'db' | 'clock' | 'secrets'>):
     if (key === undefined || scope === undefined) return execute();
 
     // 1. claim the key, or answer from what it is bound to
-    const requestHash = requestFingerprint({ operationId: req.operationId, path: req.path, query: req.query, body: req.body });
-    const claim = await claimIdempotencyKey(deps.db, { scope, key, operationId: req.operationId, requestHash, now: deps.clock.now() });
+    const requestHash = requestFingerprint({
+      operationId: req.operationId,
+      path: req.path,
+      query: req.query,
+      body: req.body,
+    });
+    const claim = await claimIdempotencyKey(deps.db, {
+      scope,
+      key,
+      operationId: req.operationId,
+      requestHash,
+      now: deps.clock.now(),
+    });
     if (claim.kind === 'mismatch') {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', { message: 'This Idempotency-Key was already used with a different request' });
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', {
+        message: 'This Idempotency-Key was already used with a different request',
+      });
     }
     if (claim.kind === 'inFlight') {
-      throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'A request with this Idempotency-Key is still in progress; retry shortly' });
+      throw new AppError('TX_IDEMPOTENCY_CONFLICT', {
+        message: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      });
     }
     if (claim.kind === 'completed') {
       req.log.info({ operationId: req.operationId }, 'idempotent replay');
@@ -133,8 +170,17 @@ export function createIdempotency(deps: Pick<Deps, 'db' | 'clock' | 'secrets'>):
     const answer = finalAnswer(outcome);
     try {
       if (!answer) await releaseIdempotencyKey(deps.db, held);
-      else if (!(await completeIdempotencyKey(deps.db, { ...held, answer: sealer.seal(scope, key, answer), now: deps.clock.now() }))) {
-        req.log.warn({ operationId: req.operationId }, 'idempotency key was taken over while its request ran; its answer is not kept');
+      else if (
+        !(await completeIdempotencyKey(deps.db, {
+          ...held,
+          answer: sealer.seal(scope, key, answer),
+          now: deps.clock.now(),
+        }))
+      ) {
+        req.log.warn(
+          { operationId: req.operationId },
+          'idempotency key was taken over while its request ran; its answer is not kept',
+        );
       }
     } catch (err) {
       // The operation's outcome stands and is answered: failing it now would invite a retry of work already done.

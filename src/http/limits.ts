@@ -52,7 +52,11 @@ export interface Window {
 /** RateLimit-* headers of the window closest to exhaustion. */
 export function headersOf(...windows: (Window | undefined)[]): Record<string, string> {
   const w = windows.filter((x): x is Window => x !== undefined).reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  return { 'RateLimit-Limit': String(w.limit), 'RateLimit-Remaining': String(w.remaining), 'RateLimit-Reset': String(w.resetSeconds) };
+  return {
+    'RateLimit-Limit': String(w.limit),
+    'RateLimit-Remaining': String(w.remaining),
+    'RateLimit-Reset': String(w.resetSeconds),
+  };
 }
 
 function rateLimited(w: Window, message: string): AppError {
@@ -60,16 +64,33 @@ function rateLimited(w: Window, message: string): AppError {
 }
 
 export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): Limits {
-  const limiter = createFixedWindowLimiter(deps.db, settings.store, { points: settings.perKeyPerMinute, durationSeconds: 60, keyPrefix: 'key_minute' });
+  const limiter = createFixedWindowLimiter(deps.db, settings.store, {
+    points: settings.perKeyPerMinute,
+    durationSeconds: 60,
+    keyPrefix: 'key_minute',
+  });
   return {
     async rate(caller) {
       try {
         const res = await limiter.consume(rateBucketOf(caller));
-        return { limit: settings.perKeyPerMinute, remaining: res.remainingPoints, resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)) };
+        return {
+          limit: settings.perKeyPerMinute,
+          remaining: res.remainingPoints,
+          resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
+        };
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        const w = { limit: settings.perKeyPerMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
-        const whose = caller.key.type === 'secret' ? 'API key' : caller.userId !== undefined ? 'user' : 'API key and client address';
+        const w = {
+          limit: settings.perKeyPerMinute,
+          remaining: 0,
+          resetSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)),
+        };
+        const whose =
+          caller.key.type === 'secret'
+            ? 'API key'
+            : caller.userId !== undefined
+              ? 'user'
+              : 'API key and client address';
         throw rateLimited(w, `Too many requests: ${settings.perKeyPerMinute} per minute per ${whose}`);
       }
     },
@@ -77,8 +98,16 @@ export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSe
       if (key.network !== 'testnet') return undefined;
       const now = deps.clock.now();
       const count = await consumeDailyQuota(deps.db, key.keyId, utcDay(now), settings.testnetDailyQuota);
-      const day: Window = { limit: settings.testnetDailyQuota, remaining: count === undefined ? 0 : settings.testnetDailyQuota - count, resetSeconds: secondsUntilNextUtcMidnight(now) };
-      if (count === undefined) throw rateLimited(day, `The testnet key used its ${settings.testnetDailyQuota} requests of the UTC day; retry after midnight UTC`);
+      const day: Window = {
+        limit: settings.testnetDailyQuota,
+        remaining: count === undefined ? 0 : settings.testnetDailyQuota - count,
+        resetSeconds: secondsUntilNextUtcMidnight(now),
+      };
+      if (count === undefined)
+        throw rateLimited(
+          day,
+          `The testnet key used its ${settings.testnetDailyQuota} requests of the UTC day; retry after midnight UTC`,
+        );
       return day;
     },
   };

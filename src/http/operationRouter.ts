@@ -42,14 +42,17 @@ function withoutExamples<T>(node: T): T {
   if (Array.isArray(node)) return node.map(withoutExamples) as T;
   if (node === null || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).filter(([key]) => key !== 'example' && key !== 'examples').map(([key, value]) => [key, withoutExamples(value)]),
+    Object.entries(node)
+      .filter(([key]) => key !== 'example' && key !== 'examples')
+      .map(([key, value]) => [key, withoutExamples(value)]),
   ) as T;
 }
 
 /** Request headers a browser may send cross-origin (the preflight's Access-Control-Allow-Headers). */
 const CORS_ALLOWED_HEADERS = 'x-service-api-key, authorization, dpop, content-type, idempotency-key, x-request-id';
 /** Response headers a browser script may read. */
-const CORS_EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location, Idempotent-Replayed';
+const CORS_EXPOSED_HEADERS =
+  'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location, Idempotent-Replayed';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /** The URL the client addressed: PUBLIC_URL + path when configured, else scheme and Host of the request + path. */
@@ -103,7 +106,10 @@ export async function createOperationRouter(
       }
       if (match.kind === 'notFound') throw new AppError('NOT_FOUND', { message: 'No such path' });
       if (match.kind === 'methodNotAllowed') {
-        throw new AppError('METHOD_NOT_ALLOWED', { message: `${req.method} is not allowed here`, headers: { Allow: match.allow.join(', ') } });
+        throw new AppError('METHOD_NOT_ALLOWED', {
+          message: `${req.method} is not allowed here`,
+          headers: { Allow: match.allow.join(', ') },
+        });
       }
       const { operationId } = match;
       const op = operations[operationId];
@@ -111,7 +117,11 @@ export async function createOperationRouter(
       const usesDpop = (op.security as readonly (readonly string[])[]).some((r) => r.includes('dpopProof'));
       // Every answer of a DPoP operation, errors included, carries the nonce the next proof should use.
       if (usesDpop) res.setHeader('DPoP-Nonce', gate.dpopNonce());
-      const auth = await gate.authenticate(op.security, { method: req.method, url: requestUrl(req, publicUrl), headers: req.headers });
+      const auth = await gate.authenticate(op.security, {
+        method: req.method,
+        url: requestUrl(req, publicUrl),
+        headers: req.headers,
+      });
       if (auth.allowedOrigin) {
         res.setHeader('Vary', 'Origin');
         res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
@@ -120,24 +130,45 @@ export async function createOperationRouter(
       // 2b. the rate limit, only for an authenticated key, in the sender's own bucket (limits.ts: per secret key, per
       // signed-in user, or per publishable key and client address), before validation so garbage is limited too
       const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const rate = auth.apiKey && limits ? await limits.rate({ key: auth.apiKey, userId: auth.user?.userId, ip }) : undefined;
+      const rate =
+        auth.apiKey && limits ? await limits.rate({ key: auth.apiKey, userId: auth.user?.userId, ip }) : undefined;
       if (rate) for (const [name, value] of Object.entries(headersOf(rate))) res.setHeader(name, value);
       // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
       // path parameters coerced to their schema types
-      const unsafe = unsafeTextErrors({ body: req.body, query: req.query, params: match.params, idempotencyKey: req.get('idempotency-key') });
-      if (unsafe) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: unsafe } });
+      const unsafe = unsafeTextErrors({
+        body: req.body,
+        query: req.query,
+        params: match.params,
+        idempotencyKey: req.get('idempotency-key'),
+      });
+      if (unsafe)
+        throw new AppError('VALIDATION_ERROR', {
+          message: 'Request validation failed',
+          details: { fieldErrors: unsafe },
+        });
       const operation = operationObjects.get(operationId)!;
-      const raw = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body as unknown };
+      const raw = {
+        method: req.method,
+        path: req.path,
+        query: req.query as Record<string, string>,
+        headers: req.headers as Record<string, string>,
+        body: req.body as unknown,
+      };
       const validation = api.validateRequest(raw, operation);
       if (!validation.valid) {
-        throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: toFieldErrors(validation.errors as never) } });
+        throw new AppError('VALIDATION_ERROR', {
+          message: 'Request validation failed',
+          details: { fieldErrors: toFieldErrors(validation.errors as never) },
+        });
       }
       // 3b. the testnet key's quota of the day, counted only for requests that passed validation
       const quota = auth.apiKey && limits ? await limits.quota(auth.apiKey) : undefined;
       if (quota) for (const [name, value] of Object.entries(headersOf(rate, quota))) res.setHeader(name, value);
       const parsed = api.router.parseRequest(validation.coerced as OpenApiRequest, operation);
       // 4. the handler
-      const handler = handlers[operationId] as (r: OperationRequest<OperationId>) => ReturnType<HandlerRegistry[OperationId]>;
+      const handler = handlers[operationId] as (
+        r: OperationRequest<OperationId>,
+      ) => ReturnType<HandlerRegistry[OperationId]>;
       const locals = res.locals as RequestLocals;
       const request = {
         operationId,
@@ -152,7 +183,10 @@ export async function createOperationRouter(
       } as OperationRequest<OperationId>;
       // Operations declaring Idempotency-Key run once per caller and key; a repeat gets the stored answer.
       // (No operation that may answer a raw body takes Idempotency-Key: see RawAnswerOperation.)
-      const result = op.idempotent && idempotency ? await idempotency(request, () => handler(request) as Promise<OperationResult<OperationId>>) : await handler(request);
+      const result =
+        op.idempotent && idempotency
+          ? await idempotency(request, () => handler(request) as Promise<OperationResult<OperationId>>)
+          : await handler(request);
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       // 5a. a success the contract documents in another media type (a CSV export): sent as is, without the envelope
       if ('raw' in result) {

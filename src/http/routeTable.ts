@@ -37,7 +37,12 @@ export function createRouteTable(): (method: string, path: string) => RouteMatch
   const routes: Route[] = (Object.keys(operations) as OperationId[])
     .map((operationId) => {
       const { method, path } = operations[operationId];
-      return { operationId, method: method.toUpperCase(), ...compile(path), specificity: path.replace(/\{[^}]+\}/g, '').length };
+      return {
+        operationId,
+        method: method.toUpperCase(),
+        ...compile(path),
+        specificity: path.replace(/\{[^}]+\}/g, '').length,
+      };
     })
     .sort((a, b) => b.specificity - a.specificity);
 

@@ -14,7 +14,10 @@ const NONE = ["'none'"];
 export function securityHeaders(opts: { https: boolean }): RequestHandler[] {
   return [
     helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: NONE, frameAncestors: NONE, baseUri: NONE, formAction: NONE } },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: NONE, frameAncestors: NONE, baseUri: NONE, formAction: NONE },
+      },
       frameguard: { action: 'deny' },
       referrerPolicy: { policy: 'no-referrer' },
       strictTransportSecurity: opts.https ? { maxAge: 31_536_000, includeSubDomains: true } : false,

@@ -5,7 +5,16 @@ import { unsafeTextErrors } from './textSafety';
 const clean = { body: undefined, query: {}, params: {} };
 
 test('a request without U+0000 or unpaired surrogates has no errors (a surrogate pair is fine)', () => {
-  assert.equal(unsafeTextErrors({ ...clean, body: { name: 'Emoji 🚀', tags: ['a', 'b'], nested: { n: 1, ok: true, nil: null } }, query: { search: 'x' }, params: { appId: 'app_1' }, idempotencyKey: 'k-1' }), undefined);
+  assert.equal(
+    unsafeTextErrors({
+      ...clean,
+      body: { name: 'Emoji 🚀', tags: ['a', 'b'], nested: { n: 1, ok: true, nil: null } },
+      query: { search: 'x' },
+      params: { appId: 'app_1' },
+      idempotencyKey: 'k-1',
+    }),
+    undefined,
+  );
   assert.equal(unsafeTextErrors(clean), undefined);
 });
 
@@ -16,7 +25,14 @@ test('U+0000 is named wherever it is: body value, nested, array item, query, pat
     params: { appId: '\u0000' },
     idempotencyKey: 'k\u0000',
   });
-  assert.deepEqual(Object.keys(errors ?? {}).sort(), ['header.idempotency-key', 'list.1', 'name', 'operation.memo', 'path.appId', 'query.search']);
+  assert.deepEqual(Object.keys(errors ?? {}).sort(), [
+    'header.idempotency-key',
+    'list.1',
+    'name',
+    'operation.memo',
+    'path.appId',
+    'query.search',
+  ]);
   assert.match(errors!.name![0]!, /U\+0000/);
 });
 
@@ -40,7 +56,9 @@ test('a property or parameter name holding U+0000 is named by its parent', () =>
 });
 
 test('Object.prototype names as fields are plain keys of a null-prototype map', () => {
-  const body = JSON.parse('{"__proto__":"\\u0000","toString":"\\u0000","constructor":{"prototype":"\\u0000"},"hasOwnProperty":"\\ud800"}');
+  const body = JSON.parse(
+    '{"__proto__":"\\u0000","toString":"\\u0000","constructor":{"prototype":"\\u0000"},"hasOwnProperty":"\\ud800"}',
+  );
   const errors = unsafeTextErrors({ ...clean, body });
   assert.ok(errors);
   assert.equal(Object.getPrototypeOf(errors), null);

@@ -33,7 +33,12 @@ function walk(value: unknown, path: string, errors: FieldErrors, depth: number):
 }
 
 /** The field errors of the request's unsafe strings (a null-prototype map: names come from the request), if any. */
-export function unsafeTextErrors(request: { body: unknown; query: Record<string, unknown>; params: Record<string, unknown>; idempotencyKey?: string | undefined }): FieldErrors | undefined {
+export function unsafeTextErrors(request: {
+  body: unknown;
+  query: Record<string, unknown>;
+  params: Record<string, unknown>;
+  idempotencyKey?: string | undefined;
+}): FieldErrors | undefined {
   const errors: FieldErrors = Object.create(null) as FieldErrors;
   walk(request.body, '', errors, 0);
   for (const [name, value] of Object.entries(request.query)) {

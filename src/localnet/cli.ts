@@ -42,9 +42,11 @@ const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be 0..65535, got ${values.port}`);
 const seconds = values['ledger-seconds'];
 const ledgerCloseMs = seconds === 'manual' ? 'manual' : Number(seconds) * 1000;
-if (ledgerCloseMs !== 'manual' && !(ledgerCloseMs > 0)) fail(`--ledger-seconds must be a positive number or "manual", got ${seconds}`);
+if (ledgerCloseMs !== 'manual' && !(ledgerCloseMs > 0))
+  fail(`--ledger-seconds must be a positive number or "manual", got ${seconds}`);
 const retention = values['retention-ledgers'] === undefined ? undefined : Number(values['retention-ledgers']);
-if (retention !== undefined && !(Number.isInteger(retention) && retention > 0)) fail(`--retention-ledgers must be a positive integer`);
+if (retention !== undefined && !(Number.isInteger(retention) && retention > 0))
+  fail(`--retention-ledgers must be a positive integer`);
 
 const localnet = await startLocalnet({
   port,

@@ -54,7 +54,11 @@ const MAX_HEALTHY_LEDGER_LATENCY_MS = 30_000;
 
 function localnetVersion(): string {
   try {
-    return (JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return '0.0.0';
   }
@@ -70,11 +74,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const log = options.log ?? (() => {});
   const networkPassphrase = options.networkPassphrase ?? Networks.TESTNET;
   const retentionLedgers = options.retentionLedgers ?? DEFAULT_RETENTION_LEDGERS;
-  const cadence: CloseCadence = options.ledgerCloseMs === 'manual' ? 'manual' : { intervalMs: options.ledgerCloseMs ?? 5000 };
-  if (cadence !== 'manual' && !(cadence.intervalMs > 0)) throw new Error(`ledgerCloseMs must be a positive number or 'manual', got ${options.ledgerCloseMs}`);
+  const cadence: CloseCadence =
+    options.ledgerCloseMs === 'manual' ? 'manual' : { intervalMs: options.ledgerCloseMs ?? 5000 };
+  if (cadence !== 'manual' && !(cadence.intervalMs > 0))
+    throw new Error(`ledgerCloseMs must be a positive number or 'manual', got ${options.ledgerCloseMs}`);
 
   // 1. state: a previous run's (dataDir) or a fresh genesis with the root account
-  const stateDir = options.dataDir ? new StateDir(options.dataDir, { networkPassphrase, retentionLedgers, log }) : undefined;
+  const stateDir = options.dataDir
+    ? new StateDir(options.dataDir, { networkPassphrase, retentionLedgers, log })
+    : undefined;
   const loaded = stateDir?.load() ?? { ledgers: [] };
   const engine = new LedgerEngine(
     {
@@ -118,7 +126,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const host = options.host ?? '127.0.0.1';
   const settings = {
     retentionLedgers,
-    maxHealthyLedgerLatencyMs: cadence === 'manual' ? undefined : Math.max(MAX_HEALTHY_LEDGER_LATENCY_MS, 3 * cadence.intervalMs),
+    maxHealthyLedgerLatencyMs:
+      cadence === 'manual' ? undefined : Math.max(MAX_HEALTHY_LEDGER_LATENCY_MS, 3 * cadence.intervalMs),
     friendbotPath: options.friendbot === false ? undefined : '/friendbot',
     defaultHost: '', // set once the port is known
     version: localnetVersion(),
@@ -127,9 +136,16 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const friendbot =
     options.friendbot === false
       ? undefined
-      : new Friendbot({ engine, log, waitForTransaction: (h) => closer.waitForTransaction(h), nextClose: () => closer.nextClose() });
+      : new Friendbot({
+          engine,
+          log,
+          waitForTransaction: (h) => closer.waitForTransaction(h),
+          nextClose: () => closer.nextClose(),
+        });
   const server = createLocalnetServer({
-    rpc: createDispatcher(methods, (method, err) => log(`localnet ${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)),
+    rpc: createDispatcher(methods, (method, err) =>
+      log(`localnet ${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    ),
     friendbot: friendbot && ((addr) => friendbot.fund(addr)),
     closeLedger: () => {
       const l = closer.close();
@@ -167,7 +183,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     if (Date.now() / 1000 - history.latest().closeTime > cadence.intervalMs / 1000) closer.close();
     closer.start();
   }
-  log(`localnet: RPC ${base}/rpc, ${networkPassphrase}, ledger ${history.latest().sequence}, closes ${cadence === 'manual' ? 'on demand' : `every ${cadence.intervalMs} ms`}`);
+  log(
+    `localnet: RPC ${base}/rpc, ${networkPassphrase}, ledger ${history.latest().sequence}, closes ${cadence === 'manual' ? 'on demand' : `every ${cadence.intervalMs} ms`}`,
+  );
 
   let stopped = false;
   return {

@@ -16,7 +16,14 @@ function fakeEngine(): { engine: LedgerEngine; queue: AppliedTransaction[]; clos
       seq++;
       closeTimes.push(closeTime);
       const transactions = queue.splice(0).map((t, i) => ({ ...t, ledger: seq, applicationOrder: i + 1 }));
-      return { sequence: seq, closeTime, hash: String(seq).padStart(64, '0'), headerXdr: '', metadataXdr: '', transactions };
+      return {
+        sequence: seq,
+        closeTime,
+        hash: String(seq).padStart(64, '0'),
+        headerXdr: '',
+        metadataXdr: '',
+        transactions,
+      };
     },
   } as unknown as LedgerEngine;
   return { engine, queue, closeTimes };
@@ -27,7 +34,10 @@ function setup(nowMs: () => number) {
   const history = new HistoryStore(100);
   history.record(fakeLedger(1));
   const closed: number[] = [];
-  const closer = new LedgerCloser({ engine, history, nowMs, log: () => {}, onClosed: (l) => closed.push(l.sequence) }, 'manual');
+  const closer = new LedgerCloser(
+    { engine, history, nowMs, log: () => {}, onClosed: (l) => closed.push(l.sequence) },
+    'manual',
+  );
   return { queue, closeTimes, history, closer, closed };
 }
 

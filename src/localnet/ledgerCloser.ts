@@ -53,7 +53,8 @@ export class LedgerCloser {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    for (const [hash, list] of this.waiters) for (const w of list) this.settle(hash, w, undefined, new Error('localnet stopped'));
+    for (const [hash, list] of this.waiters)
+      for (const w of list) this.settle(hash, w, undefined, new Error('localnet stopped'));
     this.waiters.clear();
   }
 
@@ -66,7 +67,12 @@ export class LedgerCloser {
     const previous = this.deps.history.latest();
     const closeTime = Math.max(Math.floor(this.deps.nowMs() / 1000), previous.closeTime);
     const ledger = this.deps.engine.closeLedger(closeTime);
-    const record: LedgerRecord = { sequence: ledger.sequence, closeTime: ledger.closeTime, hash: ledger.hash, transactions: ledger.transactions };
+    const record: LedgerRecord = {
+      sequence: ledger.sequence,
+      closeTime: ledger.closeTime,
+      hash: ledger.hash,
+      transactions: ledger.transactions,
+    };
     this.deps.history.record(record);
     this.deps.onClosed?.(ledger, record);
     for (const tx of ledger.transactions) {
@@ -132,7 +138,8 @@ export class LedgerCloser {
       if (!closeWanted && this.waiters.size === 0) return;
       if (!closeWanted && this.deps.engine.pendingCount() === 0) {
         // Nothing queued can ever satisfy these waits (the transaction was dropped): fail them now.
-        for (const [hash, list] of this.waiters) for (const w of list) this.settle(hash, w, undefined, new Error(`transaction ${hash} is not queued`));
+        for (const [hash, list] of this.waiters)
+          for (const w of list) this.settle(hash, w, undefined, new Error(`transaction ${hash} is not queued`));
         this.waiters.clear();
         return;
       }

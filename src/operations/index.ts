@@ -164,6 +164,8 @@ export function assertRegistryComplete(handlers: Record<string, unknown>): void 
   const missing = expected.filter((id) => typeof handlers[id] !== 'function');
   const extra = Object.keys(handlers).filter((id) => !(id in operations));
   if (missing.length || extra.length) {
-    throw new Error(`handler registry out of step with the contract: missing [${missing.join(', ')}], extra [${extra.join(', ')}]`);
+    throw new Error(
+      `handler registry out of step with the contract: missing [${missing.join(', ')}], extra [${extra.join(', ')}]`,
+    );
   }
 }

@@ -5,6 +5,7 @@ import type { AuthContext, AuthenticatedOperator } from './caller';
 import { AppError } from '../domain/errors';
 
 export function requireOperator(auth: AuthContext): AuthenticatedOperator {
-  if (!auth.operator) throw new AppError('INVALID_CREDENTIALS', { message: 'This operation needs an operator session' });
+  if (!auth.operator)
+    throw new AppError('INVALID_CREDENTIALS', { message: 'This operation needs an operator session' });
   return auth.operator;
 }

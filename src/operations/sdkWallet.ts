@@ -19,7 +19,10 @@ export async function requireSessionWallet(deps: Pick<Deps, 'db'>, auth: AuthCon
   const user = requireUser(auth);
   const network = auth.apiKey?.network;
   const app = await findApp(deps.db, user.appId);
-  if (!network || !app) throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'This operation needs an end-user session of the key\'s app' });
+  if (!network || !app)
+    throw new AppError('SDK_AUTH_INVALID_TOKEN', {
+      message: "This operation needs an end-user session of the key's app",
+    });
   const wallet = await findOwnedWallet(deps.db, { appId: app.id, network, owner: { userId: user.userId } });
   if (!wallet) throw new AppError('WALLET_NOT_FOUND', { message: `The user has no wallet on ${network} yet` });
   return { app, userId: user.userId, wallet };

@@ -16,7 +16,11 @@ hooks.beforeEach((transaction, done) => {
     transaction.skip = true;
     return done();
   }
-  const query = new URLSearchParams({ operationId, method: transaction.request.method, path: transaction.fullPath.split('?')[0] });
+  const query = new URLSearchParams({
+    operationId,
+    method: transaction.request.method,
+    path: transaction.fullPath.split('?')[0],
+  });
   fetch(`${oracle}?${query}`)
     .then((res) => res.json())
     .then((headers) => {
@@ -33,7 +37,12 @@ hooks.beforeEach((transaction, done) => {
 // Access-Control-Allow-Origin only for an allowed browser Origin); dredd expects every documented header, although an
 // OpenAPI header is optional unless `required`. Their presence where they apply is tested in tests/integration/limits
 // and the gate's CORS tests.
-const CONDITIONAL_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'access-control-allow-origin'];
+const CONDITIONAL_HEADERS = [
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'access-control-allow-origin',
+];
 
 // Express answers `application/json; charset=utf-8`; dredd compares the media type literally.
 hooks.beforeEachValidation((transaction, done) => {
@@ -43,7 +52,8 @@ hooks.beforeEachValidation((transaction, done) => {
   }
   const expected = transaction.expected && transaction.expected.headers;
   if (expected) {
-    for (const name of Object.keys(expected)) if (CONDITIONAL_HEADERS.includes(name.toLowerCase())) delete expected[name];
+    for (const name of Object.keys(expected))
+      if (CONDITIONAL_HEADERS.includes(name.toLowerCase())) delete expected[name];
   }
   done();
 });
@@ -53,7 +63,10 @@ const fs = require('fs');
 hooks.afterEach((transaction, done) => {
   if (!transaction.skip && process.env.DREDD_RESULTS_FILE) {
     const status = transaction.test && transaction.test.status ? transaction.test.status : 'unknown';
-    fs.appendFileSync(process.env.DREDD_RESULTS_FILE, `${status} ${transaction.request.method} ${transaction.origin.resourceName}\n`);
+    fs.appendFileSync(
+      process.env.DREDD_RESULTS_FILE,
+      `${status} ${transaction.request.method} ${transaction.origin.resourceName}\n`,
+    );
   }
   done();
 });

@@ -32,11 +32,15 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   introspectUserToken: 'needs a live access token in the body',
   fundWallet: 'needs an unfunded wallet of the app (its example key names none)',
   getWallet: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
-  getWalletBalances: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
-  getTxHistory: "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
+  getWalletBalances:
+    "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
+  getTxHistory:
+    "needs a user with a wallet; the suite's minted sessions are of users without one (404 WALLET_NOT_FOUND)",
   buildTransaction: 'needs a funded wallet (checked in tests/integration/txScenario.test.ts and transactions.test.ts)',
-  signTransaction: 'needs a transaction of a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
-  submitTransaction: 'needs a transaction signed by a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
+  signTransaction:
+    'needs a transaction of a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
+  submitTransaction:
+    'needs a transaction signed by a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
   runTransaction: 'needs a funded wallet (checked in tests/integration/txScenario.test.ts and transactions.test.ts)',
   listSessions: "dredd requires the example's optional userAgent and ip, which the suite's minted sessions lack",
 };
@@ -55,7 +59,12 @@ describe('dredd', () => {
       const id = q.get('operationId') as OperationId;
       const requirement = operations[id]?.security[0];
       const answer = async () =>
-        requirement ? headersFor(requirement, await withSessions(svc.deps, creds), { method: q.get('method')!, url: svc.url + q.get('path')! }) : {};
+        requirement
+          ? headersFor(requirement, await withSessions(svc.deps, creds), {
+              method: q.get('method')!,
+              url: svc.url + q.get('path')!,
+            })
+          : {};
       answer().then(
         (headers) => res.end(JSON.stringify(headers)),
         (err: unknown) => {
@@ -83,7 +92,13 @@ describe('dredd', () => {
     // Asynchronous on purpose: the service under test (and the oracle) run in this process and must keep answering.
     const child = spawn(
       join(projectRoot, 'node_modules/.bin/dredd'),
-      ['openapi/dist/openapi.json', svc.url, '--hookfiles=tests/contract/dredd-hooks.cjs', '--loglevel=warning', '--reporter=cli'],
+      [
+        'openapi/dist/openapi.json',
+        svc.url,
+        '--hookfiles=tests/contract/dredd-hooks.cjs',
+        '--loglevel=warning',
+        '--reporter=cli',
+      ],
       {
         cwd: projectRoot,
         env: {
@@ -101,8 +116,24 @@ describe('dredd', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
     const output = stripVTControlCharacters(`${stdout}\n${stderr}`);
-    assert.equal(status, 0, output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-3000));
+    assert.equal(
+      status,
+      0,
+      output
+        .split('\n')
+        .filter((l) => !l.startsWith('skip'))
+        .join('\n')
+        .slice(-3000),
+    );
     const results = readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).sort();
-    assert.deepEqual(results, tested.map((id) => `pass ${key(id)}`).sort(), output.split('\n').filter((l) => !l.startsWith('skip')).join('\n').slice(-1500));
+    assert.deepEqual(
+      results,
+      tested.map((id) => `pass ${key(id)}`).sort(),
+      output
+        .split('\n')
+        .filter((l) => !l.startsWith('skip'))
+        .join('\n')
+        .slice(-1500),
+    );
   });
 });

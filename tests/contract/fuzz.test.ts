@@ -12,7 +12,14 @@ import fc from 'fast-check';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import { invalidParamValue, objectMutations } from '../support/arbitraries';
 import { rawCall } from '../support/http';
-import { bodySchemaPointer, credentials, parametersOf, requestArb, urlOf, type GeneratedRequest } from '../support/requests';
+import {
+  bodySchemaPointer,
+  credentials,
+  parametersOf,
+  requestArb,
+  urlOf,
+  type GeneratedRequest,
+} from '../support/requests';
 import { operationObject, responseViolations, spec, validatorAt } from '../support/spec';
 import { startTestService, type TestService } from '../support/service';
 import { seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
@@ -28,13 +35,23 @@ const HOSTILE_TEXT: [string, string][] = [
   ['a lone surrogate', '\ud800'],
 ];
 /** Property names a plain object already has: a map keyed by them must not break (they were 500s). */
-const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+];
 
 /** Every string in a JSON value, with its path. */
 function stringLeaves(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: string }[] {
   if (typeof value === 'string') return [{ path, value }];
   if (Array.isArray(value)) return value.flatMap((v, i) => stringLeaves(v, [...path, i]));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
   return [];
 }
 
@@ -64,7 +81,8 @@ describe('contract fuzzing over every operation', () => {
     seeded = await seedCredentials(svc.deps.db);
   });
   const sessionsFor = () => withSessions(svc.deps, seeded);
-  const headers = (id: OperationId, creds: SeededCredentials, method: string, url: string) => credentials(id, creds, { method, url: svc.url + url });
+  const headers = (id: OperationId, creds: SeededCredentials, method: string, url: string) =>
+    credentials(id, creds, { method, url: svc.url + url });
   after(async () => {
     await svc?.stop();
   });
@@ -75,13 +93,20 @@ describe('contract fuzzing over every operation', () => {
       const creds = await sessionsFor();
       await fc.assert(
         fc.asyncProperty(requestArb(id), async (req) => {
-          const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
+          const res = await rawCall(svc.url, method, urlOf(id, req), {
+            headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers },
+            body: req.body,
+          });
           const violations = [...serverErrorViolation(id, res.status, res.body), ...responseViolations(id, res)];
           const code = (res.body as any)?.code;
           if (res.status === 400 && (code === 'VALIDATION_ERROR' || code === 'INVALID_JSON')) {
             violations.push(`positive_data_acceptance: a valid request was refused: ${res.text.slice(0, 300)}`);
           }
-          assert.deepEqual(violations, [], `${method} ${urlOf(id, req)} body=${JSON.stringify(req.body)?.slice(0, 300)}`);
+          assert.deepEqual(
+            violations,
+            [],
+            `${method} ${urlOf(id, req)} body=${JSON.stringify(req.body)?.slice(0, 300)}`,
+          );
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       );
@@ -107,11 +132,17 @@ describe('contract fuzzing over every operation', () => {
         const bad = invalidParamValue(p.schema);
         if (bad === undefined) continue;
         const where = p.in as 'query' | 'path';
-        cases.push({ label: `${where} ${p.name}=${bad}`, req: { ...base, [where]: { ...base[where], [p.name]: bad } } });
+        cases.push({
+          label: `${where} ${p.name}=${bad}`,
+          req: { ...base, [where]: { ...base[where], [p.name]: bad } },
+        });
       }
       if (cases.length === 0) return t.skip('no inputs to break');
       for (const { label, req } of cases) {
-        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
+        const res = await rawCall(svc.url, method, urlOf(id, req), {
+          headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers },
+          body: req.body,
+        });
         const violations = responseViolations(id, res);
         if (res.status !== 400 || (res.body as any)?.code !== 'VALIDATION_ERROR') {
           violations.push(`negative_data_rejection: ${label} answered ${res.status} ${(res.body as any)?.code}`);
@@ -126,11 +157,20 @@ describe('contract fuzzing over every operation', () => {
       const creds = await sessionsFor();
       const cases: { label: string; req: GeneratedRequest; validationError: boolean }[] = [];
       for (const { path, value } of stringLeaves(base.body)) {
-        for (const [what, text] of HOSTILE_TEXT) cases.push({ label: `body ${path.join('.')} with ${what}`, req: { ...base, body: replaceAt(base.body, path, value + text) }, validationError: true });
+        for (const [what, text] of HOSTILE_TEXT)
+          cases.push({
+            label: `body ${path.join('.')} with ${what}`,
+            req: { ...base, body: replaceAt(base.body, path, value + text) },
+            validationError: true,
+          });
       }
       for (const where of ['query', 'path'] as const) {
         for (const [name, value] of Object.entries(base[where])) {
-          cases.push({ label: `${where} ${name} with NUL`, req: { ...base, [where]: { ...base[where], [name]: `${value}\u0000` } }, validationError: true });
+          cases.push({
+            label: `${where} ${name} with NUL`,
+            req: { ...base, [where]: { ...base[where], [name]: `${value}\u0000` } },
+            validationError: true,
+          });
         }
       }
       if (base.body && typeof base.body === 'object' && !Array.isArray(base.body)) {
@@ -142,11 +182,16 @@ describe('contract fuzzing over every operation', () => {
         }
       }
       for (const { label, req, validationError } of cases) {
-        const res = await rawCall(svc.url, method, urlOf(id, req), { headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers }, body: req.body });
+        const res = await rawCall(svc.url, method, urlOf(id, req), {
+          headers: { ...(await headers(id, creds, method, urlOf(id, req))), ...req.headers },
+          body: req.body,
+        });
         const violations = [...serverErrorViolation(id, res.status, res.body), ...responseViolations(id, res)];
         if (res.status >= 500 && res.status !== 501) violations.push(`not_a_server_error: ${label}`);
-        if (res.status < 400 || res.status >= 500) violations.push(`negative_data_rejection: ${label} answered ${res.status}`);
-        if (validationError && res.status === 400 && (res.body as any)?.code !== 'VALIDATION_ERROR') violations.push(`${label}: ${(res.body as any)?.code}`);
+        if (res.status < 400 || res.status >= 500)
+          violations.push(`negative_data_rejection: ${label} answered ${res.status}`);
+        if (validationError && res.status === 400 && (res.body as any)?.code !== 'VALIDATION_ERROR')
+          violations.push(`${label}: ${(res.body as any)?.code}`);
         assert.deepEqual(violations, [], `${label}: ${res.text.slice(0, 300)}`);
       }
     });
@@ -163,10 +208,17 @@ describe('contract fuzzing over every operation', () => {
           variants.push(partial);
         }
         for (const headers of variants) {
-          const res = await rawCall(svc.url, method, urlOf(id, req!), { headers: { ...headers, ...req!.headers }, body: req!.body });
+          const res = await rawCall(svc.url, method, urlOf(id, req!), {
+            headers: { ...headers, ...req!.headers },
+            body: req!.body,
+          });
           const violations = responseViolations(id, res);
           if (res.status !== 401 && res.status !== 403) {
-            violations.push(`ignored_auth / missing_required_header: without ${Object.keys(full).filter((h) => !(h in headers)).join(', ')} got ${res.status}`);
+            violations.push(
+              `ignored_auth / missing_required_header: without ${Object.keys(full)
+                .filter((h) => !(h in headers))
+                .join(', ')} got ${res.status}`,
+            );
           }
           assert.deepEqual(violations, [], res.text.slice(0, 300));
         }
@@ -176,7 +228,10 @@ describe('contract fuzzing over every operation', () => {
 
   test('unsupported_method: a method a path does not define answers 405 with Allow', async () => {
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
-    const templates = Object.keys(spec.paths).map((t) => ({ t, re: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+    const templates = Object.keys(spec.paths).map((t) => ({
+      t,
+      re: new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
     for (const path of Object.keys(spec.paths)) {
       const concrete = path.replace(/\{[^}]+\}/g, 'x');
       // A method is unsupported only if no other template (e.g. /v1/tx/{hash} for /v1/tx/build) serves it.
@@ -186,7 +241,10 @@ describe('contract fuzzing over every operation', () => {
       const res = await rawCall(svc.url, missing.toUpperCase(), concrete);
       assert.equal(res.status, 405, `${missing.toUpperCase()} ${path}`);
       assert.equal((res.body as any)?.code, 'METHOD_NOT_ALLOWED');
-      const allow = (res.headers.get('allow') ?? '').split(', ').map((m) => m.toLowerCase()).sort();
+      const allow = (res.headers.get('allow') ?? '')
+        .split(', ')
+        .map((m) => m.toLowerCase())
+        .sort();
       assert.deepEqual(allow, methods.filter(served).sort(), path);
     }
   });

@@ -21,7 +21,10 @@ describe('Prism mock of the contract', () => {
 
   test('fundWallet through the generated client returns the documented example', async () => {
     const client = createClient({ baseUrl: prism.url, headers: { 'x-service-api-key': sampleCredentials.secretKey } });
-    const res = await sdk.fundWallet({ client, body: { publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2' } });
+    const res = await sdk.fundWallet({
+      client,
+      body: { publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2' },
+    });
     const { op } = operationObject('fundWallet');
     assert.equal(res.response?.status, 200);
     assert.deepEqual(res.data, op.responses['200'].content['application/json'].example);

@@ -35,7 +35,8 @@ describe('live service through the Prism validating proxy', () => {
     const client = createClient({ baseUrl: prism.url });
     client.interceptors.request.use(async (request) => {
       const target = { method: request.method, url: svc.url + new URL(request.url).pathname };
-      for (const [name, value] of Object.entries(await headersFor(requirement, creds, target))) request.headers.set(name, value);
+      for (const [name, value] of Object.entries(await headersFor(requirement, creds, target)))
+        request.headers.set(name, value);
       return request;
     });
     return client;
@@ -45,7 +46,11 @@ describe('live service through the Prism validating proxy', () => {
     assert.ok(maybe, 'no response');
     const response = maybe;
     assert.equal(response.headers.get('sl-violations'), null, `violations: ${response.headers.get('sl-violations')}`);
-    assert.notEqual(response.headers.get('content-type'), 'application/problem+json', `prism reported a violation (${response.status} ${response.url})`);
+    assert.notEqual(
+      response.headers.get('content-type'),
+      'application/problem+json',
+      `prism reported a violation (${response.status} ${response.url})`,
+    );
     return response;
   }
 

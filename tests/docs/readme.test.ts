@@ -9,7 +9,8 @@ import { statusRows } from '../../scripts/status-table';
 test('README status table matches the contract and the handler registry', () => {
   const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
   const documented = new Map<string, string>();
-  for (const m of readme.matchAll(/^\| (\w+) \| `([A-Z]+ [^`]+)` \| (built|501) \|$/gm)) documented.set(m[1]!, `${m[2]} ${m[3]}`);
+  for (const m of readme.matchAll(/^\| (\w+) \| `([A-Z]+ [^`]+)` \| (built|501) \|$/gm))
+    documented.set(m[1]!, `${m[2]} ${m[3]}`);
   const expected = new Map(statusRows().map((r) => [r.id, `${r.route} ${r.status}`]));
   assert.deepEqual(Object.fromEntries(documented), Object.fromEntries(expected));
 });

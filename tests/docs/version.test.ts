@@ -8,7 +8,9 @@ import { projectRoot } from '../../src/paths';
 
 test("the contract's version is package.json's", () => {
   const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
-  const spec = JSON.parse(readFileSync(join(projectRoot, 'openapi/dist/openapi.json'), 'utf8')) as { info: { version: string } };
+  const spec = JSON.parse(readFileSync(join(projectRoot, 'openapi/dist/openapi.json'), 'utf8')) as {
+    info: { version: string };
+  };
   assert.match(pkg.version, /^\d+\.\d+\.\d+/);
   assert.equal(spec.info.version, pkg.version);
 });

@@ -70,7 +70,11 @@ async function list(client: OperatorClient, appId: string, query: Record<string,
   return res.body.content;
 }
 
-async function ids(client: OperatorClient, appId: string, query: Record<string, string | number> = {}): Promise<string[]> {
+async function ids(
+  client: OperatorClient,
+  appId: string,
+  query: Record<string, string | number> = {},
+): Promise<string[]> {
   return (await list(client, appId, query)).transactions.map((t: any) => t.id);
 }
 
@@ -126,20 +130,74 @@ describe('the records and their sponsored fees', () => {
     ({ appId, gasKey } = await createApp());
     const paid = { feeSource: gasKey, envelopeXdr: 'AAAA' };
     const [confirmed, activation, inFlight, refused, appliedFailed, denied, external, built] = await store(appId, [
-      { second: 1, tx: { ...paid, sourceAccount: source, destination: dest, amount: '10', feeStroops: 200n, ledger: 100 } },
-      { second: 2, tx: { ...paid, origin: 'activation', operation: 'createAccount', asset: null, amount: null, destination: dest, feeStroops: 400n, ledger: 101 } },
-      { second: 3, tx: { ...paid, status: 'PENDING', stage: 'submitted', asset: USDC, amount: '2.5', feeStroops: 300n, resultCode: undefined } },
+      {
+        second: 1,
+        tx: { ...paid, sourceAccount: source, destination: dest, amount: '10', feeStroops: 200n, ledger: 100 },
+      },
+      {
+        second: 2,
+        tx: {
+          ...paid,
+          origin: 'activation',
+          operation: 'createAccount',
+          asset: null,
+          amount: null,
+          destination: dest,
+          feeStroops: 400n,
+          ledger: 101,
+        },
+      },
+      {
+        second: 3,
+        tx: {
+          ...paid,
+          status: 'PENDING',
+          stage: 'submitted',
+          asset: USDC,
+          amount: '2.5',
+          feeStroops: 300n,
+          resultCode: undefined,
+        },
+      },
       // refused at submission: never in a ledger, so Stellar charged nothing
-      { second: 4, tx: { ...paid, status: 'FAILED', stage: 'failed', asset: USDC, feeStroops: 200n, resultCode: 'tx_bad_seq' } },
+      {
+        second: 4,
+        tx: { ...paid, status: 'FAILED', stage: 'failed', asset: USDC, feeStroops: 200n, resultCode: 'tx_bad_seq' },
+      },
       // applied as failed: in a ledger, the fee was charged
-      { second: 5, tx: { ...paid, status: 'FAILED', stage: 'failed', feeStroops: 200n, ledger: 102, resultCode: 'op_underfunded' } },
+      {
+        second: 5,
+        tx: { ...paid, status: 'FAILED', stage: 'failed', feeStroops: 200n, ledger: 102, resultCode: 'op_underfunded' },
+      },
       // the policy said no: the fee-bump was never signed (the estimate stays in fee_stroops)
-      { second: 6, tx: { status: 'FAILED', stage: 'denied', feeStroops: 200n, resultCode: 'TX_POLICY_MAX_FEE_EXCEEDED' } },
+      {
+        second: 6,
+        tx: { status: 'FAILED', stage: 'denied', feeStroops: 200n, resultCode: 'TX_POLICY_MAX_FEE_EXCEEDED' },
+      },
       // made outside the service, its own source paid the fee
-      { second: 7, tx: { origin: 'external', sourceAccount: source, feeSource: source, envelopeXdr: 'AAAA', feeStroops: 100n, ledger: 103 } },
+      {
+        second: 7,
+        tx: {
+          origin: 'external',
+          sourceAccount: source,
+          feeSource: source,
+          envelopeXdr: 'AAAA',
+          feeStroops: 100n,
+          ledger: 103,
+        },
+      },
       { second: 8, tx: { status: 'PENDING', stage: 'built', feeStroops: 200n, resultCode: undefined } },
     ]);
-    kinds = { confirmed: confirmed!, activation: activation!, inFlight: inFlight!, refused: refused!, appliedFailed: appliedFailed!, denied: denied!, external: external!, built: built! };
+    kinds = {
+      confirmed: confirmed!,
+      activation: activation!,
+      inFlight: inFlight!,
+      refused: refused!,
+      appliedFailed: appliedFailed!,
+      denied: denied!,
+      external: external!,
+      built: built!,
+    };
   });
 
   test('each field maps its column; feeSponsoredXlm is the fee the gas wallet paid, else "0"', async () => {
@@ -150,7 +208,9 @@ describe('the records and their sponsored fees', () => {
     assert.equal(page.nextCursor, null);
     assert.deepEqual(
       page.transactions.map((t: any) => t.id),
-      ['built', 'external', 'denied', 'appliedFailed', 'refused', 'inFlight', 'activation', 'confirmed'].map((k) => kinds[k]),
+      ['built', 'external', 'denied', 'appliedFailed', 'refused', 'inFlight', 'activation', 'confirmed'].map(
+        (k) => kinds[k],
+      ),
       'newest first',
     );
     const byId = new Map(page.transactions.map((t: any) => [t.id, t]));
@@ -213,24 +273,40 @@ describe('the records and their sponsored fees', () => {
     assert.deepEqual(await ids(owner, appId, { asset: USDC, status: 'FAILED' }), k('refused'));
     // from inclusive, to exclusive
     const window = await list(owner, appId, { from: iso(3), to: iso(6) });
-    assert.deepEqual(window.transactions.map((t: any) => t.id), k('appliedFailed', 'refused', 'inFlight'));
+    assert.deepEqual(
+      window.transactions.map((t: any) => t.id),
+      k('appliedFailed', 'refused', 'inFlight'),
+    );
     assert.equal(window.total, 3);
     assert.deepEqual(await ids(owner, appId, { from: iso(7) }), k('built', 'external'));
     assert.deepEqual(await ids(owner, appId, { to: iso(2) }), k('confirmed'));
     // any offset: 02:00:05+02:00 is 00:00:05Z
-    assert.deepEqual(await ids(owner, appId, { from: '2026-11-01T02:00:05+02:00', status: 'FAILED' }), k('denied', 'appliedFailed'));
+    assert.deepEqual(
+      await ids(owner, appId, { from: '2026-11-01T02:00:05+02:00', status: 'FAILED' }),
+      k('denied', 'appliedFailed'),
+    );
     assert.deepEqual(await ids(owner, appId, { from: iso(3), to: iso(6), status: 'SUCCESS' }), []);
   });
 
   test('a window whose from is not before its to is a 400 naming the field, in either format', async () => {
-    const windows: Record<string, string>[] = [{ from: iso(5), to: iso(5) }, { from: iso(6), to: iso(5) }, { from: iso(6), to: iso(5), format: 'csv' }];
+    const windows: Record<string, string>[] = [
+      { from: iso(5), to: iso(5) },
+      { from: iso(6), to: iso(5) },
+      { from: iso(6), to: iso(5), format: 'csv' },
+    ];
     for (const query of windows) {
       const res = await owner.call('listAppTransactions', 'GET', listPath(appId, query));
       assertValidationError(res, 'query.from');
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     }
-    assertValidationError(await owner.call('listAppTransactions', 'GET', listPath(appId, { status: 'DONE' })), 'query.status');
-    assertValidationError(await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'xml' })), 'query.format');
+    assertValidationError(
+      await owner.call('listAppTransactions', 'GET', listPath(appId, { status: 'DONE' })),
+      'query.status',
+    );
+    assertValidationError(
+      await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'xml' })),
+      'query.format',
+    );
   });
 });
 
@@ -292,7 +368,10 @@ describe('paging', () => {
       cursor = page.nextCursor;
     } while (cursor);
     const failedIds = new Set(await svc.deps.db('transactions').where({ app_id: appId, status: 'FAILED' }).pluck('id'));
-    assert.deepEqual(failed, expected.filter((id) => failedIds.has(id)));
+    assert.deepEqual(
+      failed,
+      expected.filter((id) => failedIds.has(id)),
+    );
   });
 
   test('a cursor that is malformed, of no transaction, of another list or of another app is a 400 query.cursor', async () => {
@@ -302,7 +381,12 @@ describe('paging', () => {
     assert.ok(ofOther);
     const ofThis = (await list(owner, appId, { limit: 1 })).nextCursor;
     assert.equal((await list(owner, appId, { cursor: ofThis })).offset, 1, 'its own cursor is followed');
-    for (const cursor of ['garbage!', encodeCursor({ afterId: 'tx_0000000000000000000000', offset: 1 }), encodeCursor({ afterId: 'aud_0000000000', offset: 1 }), ofOther]) {
+    for (const cursor of [
+      'garbage!',
+      encodeCursor({ afterId: 'tx_0000000000000000000000', offset: 1 }),
+      encodeCursor({ afterId: 'aud_0000000000', offset: 1 }),
+      ofOther,
+    ]) {
       const res = await owner.call('listAppTransactions', 'GET', listPath(appId, { cursor }));
       assertValidationError(res, 'query.cursor');
     }
@@ -314,11 +398,28 @@ describe('the CSV export', () => {
     const { appId, gasKey } = await createApp('Exported');
     const [plain, odd, pending] = await store(appId, [
       { second: 1, tx: { feeSource: gasKey, envelopeXdr: 'AAAA', feeStroops: 1234567n, ledger: 7, amount: '0.5' } },
-      { second: 2, tx: { status: 'FAILED', stage: 'failed', operation: 'invokeHostFunction', asset: null, amount: null, resultCode: 'op_x, "quoted"\nline' } },
-      { second: 3, tx: { status: 'PENDING', stage: 'built', resultCode: undefined, destination: Keypair.random().publicKey() } },
+      {
+        second: 2,
+        tx: {
+          status: 'FAILED',
+          stage: 'failed',
+          operation: 'invokeHostFunction',
+          asset: null,
+          amount: null,
+          resultCode: 'op_x, "quoted"\nline',
+        },
+      },
+      {
+        second: 3,
+        tx: { status: 'PENDING', stage: 'built', resultCode: undefined, destination: Keypair.random().publicKey() },
+      },
     ]);
     const json = await list(owner, appId);
-    const res = await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv', limit: 1, offset: 2, cursor: 'ignored' }));
+    const res = await owner.call(
+      'listAppTransactions',
+      'GET',
+      listPath(appId, { format: 'csv', limit: 1, offset: 2, cursor: 'ignored' }),
+    );
     assert.equal(res.status, 200, res.text);
     assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
     assert.equal(res.headers.get('content-disposition'), `attachment; filename="transactions-${appId}.csv"`);
@@ -327,29 +428,47 @@ describe('the CSV export', () => {
     assert.ok(res.text.includes(',"op_x, ""quoted""\nline",'), res.text);
     const [header, ...records] = parseCsv(res.text);
     assert.deepEqual(header, HEADER.split(','));
-    assert.deepEqual(records.map((r) => r[0]), [pending, odd, plain], 'every row, newest first');
+    assert.deepEqual(
+      records.map((r) => r[0]),
+      [pending, odd, plain],
+      'every row, newest first',
+    );
     // the same values as the JSON records, nulls as empty cells
     const cells = (t: any) => header.map((c) => (t[c] === null ? '' : String(t[c])));
     assert.deepEqual(records, json.transactions.map(cells));
     const oddRow = records[1]!;
-    assert.deepEqual([oddRow[3], oddRow[4], oddRow[6], oddRow[8], oddRow[10]], ['', '', '', '', 'op_x, "quoted"\nline']);
+    assert.deepEqual(
+      [oddRow[3], oddRow[4], oddRow[6], oddRow[8], oddRow[10]],
+      ['', '', '', '', 'op_x, "quoted"\nline'],
+    );
     assert.equal(records[0]![10], '', 'PENDING: no result code');
     assert.equal(records[2]![7], '0.1234567');
 
-    const failedOnly = parseCsv((await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv', status: 'FAILED' }))).text);
-    assert.deepEqual(failedOnly.slice(1).map((r) => r[0]), [odd]);
+    const failedOnly = parseCsv(
+      (await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv', status: 'FAILED' }))).text,
+    );
+    assert.deepEqual(
+      failedOnly.slice(1).map((r) => r[0]),
+      [odd],
+    );
     const empty = await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv', type: 'clawback' }));
     assert.equal(empty.text, `${HEADER}\r\n`);
   });
 
   test(`at most ${MAX_CSV_ROWS} rows, the newest`, async () => {
     const { appId } = await createApp('Big export');
-    const stored = await store(appId, Array.from({ length: MAX_CSV_ROWS + 5 }, (_, i) => ({ second: i })));
+    const stored = await store(
+      appId,
+      Array.from({ length: MAX_CSV_ROWS + 5 }, (_, i) => ({ second: i })),
+    );
     const res = await owner.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv' }));
     assert.equal(res.status, 200);
     const records = parseCsv(res.text).slice(1);
     assert.equal(records.length, MAX_CSV_ROWS);
-    assert.deepEqual(records.map((r) => r[0]), stored.slice(5).reverse());
+    assert.deepEqual(
+      records.map((r) => r[0]),
+      stored.slice(5).reverse(),
+    );
     assert.equal((await list(owner, appId, { limit: 1 })).total, MAX_CSV_ROWS + 5);
   });
 });
@@ -358,11 +477,16 @@ describe('who may read it', () => {
   test('any member, in both formats; another operator and an unknown app get 404 APPLICATION_NOT_FOUND as JSON', async () => {
     const { appId } = await createApp('Shared');
     await store(appId, [{ second: 1 }]);
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: developer.email, role: 'developer' } });
+    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+      body: { email: developer.email, role: 'developer' },
+    });
     assert.equal(added.status, 201, added.text);
     assert.equal((await list(developer, appId)).total, 1);
     assert.equal((await developer.call('listAppTransactions', 'GET', listPath(appId, { format: 'csv' }))).status, 200);
-    for (const [client, id] of [[outsider, appId], [owner, 'app_0000000000000000000000']] as const) {
+    for (const [client, id] of [
+      [outsider, appId],
+      [owner, 'app_0000000000000000000000'],
+    ] as const) {
       for (const query of [{}, { format: 'csv' }] as Record<string, string>[]) {
         const res = await client.call('listAppTransactions', 'GET', listPath(id, query));
         assert.equal(res.status, 404, res.text);
@@ -378,7 +502,10 @@ async function topUp(wallet: string, amount: string): Promise<void> {
   const funder = Keypair.random();
   await gw.fundWithFriendbot(funder.publicKey());
   const account = (await gw.loadAccount(funder.publicKey()))!;
-  const tx = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(Operation.payment({ destination: wallet, asset: Asset.native(), amount }))
     .setTimeout(60)
     .build();
@@ -392,7 +519,9 @@ describe('real transactions', () => {
     const user = await signInUser(svc, setup.creds);
     const wallet = user.signIn.wallet.publicKey;
     assert.equal(user.signIn.wallet.funded, true);
-    const pay = { body: { operation: { type: 'payment', destination: setup.appWallet.publicKey, asset: 'native', amount: '1.5' } } };
+    const pay = {
+      body: { operation: { type: 'payment', destination: setup.appWallet.publicKey, asset: 'native', amount: '1.5' } },
+    };
     // The activated wallet holds no spendable XLM yet: the payment fails in the ledger, and its fee is charged.
     const failed = await user.call('runTransaction', 'POST', '/v1/tx/run', pay);
     assert.equal(failed.status, 422, failed.text);
@@ -410,11 +539,22 @@ describe('real transactions', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.content.total, 3);
     const [paid, underfunded, activation] = res.body.content.transactions;
-    const stored = await svc.deps.db('transactions').where({ app_id: setup.app.id }).select('id', 'fee_stroops', 'fee_source');
+    const stored = await svc.deps
+      .db('transactions')
+      .where({ app_id: setup.app.id })
+      .select('id', 'fee_stroops', 'fee_source');
     const fee = (id: string) => fromStroops(BigInt(stored.find((r) => r.id === id)!.fee_stroops));
     for (const r of stored) assert.equal(r.fee_source, setup.appWallet.publicKey, 'the global wallet paid every fee');
 
-    const view = (t: any) => ({ type: t.type, asset: t.asset, amount: t.amount, from: t.from, to: t.to, status: t.status, resultCode: t.resultCode });
+    const view = (t: any) => ({
+      type: t.type,
+      asset: t.asset,
+      amount: t.amount,
+      from: t.from,
+      to: t.to,
+      status: t.status,
+      resultCode: t.resultCode,
+    });
     const payment = { type: 'payment', asset: 'native', amount: '1.5', from: wallet, to: setup.appWallet.publicKey };
     assert.deepEqual(view(paid), { ...payment, status: 'SUCCESS', resultCode: 'tx_success' });
     assert.equal(paid.hash, ran.body.content.hash);

@@ -9,7 +9,12 @@ import { findApp } from '../../src/domain/apps/store';
 import { findOrCreateUser } from '../../src/domain/users/users';
 import { createAppWithWallet, ensureAppWallet, findAppWallet } from '../../src/domain/wallets/appWallets';
 import { createWallet, withWalletKeypair } from '../../src/domain/wallets/custody';
-import { ensureUserWallet, findUserWallet, listUserWallets, listWalletsByUser } from '../../src/domain/funding/userWallets';
+import {
+  ensureUserWallet,
+  findUserWallet,
+  listUserWallets,
+  listWalletsByUser,
+} from '../../src/domain/funding/userWallets';
 import { KmsDecryptError } from '../../src/infra/kms/keyManagement';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { capturingLogger } from '../support/log';
@@ -23,7 +28,11 @@ let userSeq = 0;
 async function newUser(): Promise<string> {
   userSeq += 1;
   const email = `user-${userSeq}@example.com`;
-  const user = await findOrCreateUser(svc.deps.db, { appId: creds.app.id, identity: { provider: 'email', subject: email, email }, now: new Date() });
+  const user = await findOrCreateUser(svc.deps.db, {
+    appId: creds.app.id,
+    identity: { provider: 'email', subject: email, email },
+    now: new Date(),
+  });
   return user.id;
 }
 
@@ -59,14 +68,19 @@ describe('user wallets', () => {
     const userId = await newUser();
     const view = await ensureUserWallet(svc.deps, { app: creds.app, userId });
     await ensureUserWallet(svc.deps, { app: creds.app, userId });
-    const events = await svc.deps.db('outbox_events').where({ app_id: creds.app.id, type: 'wallet.created' }).whereRaw("data->>'walletId' = ?", [view.walletId]);
+    const events = await svc.deps
+      .db('outbox_events')
+      .where({ app_id: creds.app.id, type: 'wallet.created' })
+      .whereRaw("data->>'walletId' = ?", [view.walletId]);
     assert.equal(events.length, 1);
     assert.deepEqual(events[0].data, { walletId: view.walletId, address: view.publicKey, status: 'unfunded' });
   });
 
   test('20 concurrent first calls for one user leave exactly one wallet, and all of them answer it', async () => {
     const userId = await newUser();
-    const views = await Promise.all(Array.from({ length: 20 }, () => ensureUserWallet(svc.deps, { app: creds.app, userId })));
+    const views = await Promise.all(
+      Array.from({ length: 20 }, () => ensureUserWallet(svc.deps, { app: creds.app, userId })),
+    );
     assert.equal(new Set(views.map((v) => v.walletId)).size, 1);
     const rows = await svc.deps.db('wallets').where({ user_id: userId });
     assert.equal(rows.length, 1);
@@ -109,13 +123,18 @@ describe('sealing and decryption', () => {
       { walletId: view.walletId, purpose: 'tx.sign', actor: { type: 'user', id: userId }, ip: '203.0.113.24' },
       async (keypair) => {
         lent = keypair;
-        auditedBeforeUse = Boolean(await svc.deps.db('audit_log').where({ wallet_id: view.walletId, action: 'key.decrypt' }).first());
+        auditedBeforeUse = Boolean(
+          await svc.deps.db('audit_log').where({ wallet_id: view.walletId, action: 'key.decrypt' }).first(),
+        );
         return keypair.sign(message);
       },
     );
     assert.ok(auditedBeforeUse, 'the audit entry exists while the key is in use');
     assert.ok(Keypair.fromPublicKey(view.publicKey).verify(message, signature), 'signed by the wallet key');
-    assert.ok(lent!.rawSecretKey().every((b) => b === 0), 'the lent keypair is zeroed afterwards');
+    assert.ok(
+      lent!.rawSecretKey().every((b) => b === 0),
+      'the lent keypair is zeroed afterwards',
+    );
     const entries = await svc.deps.db('audit_log').where({ wallet_id: view.walletId });
     assert.equal(entries.length, 1);
     assert.equal(entries[0].app_id, creds.app.id);
@@ -130,10 +149,14 @@ describe('sealing and decryption', () => {
     const view = await ensureUserWallet(svc.deps, { app: creds.app, userId: await newUser() });
     let lent: Keypair | undefined;
     await assert.rejects(
-      withWalletKeypair(svc.deps, { walletId: view.walletId, purpose: 'tx.sign', actor: { type: 'system', id: null } }, async (keypair) => {
-        lent = keypair;
-        throw new Error('submission failed');
-      }),
+      withWalletKeypair(
+        svc.deps,
+        { walletId: view.walletId, purpose: 'tx.sign', actor: { type: 'system', id: null } },
+        async (keypair) => {
+          lent = keypair;
+          throw new Error('submission failed');
+        },
+      ),
       /submission failed/,
     );
     assert.ok(lent!.rawSecretKey().every((b) => b === 0));
@@ -142,18 +165,32 @@ describe('sealing and decryption', () => {
   test("a sealed secret and wrapped key copied onto another wallet's row do not decrypt (the context is bound)", async () => {
     const victim = await ensureUserWallet(svc.deps, { app: creds.app, userId: await newUser() });
     const attacker = await ensureUserWallet(svc.deps, { app: creds.app, userId: await newUser() });
-    const stolen = await svc.deps.db('wallets').where({ id: victim.walletId }).first('sealed_secret', 'wrapped_data_key', 'public_key');
+    const stolen = await svc.deps
+      .db('wallets')
+      .where({ id: victim.walletId })
+      .first('sealed_secret', 'wrapped_data_key', 'public_key');
     // Copy only the encrypted material: the attacker's row keeps its own id, so its context differs.
-    await svc.deps.db('wallets').where({ id: attacker.walletId }).update({ sealed_secret: stolen.sealed_secret, wrapped_data_key: stolen.wrapped_data_key });
+    await svc.deps
+      .db('wallets')
+      .where({ id: attacker.walletId })
+      .update({ sealed_secret: stolen.sealed_secret, wrapped_data_key: stolen.wrapped_data_key });
     await assert.rejects(
-      withWalletKeypair(svc.deps, { walletId: attacker.walletId, purpose: 'tx.sign', actor: { type: 'system', id: null } }, async () => 'used'),
+      withWalletKeypair(
+        svc.deps,
+        { walletId: attacker.walletId, purpose: 'tx.sign', actor: { type: 'system', id: null } },
+        async () => 'used',
+      ),
       KmsDecryptError,
     );
   });
 
   test('an unknown wallet answers WALLET_NOT_FOUND and records nothing', async () => {
     await assert.rejects(
-      withWalletKeypair(svc.deps, { walletId: 'wal_0000000000000000000000', purpose: 'tx.sign', actor: { type: 'system', id: null } }, async () => 'used'),
+      withWalletKeypair(
+        svc.deps,
+        { walletId: 'wal_0000000000000000000000', purpose: 'tx.sign', actor: { type: 'system', id: null } },
+        async () => 'used',
+      ),
       (err: unknown) => (err as { code?: string }).code === 'WALLET_NOT_FOUND',
     );
     assert.equal((await svc.deps.db('audit_log').where({ wallet_id: 'wal_0000000000000000000000' })).length, 0);
@@ -163,7 +200,9 @@ describe('sealing and decryption', () => {
 describe('app wallets', () => {
   test('an app created in the Dashboard gets its global wallet in the same transaction, unfunded, on its network', async () => {
     const owner = await signInOperator(svc);
-    const res = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Wallet app', network: 'mainnet' } });
+    const res = await owner.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Wallet app', network: 'mainnet' },
+    });
     assert.equal(res.status, 201, res.text);
     const appId = res.body.content.appId;
     const wallet = await findAppWallet(svc.deps.db, { id: appId, network: 'mainnet' }, 'global');
@@ -177,18 +216,33 @@ describe('app wallets', () => {
 
   test('the admin CLI creates the global wallet with the app', async () => {
     const lines: string[] = [];
-    await runAdminCommand(svc.deps, ['create-app', '--name', 'CLI app', '--network', 'testnet', '--owner-email', 'cli-owner@example.com'], (l) => lines.push(l));
+    await runAdminCommand(
+      svc.deps,
+      ['create-app', '--name', 'CLI app', '--network', 'testnet', '--owner-email', 'cli-owner@example.com'],
+      (l) => lines.push(l),
+    );
     const appId = lines.join('\n').match(/app:\s+(app_[0-9A-Za-z]+)/)![1]!;
     const wallet = await findAppWallet(svc.deps.db, { id: appId, network: 'testnet' }, 'global');
     assert.ok(wallet);
-    assert.ok(lines.some((l) => l.includes(wallet.publicKey)), 'the CLI prints the wallet address');
+    assert.ok(
+      lines.some((l) => l.includes(wallet.publicKey)),
+      'the CLI prints the wallet address',
+    );
   });
 
   test('when the key management fails, no app is created either', async () => {
     const owner = (await seedCredentials(svc.deps.db)).operator;
-    const failingKms = { ...svc.deps.kms, generateDataKey: async () => { throw new Error('KMS unreachable'); } };
+    const failingKms = {
+      ...svc.deps.kms,
+      generateDataKey: async () => {
+        throw new Error('KMS unreachable');
+      },
+    };
     await assert.rejects(
-      createAppWithWallet({ ...svc.deps, kms: failingKms }, { name: 'Never created', network: 'testnet', ownerOperatorId: owner.id }),
+      createAppWithWallet(
+        { ...svc.deps, kms: failingKms },
+        { name: 'Never created', network: 'testnet', ownerOperatorId: owner.id },
+      ),
       /KMS unreachable/,
     );
     assert.equal((await svc.deps.db('apps').where({ owner_operator_id: owner.id, name: 'Never created' })).length, 0);
@@ -197,11 +251,16 @@ describe('app wallets', () => {
   test('ensureAppWallet gives an app without a wallet exactly one per role, even when raced', async () => {
     const { app } = await seedCredentials(svc.deps.db); // stored directly, without a wallet
     assert.equal(await findAppWallet(svc.deps.db, app, 'global'), undefined);
-    const wallets = await Promise.all(Array.from({ length: 10 }, () => ensureAppWallet(svc.deps, { app, role: 'global' })));
+    const wallets = await Promise.all(
+      Array.from({ length: 10 }, () => ensureAppWallet(svc.deps, { app, role: 'global' })),
+    );
     assert.equal(new Set(wallets.map((w) => w.id)).size, 1);
     const gas = await ensureAppWallet(svc.deps, { app, role: 'gas' });
     assert.notEqual(gas.id, wallets[0]!.id);
-    assert.deepEqual((await svc.deps.db('wallets').where({ app_id: app.id }).orderBy('role').pluck('role')), ['gas', 'global']);
+    assert.deepEqual(await svc.deps.db('wallets').where({ app_id: app.id }).orderBy('role').pluck('role'), [
+      'gas',
+      'global',
+    ]);
   });
 });
 
@@ -229,24 +288,34 @@ describe('no key material in clear', () => {
       });
       const answers: string[] = [];
       const owner = await signInOperator(exposed);
-      const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Exposure app', network: 'testnet' } });
+      const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
+        body: { name: 'Exposure app', network: 'testnet' },
+      });
       answers.push(created.text);
       const appId = created.body.content.appId;
       const app = (await findApp(exposed.deps.db, appId))!;
       const walletIds = [(await findAppWallet(exposed.deps.db, app, 'global'))!.id];
       for (let i = 0; i < 3; i++) {
         const email = `exposed-${i}@example.com`;
-        const user = await findOrCreateUser(exposed.deps.db, { appId, identity: { provider: 'email', subject: email, email }, now: new Date() });
+        const user = await findOrCreateUser(exposed.deps.db, {
+          appId,
+          identity: { provider: 'email', subject: email, email },
+          now: new Date(),
+        });
         walletIds.push((await ensureUserWallet(exposed.deps, { app, userId: user.id })).walletId);
       }
       const seeds: Buffer[] = [];
       const secrets: string[] = [];
       for (const walletId of walletIds) {
-        await withWalletKeypair(exposed.deps, { walletId, purpose: 'tx.sign', actor: { type: 'operator', id: owner.operatorId } }, async (kp) => {
-          seeds.push(Buffer.from(kp.rawSecretKey()));
-          secrets.push(kp.secret());
-          return kp.sign(Buffer.from('payload'));
-        });
+        await withWalletKeypair(
+          exposed.deps,
+          { walletId, purpose: 'tx.sign', actor: { type: 'operator', id: owner.operatorId } },
+          async (kp) => {
+            seeds.push(Buffer.from(kp.rawSecretKey()));
+            secrets.push(kp.secret());
+            return kp.sign(Buffer.from('payload'));
+          },
+        );
       }
       answers.push((await owner.call('listAuditLog', 'GET', `/api/v1/apps/${appId}/audit-log`)).text);
       assert.equal(seeds.length, 4);
@@ -254,9 +323,16 @@ describe('no key material in clear', () => {
 
       const needles = [
         ...secrets,
-        ...[...seeds, ...dataKeys].flatMap((b) => [b.toString('hex'), b.toString('base64').replace(/=+$/, ''), b.toString('base64url')]),
+        ...[...seeds, ...dataKeys].flatMap((b) => [
+          b.toString('hex'),
+          b.toString('base64').replace(/=+$/, ''),
+          b.toString('base64url'),
+        ]),
       ];
-      const tables = (await exposed.deps.db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name')) as string[];
+      const tables = (await exposed.deps
+        .db('information_schema.tables')
+        .where({ table_schema: 'public', table_type: 'BASE TABLE' })
+        .pluck('table_name')) as string[];
       const dump: string[] = [];
       for (const table of tables) {
         const rows = await exposed.deps.db.raw(`select row_to_json(t)::text as j from "${table}" t`);
@@ -269,7 +345,8 @@ describe('no key material in clear', () => {
       assert.ok(haystacks.database.includes(global.sealed_secret.toString('hex')));
       assert.ok(capture.lines.length > 0, 'the log was captured');
       for (const [where, text] of Object.entries(haystacks)) {
-        for (const needle of needles) assert.equal(text.includes(needle), false, `key material in clear in the ${where}`);
+        for (const needle of needles)
+          assert.equal(text.includes(needle), false, `key material in clear in the ${where}`);
       }
     } finally {
       await exposed.stop();

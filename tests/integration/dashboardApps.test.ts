@@ -25,8 +25,13 @@ describe('Dashboard apps', () => {
     const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name, network: 'testnet' } });
     assert.equal(created.status, 201, created.text);
     const appId: string = created.body.content.appId;
-    for (const [member, role] of [[admin, 'admin'], [developer, 'developer']] as const) {
-      const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: member.email, role } });
+    for (const [member, role] of [
+      [admin, 'admin'],
+      [developer, 'developer'],
+    ] as const) {
+      const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+        body: { email: member.email, role },
+      });
       assert.equal(added.status, 201, added.text);
     }
     return appId;
@@ -34,7 +39,12 @@ describe('Dashboard apps', () => {
 
   before(async () => {
     svc = await startTestService();
-    [owner, admin, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
+    [owner, admin, developer, outsider] = await Promise.all([
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+    ]);
   });
   after(async () => {
     await svc?.stop();
@@ -42,7 +52,9 @@ describe('Dashboard apps', () => {
 
   describe('createApp', () => {
     test('creates an app with the documented defaults; the caller is its owner', async () => {
-      const res = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Coffee Rewards', network: 'mainnet' } });
+      const res = await owner.call('createApp', 'POST', '/api/v1/apps', {
+        body: { name: 'Coffee Rewards', network: 'mainnet' },
+      });
       assert.equal(res.status, 201);
       assert.equal(res.body.code, 'APP_CREATED');
       const app = res.body.content;
@@ -66,7 +78,11 @@ describe('Dashboard apps', () => {
       );
       const members = await owner.call('listMembers', 'GET', `/api/v1/apps/${app.appId}/members`);
       assert.deepEqual(
-        members.body.content.members.map((m: any) => ({ operatorId: m.operatorId, role: m.role, joined: m.joinedAt === m.invitedAt })),
+        members.body.content.members.map((m: any) => ({
+          operatorId: m.operatorId,
+          role: m.role,
+          joined: m.joinedAt === m.invitedAt,
+        })),
         [{ operatorId: owner.operatorId, role: 'owner', joined: true }],
       );
       const keys = await owner.call('listApiKeys', 'GET', `/api/v1/apps/${app.appId}/api-keys`);
@@ -90,30 +106,37 @@ describe('Dashboard apps', () => {
     });
 
     test('without a session: 401, and nothing is created', async () => {
-      const res = await call(svc.url, 'createApp', 'POST', '/api/v1/apps', { body: { name: 'Anonymous', network: 'testnet' } });
+      const res = await call(svc.url, 'createApp', 'POST', '/api/v1/apps', {
+        body: { name: 'Anonymous', network: 'testnet' },
+      });
       assert.equal(res.status, 401);
       assert.equal((await svc.deps.db('apps').where({ name: 'Anonymous' })).length, 0);
     });
   });
 
   describe('listApps', () => {
-    test('lists only the caller\'s apps, newest first, with the caller\'s role in each', async () => {
+    test("lists only the caller's apps, newest first, with the caller's role in each", async () => {
       const first = await teamApp('List first');
       const second = await teamApp('List second');
-      const theirs = await outsider.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Outsider app', network: 'testnet' } });
+      const theirs = await outsider.call('createApp', 'POST', '/api/v1/apps', {
+        body: { name: 'Outsider app', network: 'testnet' },
+      });
       const mine = await owner.call('listApps', 'GET', '/api/v1/apps');
       assert.equal(mine.status, 200);
       assert.equal(mine.body.code, 'APPS_LISTED');
       const ids: string[] = mine.body.content.apps.map((a: any) => a.appId);
       assert.ok(ids.indexOf(second) < ids.indexOf(first) && ids.indexOf(second) >= 0, 'newest first');
-      assert.ok(!ids.includes(theirs.body.content.appId), 'another operator\'s app is never listed');
+      assert.ok(!ids.includes(theirs.body.content.appId), "another operator's app is never listed");
       const asDeveloper = await developer.call('listApps', 'GET', '/api/v1/apps');
       assert.deepEqual(
         asDeveloper.body.content.apps.filter((a: any) => [first, second].includes(a.appId)).map((a: any) => a.role),
         ['developer', 'developer'],
       );
       const outsiders = await outsider.call('listApps', 'GET', '/api/v1/apps');
-      assert.deepEqual(outsiders.body.content.apps.map((a: any) => a.appId), [theirs.body.content.appId]);
+      assert.deepEqual(
+        outsiders.body.content.apps.map((a: any) => a.appId),
+        [theirs.body.content.appId],
+      );
     });
 
     test('400 VALIDATION_ERROR when includeArchived is not a boolean', async () => {
@@ -126,7 +149,11 @@ describe('Dashboard apps', () => {
   describe('getApp', () => {
     test('every member reads the app with their own role', async () => {
       const appId = await teamApp();
-      for (const [client, role] of [[owner, 'owner'], [admin, 'admin'], [developer, 'developer']] as const) {
+      for (const [client, role] of [
+        [owner, 'owner'],
+        [admin, 'admin'],
+        [developer, 'developer'],
+      ] as const) {
         const res = await client.call('getApp', 'GET', `/api/v1/apps/${appId}`);
         assert.equal(res.status, 200);
         assert.equal(res.body.code, 'APP_FETCHED');
@@ -134,7 +161,7 @@ describe('Dashboard apps', () => {
       }
     });
 
-    test('another operator\'s app answers 404 APPLICATION_NOT_FOUND exactly like a missing one', async () => {
+    test("another operator's app answers 404 APPLICATION_NOT_FOUND exactly like a missing one", async () => {
       const appId = await teamApp();
       const theirs = await outsider.call('getApp', 'GET', `/api/v1/apps/${appId}`);
       const missing = await outsider.call('getApp', 'GET', '/api/v1/apps/app_doesNotExist0000000000');
@@ -163,7 +190,14 @@ describe('Dashboard apps', () => {
       assert.deepEqual(res.body.content.assets, [`USDC:${ISSUER}`, `EURC:${ISSUER}`]);
       assert.equal(res.body.content.name, 'Team app');
       assert.equal(res.body.content.accessTokenTtlMinutes, 15);
-      const precise = await owner.call('updateApp', 'PATCH', `/api/v1/apps/${appId}`, { body: { startingBalanceXlm: '999999999999.9999999', accessTokenTtlMinutes: 1440, refreshTokenTtlDays: 1, name: 'Renamed' } });
+      const precise = await owner.call('updateApp', 'PATCH', `/api/v1/apps/${appId}`, {
+        body: {
+          startingBalanceXlm: '999999999999.9999999',
+          accessTokenTtlMinutes: 1440,
+          refreshTokenTtlDays: 1,
+          name: 'Renamed',
+        },
+      });
       assert.equal(precise.body.content.startingBalanceXlm, '999999999999.9999999');
       const read = await developer.call('getApp', 'GET', `/api/v1/apps/${appId}`);
       assert.deepEqual({ ...read.body.content, role: 'owner' }, precise.body.content);
@@ -174,7 +208,10 @@ describe('Dashboard apps', () => {
 
     test('admins and developers may change settings (not owner-only)', async () => {
       const appId = await teamApp();
-      for (const [client, name] of [[admin, 'By admin'], [developer, 'By developer']] as const) {
+      for (const [client, name] of [
+        [admin, 'By admin'],
+        [developer, 'By developer'],
+      ] as const) {
         const res = await client.call('updateApp', 'PATCH', `/api/v1/apps/${appId}`, { body: { name } });
         assert.equal(res.status, 200);
         assert.equal(res.body.content.name, name);
@@ -208,7 +245,7 @@ describe('Dashboard apps', () => {
       assert.deepEqual(after.body.content.assets, []);
     });
 
-    test('another operator\'s app: 404, and it is unchanged', async () => {
+    test("another operator's app: 404, and it is unchanged", async () => {
       const appId = await teamApp();
       const res = await outsider.call('updateApp', 'PATCH', `/api/v1/apps/${appId}`, { body: { name: 'Hijacked' } });
       assert.equal(res.status, 404);
@@ -221,7 +258,11 @@ describe('Dashboard apps', () => {
     test('archive (owner): hidden from listApps unless includeArchived, readable by getApp, 404 elsewhere, keys refused; restore reverses it', async () => {
       const appId = await teamApp('Archived app');
       const key = await createApiKey(svc.deps.db, { appId, type: 'secret', network: 'testnet' });
-      const fund = () => call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key.key }, body: { publicKey: VALID_G } });
+      const fund = () =>
+        call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+          headers: { 'x-service-api-key': key.key },
+          body: { publicKey: VALID_G },
+        });
       assert.notEqual((await fund()).body.code, 'APPLICATION_NOT_FOUND');
 
       const archived = await owner.call('archiveApp', 'POST', `/api/v1/apps/${appId}/archive`);
@@ -245,11 +286,18 @@ describe('Dashboard apps', () => {
       const hidden = [
         await owner.call('updateApp', 'PATCH', `/api/v1/apps/${appId}`, { body: { name: 'No' } }),
         await owner.call('listMembers', 'GET', `/api/v1/apps/${appId}/members`),
-        await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: outsider.email, role: 'developer' } }),
+        await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+          body: { email: outsider.email, role: 'developer' },
+        }),
         await owner.call('getAppDomains', 'GET', `/api/v1/apps/${appId}/domains`),
-        await owner.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body: { origins: [], redirectUris: [] } }),
+        await owner.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, {
+          body: { origins: [], redirectUris: [] },
+        }),
       ];
-      assert.deepEqual(hidden.map((r) => `${r.status} ${r.body.code}`), Array(hidden.length).fill('404 APPLICATION_NOT_FOUND'));
+      assert.deepEqual(
+        hidden.map((r) => `${r.status} ${r.body.code}`),
+        Array(hidden.length).fill('404 APPLICATION_NOT_FOUND'),
+      );
       const refused = await fund();
       assert.equal(refused.status, 404);
       assert.equal(refused.body.code, 'APPLICATION_NOT_FOUND');
@@ -259,7 +307,9 @@ describe('Dashboard apps', () => {
       assert.equal(restored.body.code, 'APP_RESTORED');
       assert.equal(restored.body.content.status, 'active');
       assert.equal(restored.body.content.archivedAt, null);
-      assert.ok((await owner.call('listApps', 'GET', '/api/v1/apps')).body.content.apps.some((a: any) => a.appId === appId));
+      assert.ok(
+        (await owner.call('listApps', 'GET', '/api/v1/apps')).body.content.apps.some((a: any) => a.appId === appId),
+      );
       assert.notEqual((await fund()).body.code, 'APPLICATION_NOT_FOUND', 'the key works again');
 
       const restoredAgain = await owner.call('restoreApp', 'POST', `/api/v1/apps/${appId}/restore`);

@@ -18,16 +18,22 @@ describe('Dashboard domains', () => {
   let outsider: OperatorClient;
 
   async function teamApp(): Promise<string> {
-    const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Domains app', network: 'testnet' } });
+    const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Domains app', network: 'testnet' },
+    });
     assert.equal(created.status, 201, created.text);
     const appId: string = created.body.content.appId;
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: developer.email, role: 'developer' } });
+    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+      body: { email: developer.email, role: 'developer' },
+    });
     assert.equal(added.status, 201, added.text);
     return appId;
   }
 
-  const put = (client: OperatorClient, appId: string, body: unknown) => client.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body });
-  const get = (client: OperatorClient, appId: string) => client.call('getAppDomains', 'GET', `/api/v1/apps/${appId}/domains`);
+  const put = (client: OperatorClient, appId: string, body: unknown) =>
+    client.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body });
+  const get = (client: OperatorClient, appId: string) =>
+    client.call('getAppDomains', 'GET', `/api/v1/apps/${appId}/domains`);
 
   before(async () => {
     svc = await startTestService();
@@ -71,7 +77,10 @@ describe('Dashboard domains', () => {
     const appId = await teamApp();
     const key = await createApiKey(svc.deps.db, { appId, type: 'secret', network: 'testnet' });
     const fundFrom = (origin: string) =>
-      call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key.key, origin }, body: { publicKey: VALID_G } });
+      call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+        headers: { 'x-service-api-key': key.key, origin },
+        body: { publicKey: VALID_G },
+      });
     await put(owner, appId, { origins: ['https://old.example.com'], redirectUris: [] });
     assert.notEqual((await fundFrom('https://old.example.com')).body.code, 'ORIGIN_NOT_ALLOWED');
     assert.equal((await fundFrom('https://new.example.com')).body.code, 'ORIGIN_NOT_ALLOWED');
@@ -108,17 +117,25 @@ describe('Dashboard domains', () => {
       const res = await put(owner, appId, body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.code, 'VALIDATION_ERROR');
-      assert.ok(res.body.details.fieldErrors[field], `${JSON.stringify(body).slice(0, 120)}: ${JSON.stringify(res.body.details)}`);
+      assert.ok(
+        res.body.details.fieldErrors[field],
+        `${JSON.stringify(body).slice(0, 120)}: ${JSON.stringify(res.body.details)}`,
+      );
     }
     const defaultPort = await put(owner, appId, { origins: ['https://app.example.com:443'], redirectUris: [] });
-    assert.deepEqual(defaultPort.body.details.fieldErrors, { 'origins.0': ['must be written as https://app.example.com'] });
+    assert.deepEqual(defaultPort.body.details.fieldErrors, {
+      'origins.0': ['must be written as https://app.example.com'],
+    });
     assert.deepEqual((await get(owner, appId)).body.content, stored);
   });
 
-  test('another operator\'s app: 404 APPLICATION_NOT_FOUND on read and replace, and nothing changes', async () => {
+  test("another operator's app: 404 APPLICATION_NOT_FOUND on read and replace, and nothing changes", async () => {
     const appId = await teamApp();
     await put(owner, appId, { origins: ['https://app.example.com'], redirectUris: [] });
-    for (const res of [await get(outsider, appId), await put(outsider, appId, { origins: ['https://evil.example.com'], redirectUris: [] })]) {
+    for (const res of [
+      await get(outsider, appId),
+      await put(outsider, appId, { origins: ['https://evil.example.com'], redirectUris: [] }),
+    ]) {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
     }

@@ -34,11 +34,17 @@ describe('Dashboard: API keys', () => {
     return res;
   };
   const rotate = async (keyId: string, body?: Record<string, unknown>, client = owner, appId = creds.app.id) => {
-    const res = await client.call('rotateApiKey', 'POST', `${keyPath(appId, keyId)}/rotate`, body === undefined ? {} : { body });
+    const res = await client.call(
+      'rotateApiKey',
+      'POST',
+      `${keyPath(appId, keyId)}/rotate`,
+      body === undefined ? {} : { body },
+    );
     if (res.status === 200) clearKeys.push(res.body.content.key.key);
     return res;
   };
-  const revoke = (keyId: string, client = owner, appId = creds.app.id) => client.call('revokeApiKey', 'DELETE', keyPath(appId, keyId));
+  const revoke = (keyId: string, client = owner, appId = creds.app.id) =>
+    client.call('revokeApiKey', 'DELETE', keyPath(appId, keyId));
   const list = async (client = owner, appId = creds.app.id) => {
     const res = await client.call('listApiKeys', 'GET', keysPath(appId));
     assert.equal(res.status, 200, res.text);
@@ -47,11 +53,18 @@ describe('Dashboard: API keys', () => {
   /** What a key gets on a Server or SDK API route (behind a valid key, fundWallet answers 404 WALLET_NOT_FOUND for an unknown wallet). */
   const gate = async (key: string) => {
     const res = key.startsWith('sec_')
-      ? await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key }, body: { publicKey: VALID_G } })
-      : await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': key }, body: { email: 'u@example.com' } });
+      ? await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+          headers: { 'x-service-api-key': key },
+          body: { publicKey: VALID_G },
+        })
+      : await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', {
+          headers: { 'x-service-api-key': key },
+          body: { email: 'u@example.com' },
+        });
     return { status: res.status, code: res.body?.code as string | undefined };
   };
-  const passesGate = (answer: { status: number; code?: string }) => ![401, 403].includes(answer.status) && answer.code !== 'APPLICATION_NOT_FOUND';
+  const passesGate = (answer: { status: number; code?: string }) =>
+    ![401, 403].includes(answer.status) && answer.code !== 'APPLICATION_NOT_FOUND';
 
   before(async () => {
     svc = await startTestService({}, { log: captured.log });
@@ -64,7 +77,7 @@ describe('Dashboard: API keys', () => {
   });
 
   describe('createApiKey', () => {
-    test('201 with the full key, shown once: the network is the app\'s, the prefix its first characters, status active', async () => {
+    test("201 with the full key, shown once: the network is the app's, the prefix its first characters, status active", async () => {
       for (const type of ['secret', 'publishable'] as const) {
         const res = await create({ type, label: `new ${type}` });
         assert.equal(res.status, 201, res.text);
@@ -84,7 +97,9 @@ describe('Dashboard: API keys', () => {
     });
 
     test('a mainnet app gets mainnet keys (the network is not chosen)', async () => {
-      const app = await withTx(svc.deps.db, (trx) => createApp(trx, { name: 'Mainnet app', network: 'mainnet', ownerOperatorId: creds.operator.id }));
+      const app = await withTx(svc.deps.db, (trx) =>
+        createApp(trx, { name: 'Mainnet app', network: 'mainnet', ownerOperatorId: creds.operator.id }),
+      );
       const res = await create({ type: 'secret' }, owner, app.id);
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.content.network, 'mainnet');
@@ -92,10 +107,16 @@ describe('Dashboard: API keys', () => {
       assert.equal(res.body.content.label, undefined);
     });
 
-    test('the admin CLI follows the same rule: create-key with another network than the app\'s is a usage error', async () => {
+    test("the admin CLI follows the same rule: create-key with another network than the app's is a usage error", async () => {
       const argv = ['create-key', '--app', creds.app.id, '--type', 'secret', '--network', 'mainnet'];
-      await assert.rejects(runAdminCommand(svc.deps, argv, () => {}), UsageError);
-      assert.equal(await svc.deps.db('api_keys').where({ app_id: creds.app.id, network: 'mainnet' }).first(), undefined);
+      await assert.rejects(
+        runAdminCommand(svc.deps, argv, () => {}),
+        UsageError,
+      );
+      assert.equal(
+        await svc.deps.db('api_keys').where({ app_id: creds.app.id, network: 'mainnet' }).first(),
+        undefined,
+      );
     });
 
     test('expiresAt in the past or now: 400 VALIDATION_ERROR on expiresAt, nothing stored; in the future: stored and enforced', async () => {
@@ -121,7 +142,9 @@ describe('Dashboard: API keys', () => {
 
   describe('listApiKeys', () => {
     test('newest first, by prefix only, with every status derived from the dates', async () => {
-      const app = await withTx(svc.deps.db, (trx) => createApp(trx, { name: 'Listed app', network: 'testnet', ownerOperatorId: creds.operator.id }));
+      const app = await withTx(svc.deps.db, (trx) =>
+        createApp(trx, { name: 'Listed app', network: 'testnet', ownerOperatorId: creds.operator.id }),
+      );
       const ids: Record<string, string> = {};
       for (const name of ['revoked', 'expired', 'rotated', 'active']) {
         const res = await create({ type: 'secret', label: name }, owner, app.id);
@@ -135,9 +158,19 @@ describe('Dashboard: API keys', () => {
       assert.equal(keys.length, 5);
       assert.equal(keys[0].keyId, successor, 'the newest key first');
       const statusOf = Object.fromEntries(keys.map((k) => [k.keyId, k.status]));
-      assert.deepEqual(statusOf, { [successor]: 'active', [ids.active!]: 'active', [ids.rotated!]: 'rotating', [ids.expired!]: 'expired', [ids.revoked!]: 'revoked' });
+      assert.deepEqual(statusOf, {
+        [successor]: 'active',
+        [ids.active!]: 'active',
+        [ids.rotated!]: 'rotating',
+        [ids.expired!]: 'expired',
+        [ids.revoked!]: 'revoked',
+      });
       const times = keys.map((k) => Date.parse(k.createdAt));
-      assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => b - a),
+        'newest first',
+      );
       for (const k of keys) {
         assert.match(k.prefix, /^sec_testnet_[0-9A-Za-z]{4}$/);
         assert.equal(k.key, undefined);
@@ -153,7 +186,10 @@ describe('Dashboard: API keys', () => {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.code, 'API_KEY_ROTATED');
       const { key, previousKey } = res.body.content;
-      assert.deepEqual([key.type, key.network, key.label, key.status, key.expiresAt, key.revokedAt], ['secret', 'testnet', 'Backend', 'active', null, null]);
+      assert.deepEqual(
+        [key.type, key.network, key.label, key.status, key.expiresAt, key.revokedAt],
+        ['secret', 'testnet', 'Backend', 'active', null, null],
+      );
       assert.notEqual(key.keyId, old.keyId);
       assert.notEqual(key.key, old.key);
       assert.equal(previousKey.keyId, old.keyId);
@@ -180,7 +216,7 @@ describe('Dashboard: API keys', () => {
       assert.deepEqual([listed.status, listed.expiresAt], ['rotating', previousKey.expiresAt]);
     });
 
-    test('the old key\'s end is never moved later than an expiry it already had', async () => {
+    test("the old key's end is never moved later than an expiry it already had", async () => {
       const expiresAt = new Date(Date.now() + 60_000).toISOString();
       const old = (await create({ type: 'secret', expiresAt })).body.content;
       const res = await rotate(old.keyId, { overlapSeconds: 3600 });
@@ -194,7 +230,11 @@ describe('Dashboard: API keys', () => {
       await setApiKeyExpiry(svc.deps.db, old.keyId, expired);
       const res = await rotate(old.keyId, { overlapSeconds: 600 });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.content.previousKey, { keyId: old.keyId, expiresAt: expired.toISOString(), status: 'expired' });
+      assert.deepEqual(res.body.content.previousKey, {
+        keyId: old.keyId,
+        expiresAt: expired.toISOString(),
+        status: 'expired',
+      });
       assert.ok(passesGate(await gate(res.body.content.key.key)));
     });
 
@@ -217,7 +257,10 @@ describe('Dashboard: API keys', () => {
       assert.equal(again.body.code, 'API_KEY_ALREADY_ROTATED');
       assert.deepEqual(again.body.details, { replacedByKeyId: successor });
       // The refused rotation changed nothing: the old key keeps its overlap.
-      assert.equal((await list()).find((k) => k.keyId === old.keyId).expiresAt, first.body.content.previousKey.expiresAt);
+      assert.equal(
+        (await list()).find((k) => k.keyId === old.keyId).expiresAt,
+        first.body.content.previousKey.expiresAt,
+      );
       const next = await rotate(successor);
       assert.equal(next.status, 200, next.text);
       assert.equal(next.body.content.previousKey.keyId, successor);
@@ -313,10 +356,16 @@ describe('Dashboard: API keys', () => {
     test('a retried create replays the same key instead of minting a second one', async () => {
       const before = (await list()).length;
       const headers = { 'idempotency-key': `create-${Date.now()}` };
-      const first = await owner.call('createApiKey', 'POST', keysPath(creds.app.id), { headers, body: { type: 'secret', label: 'retried' } });
+      const first = await owner.call('createApiKey', 'POST', keysPath(creds.app.id), {
+        headers,
+        body: { type: 'secret', label: 'retried' },
+      });
       assert.equal(first.status, 201, first.text);
       clearKeys.push(first.body.content.key);
-      const retry = await owner.call('createApiKey', 'POST', keysPath(creds.app.id), { headers, body: { type: 'secret', label: 'retried' } });
+      const retry = await owner.call('createApiKey', 'POST', keysPath(creds.app.id), {
+        headers,
+        body: { type: 'secret', label: 'retried' },
+      });
       assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.headers.get('idempotent-replayed'), 'true');
       assert.equal(retry.body.content.keyId, first.body.content.keyId);
@@ -327,7 +376,7 @@ describe('Dashboard: API keys', () => {
   describe('authorization and unknown ids', () => {
     let other: SeededCredentials;
     before(async () => {
-      other = await seedCredentials(svc.deps.db, { name: 'Another operator\'s app' });
+      other = await seedCredentials(svc.deps.db, { name: "Another operator's app" });
       clearKeys.push(other.secretKey, other.publishableKey);
     });
 
@@ -339,7 +388,7 @@ describe('Dashboard: API keys', () => {
       }
     });
 
-    test('a key id of another app through this app\'s path: the same 404, and the other app\'s key is untouched', async () => {
+    test("a key id of another app through this app's path: the same 404, and the other app's key is untouched", async () => {
       for (const res of [await rotate(other.secretKeyId), await revoke(other.secretKeyId)]) {
         assert.equal(res.status, 404, res.text);
         assert.equal(res.body.code, 'API_KEY_ID_NOT_FOUND');
@@ -349,7 +398,7 @@ describe('Dashboard: API keys', () => {
       assert.ok(passesGate(await gate(other.secretKey)));
     });
 
-    test('another operator\'s app: 404 APPLICATION_NOT_FOUND on all four operations, nothing changed', async () => {
+    test("another operator's app: 404 APPLICATION_NOT_FOUND on all four operations, nothing changed", async () => {
       const answers = [
         await create({ type: 'secret' }, owner, other.app.id),
         await owner.call('listApiKeys', 'GET', keysPath(other.app.id)),
@@ -369,7 +418,10 @@ describe('Dashboard: API keys', () => {
       clearKeys.push(archived.secretKey, archived.publishableKey);
       await archiveApp(svc.deps.db, archived.app.id);
       const client = await signInOperator(svc, archived.operator.email!);
-      for (const res of [await create({ type: 'secret' }, client, archived.app.id), await client.call('listApiKeys', 'GET', keysPath(archived.app.id))]) {
+      for (const res of [
+        await create({ type: 'secret' }, client, archived.app.id),
+        await client.call('listApiKeys', 'GET', keysPath(archived.app.id)),
+      ]) {
         assert.equal(res.status, 404, res.text);
         assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
       }
@@ -377,7 +429,12 @@ describe('Dashboard: API keys', () => {
 
     test('every member role (admin, developer) may manage the keys', async () => {
       for (const role of ['admin', 'developer'] as const) {
-        const member = await addMember(svc.deps.db, { appId: creds.app.id, email: testEmail(role), role, at: new Date() });
+        const member = await addMember(svc.deps.db, {
+          appId: creds.app.id,
+          email: testEmail(role),
+          role,
+          at: new Date(),
+        });
         const client = await signInOperator(svc, member.email!);
         assert.equal(client.operatorId, member.operatorId);
         const made = await create({ type: 'secret', label: role }, client);
@@ -394,12 +451,20 @@ describe('Dashboard: API keys', () => {
     clearKeys.push((await mintApiKey(svc.deps.db, { appId: creds.app.id, type: 'secret', network: 'testnet' })).key);
     assert.ok(clearKeys.length > 20, `searched ${clearKeys.length} keys`);
     const secrets = clearKeys.map((k) => k.slice('sec_testnet_'.length));
-    const columns = (await svc.deps.db.raw(
-      `select table_name, column_name, data_type from information_schema.columns
+    const columns = (
+      await svc.deps.db.raw(
+        `select table_name, column_name, data_type from information_schema.columns
         where table_schema = 'public' and data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'bytea')`,
-    )).rows as { table_name: string; column_name: string; data_type: string }[];
-    assert.ok(columns.some((c) => c.table_name === 'api_keys' && c.column_name === 'replaced_by_key_id'), 'the search sees api_keys');
-    assert.ok(columns.some((c) => c.table_name === 'idempotency_keys' && c.column_name === 'answer'), 'the search sees stored answers');
+      )
+    ).rows as { table_name: string; column_name: string; data_type: string }[];
+    assert.ok(
+      columns.some((c) => c.table_name === 'api_keys' && c.column_name === 'replaced_by_key_id'),
+      'the search sees api_keys',
+    );
+    assert.ok(
+      columns.some((c) => c.table_name === 'idempotency_keys' && c.column_name === 'answer'),
+      'the search sees stored answers',
+    );
     for (const { table_name, column_name, data_type } of columns) {
       // bytea (e.g. stored Idempotency-Key answers, which may hold a new key) is searched for the key's UTF-8 bytes
       const match = data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ??) > 0` : 'position(? in ??::text) > 0';

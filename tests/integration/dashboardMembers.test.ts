@@ -23,19 +23,34 @@ describe('Dashboard members', () => {
     return res.body.content.appId;
   }
 
-  async function invite(client: OperatorClient, appId: string, email: string, role: 'admin' | 'developer'): Promise<any> {
+  async function invite(
+    client: OperatorClient,
+    appId: string,
+    email: string,
+    role: 'admin' | 'developer',
+  ): Promise<any> {
     const res = await client.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email, role } });
     assert.equal(res.status, 201, res.text);
     return res.body.content;
   }
 
   /** A new app of `owner` with `admin` and `developer` on its team; returns the app id and the member ids. */
-  async function teamApp(): Promise<{ appId: string; ownerMemberId: string; adminMemberId: string; developerMemberId: string }> {
+  async function teamApp(): Promise<{
+    appId: string;
+    ownerMemberId: string;
+    adminMemberId: string;
+    developerMemberId: string;
+  }> {
     const appId = await createApp(owner);
     const adminMember = await invite(owner, appId, admin.email, 'admin');
     const developerMember = await invite(owner, appId, developer.email, 'developer');
     const list = await owner.call('listMembers', 'GET', `/api/v1/apps/${appId}/members`);
-    return { appId, ownerMemberId: list.body.content.members[0].memberId, adminMemberId: adminMember.memberId, developerMemberId: developerMember.memberId };
+    return {
+      appId,
+      ownerMemberId: list.body.content.members[0].memberId,
+      adminMemberId: adminMember.memberId,
+      developerMemberId: developerMember.memberId,
+    };
   }
 
   async function owners(appId: string): Promise<{ members: string[]; app: string }> {
@@ -46,7 +61,12 @@ describe('Dashboard members', () => {
 
   before(async () => {
     svc = await startTestService();
-    [owner, admin, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
+    [owner, admin, developer, outsider] = await Promise.all([
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+    ]);
   });
   after(async () => {
     await svc?.stop();
@@ -63,13 +83,18 @@ describe('Dashboard members', () => {
         assert.equal(res.body.code, 'MEMBERS_LISTED');
         assert.deepEqual(
           res.body.content.members.map((m: any) => [m.email, m.role]),
-          [[owner.email, 'owner'], [admin.email, 'admin'], [developer.email, 'developer'], [pending, 'developer']],
+          [
+            [owner.email, 'owner'],
+            [admin.email, 'admin'],
+            [developer.email, 'developer'],
+            [pending, 'developer'],
+          ],
         );
         assert.equal(res.body.content.members.at(-1).joinedAt, null);
       }
     });
 
-    test('another operator\'s app: 404 APPLICATION_NOT_FOUND', async () => {
+    test("another operator's app: 404 APPLICATION_NOT_FOUND", async () => {
       const { appId } = await teamApp();
       const res = await outsider.call('listMembers', 'GET', `/api/v1/apps/${appId}/members`);
       assert.equal(res.status, 404);
@@ -81,7 +106,9 @@ describe('Dashboard members', () => {
     test('invites a new address: operator record created (lower-cased), joinedAt null, invitation mailed; joinedAt is set when they sign in', async () => {
       const appId = await createApp(owner, 'Invite app');
       const email = testEmail('grace');
-      const res = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: email.toUpperCase(), role: 'developer' } });
+      const res = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+        body: { email: email.toUpperCase(), role: 'developer' },
+      });
       assert.equal(res.status, 201);
       assert.equal(res.body.code, 'MEMBER_ADDED');
       const member = res.body.content;
@@ -104,13 +131,18 @@ describe('Dashboard members', () => {
       assert.ok(joined.joinedAt, 'joinedAt is set at sign-in');
       assert.ok(Date.parse(joined.joinedAt) >= Date.parse(joined.invitedAt));
       const apps = await grace.call('listApps', 'GET', '/api/v1/apps');
-      assert.deepEqual(apps.body.content.apps.map((a: any) => [a.appId, a.role]), [[appId, 'developer']]);
+      assert.deepEqual(
+        apps.body.content.apps.map((a: any) => [a.appId, a.role]),
+        [[appId, 'developer']],
+      );
     });
 
     test('409 MEMBER_ALREADY_EXISTS for a member, whatever the case of the address (the owner included)', async () => {
       const { appId } = await teamApp();
       for (const email of [admin.email.toUpperCase(), owner.email]) {
-        const res = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email, role: 'developer' } });
+        const res = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+          body: { email, role: 'developer' },
+        });
         assert.equal(res.status, 409);
         assert.equal(res.body.code, 'MEMBER_ALREADY_EXISTS');
       }
@@ -136,15 +168,21 @@ describe('Dashboard members', () => {
     test('admins and developers get 403 FORBIDDEN; another operator and an archived app get 404', async () => {
       const { appId } = await teamApp();
       for (const client of [admin, developer]) {
-        const res = await client.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: testEmail(), role: 'developer' } });
+        const res = await client.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+          body: { email: testEmail(), role: 'developer' },
+        });
         assert.equal(res.status, 403);
         assert.equal(res.body.code, 'FORBIDDEN');
       }
-      const cross = await outsider.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: outsider.email, role: 'admin' } });
+      const cross = await outsider.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+        body: { email: outsider.email, role: 'admin' },
+      });
       assert.equal(cross.status, 404);
       assert.equal(cross.body.code, 'APPLICATION_NOT_FOUND');
       await owner.call('archiveApp', 'POST', `/api/v1/apps/${appId}/archive`);
-      const archived = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: testEmail(), role: 'developer' } });
+      const archived = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+        body: { email: testEmail(), role: 'developer' },
+      });
       assert.equal(archived.status, 404);
       assert.equal(archived.body.code, 'APPLICATION_NOT_FOUND');
       assert.equal((await svc.deps.db('app_members').where({ app_id: appId })).length, 3);
@@ -154,7 +192,11 @@ describe('Dashboard members', () => {
       const appId = await createApp(owner);
       const logged: unknown[] = [];
       const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
-      const failingMailer = { description: 'failing', close: async () => {}, send: async () => Promise.reject(new Error('SMTP is down')) };
+      const failingMailer = {
+        description: 'failing',
+        close: async () => {},
+        send: async () => Promise.reject(new Error('SMTP is down')),
+      };
       const handler = addMember({ db: svc.deps.db, clock: svc.deps.clock, mailer: failingMailer });
       const email = testEmail('unmailed');
       const result = await handler({
@@ -178,7 +220,9 @@ describe('Dashboard members', () => {
       const appId = await createApp(owner);
       const email = testEmail('twice');
       const results = await Promise.all(
-        Array.from({ length: 2 }, () => owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email, role: 'developer' } })),
+        Array.from({ length: 2 }, () =>
+          owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email, role: 'developer' } }),
+        ),
       );
       assert.deepEqual(results.map((r) => r.status).sort(), [201, 409]);
       assert.equal((await svc.deps.db('operators').where({ email })).length, 1);
@@ -189,29 +233,41 @@ describe('Dashboard members', () => {
   describe('updateMember', () => {
     test('the owner changes an admin to developer and back', async () => {
       const { appId, adminMemberId } = await teamApp();
-      const down = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, { body: { role: 'developer' } });
+      const down = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, {
+        body: { role: 'developer' },
+      });
       assert.equal(down.status, 200);
       assert.equal(down.body.code, 'MEMBER_UPDATED');
       assert.equal(down.body.content.role, 'developer');
       assert.equal((await admin.call('getApp', 'GET', `/api/v1/apps/${appId}`)).body.content.role, 'developer');
-      const up = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, { body: { role: 'admin' } });
+      const up = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, {
+        body: { role: 'admin' },
+      });
       assert.equal(up.body.content.role, 'admin');
     });
 
     test('ownership transfer: the member becomes owner, the caller admin, in one step; the new owner has the owner-only rights', async () => {
       const { appId, adminMemberId, ownerMemberId } = await teamApp();
-      const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, { body: { role: 'owner' } });
+      const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${adminMemberId}`, {
+        body: { role: 'owner' },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.content.role, 'owner');
       assert.equal(res.body.content.operatorId, admin.operatorId);
       assert.deepEqual(await owners(appId), { members: [admin.operatorId], app: admin.operatorId });
       assert.equal((await owner.call('getApp', 'GET', `/api/v1/apps/${appId}`)).body.content.role, 'admin');
       const listed = await admin.call('listMembers', 'GET', `/api/v1/apps/${appId}/members`);
-      assert.deepEqual(listed.body.content.members.slice(0, 1).map((m: any) => m.memberId), [adminMemberId], 'the new owner is listed first');
+      assert.deepEqual(
+        listed.body.content.members.slice(0, 1).map((m: any) => m.memberId),
+        [adminMemberId],
+        'the new owner is listed first',
+      );
 
       const formerOwner = await owner.call('archiveApp', 'POST', `/api/v1/apps/${appId}/archive`);
       assert.equal(formerOwner.status, 403, 'the former owner lost the owner-only rights');
-      const back = await admin.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, { body: { role: 'owner' } });
+      const back = await admin.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, {
+        body: { role: 'owner' },
+      });
       assert.equal(back.status, 200, 'the new owner can transfer it back');
       assert.deepEqual(await owners(appId), { members: [owner.operatorId], app: owner.operatorId });
     });
@@ -219,11 +275,15 @@ describe('Dashboard members', () => {
     test('the owner cannot change their own role to anything else: 409 LAST_OWNER; setting owner again changes nothing', async () => {
       const { appId, ownerMemberId } = await teamApp();
       for (const role of ['admin', 'developer']) {
-        const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, { body: { role } });
+        const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, {
+          body: { role },
+        });
         assert.equal(res.status, 409);
         assert.equal(res.body.code, 'LAST_OWNER');
       }
-      const same = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, { body: { role: 'owner' } });
+      const same = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${ownerMemberId}`, {
+        body: { role: 'owner' },
+      });
       assert.equal(same.status, 200);
       assert.deepEqual(await owners(appId), { members: [owner.operatorId], app: owner.operatorId });
     });
@@ -232,26 +292,46 @@ describe('Dashboard members', () => {
       const { appId } = await teamApp();
       const other = await teamApp();
       for (const memberId of ['mem_unknown000000000000000', other.developerMemberId]) {
-        const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, { body: { role: 'admin' } });
+        const res = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, {
+          body: { role: 'admin' },
+        });
         assert.equal(res.status, 404);
         assert.equal(res.body.code, 'MEMBER_NOT_FOUND');
       }
-      const badRole = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${other.developerMemberId}`, { body: { role: 'superuser' } });
+      const badRole = await owner.call(
+        'updateMember',
+        'PATCH',
+        `/api/v1/apps/${appId}/members/${other.developerMemberId}`,
+        { body: { role: 'superuser' } },
+      );
       assert.equal(badRole.status, 400);
       assert.ok(badRole.body.details.fieldErrors.role);
-      const badId = await owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/op_${owner.operatorId.slice(3)}`, { body: { role: 'admin' } });
+      const badId = await owner.call(
+        'updateMember',
+        'PATCH',
+        `/api/v1/apps/${appId}/members/op_${owner.operatorId.slice(3)}`,
+        { body: { role: 'admin' } },
+      );
       assert.equal(badId.status, 400);
       assert.ok(badId.body.details.fieldErrors['path.memberId']);
     });
 
     test('admins and developers get 403 FORBIDDEN (no self-promotion); another operator gets 404', async () => {
       const { appId, adminMemberId, developerMemberId } = await teamApp();
-      for (const [client, memberId] of [[admin, adminMemberId], [developer, developerMemberId], [admin, developerMemberId]] as const) {
-        const res = await client.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, { body: { role: 'owner' } });
+      for (const [client, memberId] of [
+        [admin, adminMemberId],
+        [developer, developerMemberId],
+        [admin, developerMemberId],
+      ] as const) {
+        const res = await client.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, {
+          body: { role: 'owner' },
+        });
         assert.equal(res.status, 403);
         assert.equal(res.body.code, 'FORBIDDEN');
       }
-      const cross = await outsider.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${developerMemberId}`, { body: { role: 'admin' } });
+      const cross = await outsider.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${developerMemberId}`, {
+        body: { role: 'admin' },
+      });
       assert.equal(cross.status, 404);
       assert.equal(cross.body.code, 'APPLICATION_NOT_FOUND');
       assert.deepEqual(await owners(appId), { members: [owner.operatorId], app: owner.operatorId });
@@ -262,13 +342,18 @@ describe('Dashboard members', () => {
         const { appId, adminMemberId, developerMemberId } = await teamApp();
         const results = await Promise.all(
           [adminMemberId, developerMemberId].map((memberId) =>
-            owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, { body: { role: 'owner' } }),
+            owner.call('updateMember', 'PATCH', `/api/v1/apps/${appId}/members/${memberId}`, {
+              body: { role: 'owner' },
+            }),
           ),
         );
         assert.deepEqual(results.map((r) => r.status).sort(), [200, 403], results.map((r) => r.text).join('\n'));
         const winner = results.find((r) => r.status === 200)!.body.content.operatorId;
         assert.deepEqual(await owners(appId), { members: [winner], app: winner });
-        const formerOwner = await svc.deps.db('app_members').where({ app_id: appId, operator_id: owner.operatorId }).first('role');
+        const formerOwner = await svc.deps
+          .db('app_members')
+          .where({ app_id: appId, operator_id: owner.operatorId })
+          .first('role');
         assert.equal(formerOwner.role, 'admin');
       }
     });
@@ -284,10 +369,17 @@ describe('Dashboard members', () => {
       const gone = await developer.call('getApp', 'GET', `/api/v1/apps/${appId}`);
       assert.equal(gone.status, 404);
       assert.equal(gone.body.code, 'APPLICATION_NOT_FOUND');
-      assert.equal((await developer.call('getCurrentOperator', 'GET', '/api/v1/me')).status, 200, 'their session stays valid');
+      assert.equal(
+        (await developer.call('getCurrentOperator', 'GET', '/api/v1/me')).status,
+        200,
+        'their session stays valid',
+      );
 
       const pending = await invite(owner, appId, testEmail('cancelled'), 'admin');
-      assert.equal((await owner.call('removeMember', 'DELETE', `/api/v1/apps/${appId}/members/${pending.memberId}`)).status, 200);
+      assert.equal(
+        (await owner.call('removeMember', 'DELETE', `/api/v1/apps/${appId}/members/${pending.memberId}`)).status,
+        200,
+      );
       const again = await owner.call('removeMember', 'DELETE', `/api/v1/apps/${appId}/members/${pending.memberId}`);
       assert.equal(again.status, 404);
       assert.equal(again.body.code, 'MEMBER_NOT_FOUND');
@@ -312,7 +404,11 @@ describe('Dashboard members', () => {
       assert.equal(cross.status, 404);
       assert.equal(cross.body.code, 'APPLICATION_NOT_FOUND');
       const outsiderApp = await createApp(outsider);
-      const foreign = await outsider.call('removeMember', 'DELETE', `/api/v1/apps/${outsiderApp}/members/${adminMemberId}`);
+      const foreign = await outsider.call(
+        'removeMember',
+        'DELETE',
+        `/api/v1/apps/${outsiderApp}/members/${adminMemberId}`,
+      );
       assert.equal(foreign.status, 404);
       assert.equal(foreign.body.code, 'MEMBER_NOT_FOUND');
       assert.equal((await svc.deps.db('app_members').where({ app_id: appId })).length, 3);

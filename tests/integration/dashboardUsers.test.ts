@@ -26,17 +26,30 @@ describe('Dashboard: app users', () => {
     // 23 users without a sign-in through the API (so without a wallet), created a day apart in the past...
     for (let i = 0; i < SEEDED; i++) {
       const email = `seeded-${String(i).padStart(2, '0')}@example.com`;
-      await findOrCreateUser(svc.deps.db, { appId: creds.app.id, identity: { provider: 'email', subject: email, email }, now: new Date(Date.UTC(2020, 0, 1 + i)) });
+      await findOrCreateUser(svc.deps.db, {
+        appId: creds.app.id,
+        identity: { provider: 'email', subject: email, email },
+        now: new Date(Date.UTC(2020, 0, 1 + i)),
+      });
     }
     // ...then two who signed in now, with wallets
     signedIn = [await signInUser(svc, creds, testEmail('ada')), await signInUser(svc, creds, testEmail('bob'))];
-    allIds = (await svc.deps.db('users').where({ app_id: creds.app.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map((r) => r.id);
+    allIds = (
+      await svc.deps
+        .db('users')
+        .where({ app_id: creds.app.id })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+    ).map((r) => r.id);
   });
   after(async () => {
     await svc?.stop();
   });
 
-  const list = (query = '', op: OperatorClient = owner, appId = creds.app.id) => op.call('listAppUsers', 'GET', `/api/v1/apps/${appId}/users${query}`);
+  const list = (query = '', op: OperatorClient = owner, appId = creds.app.id) =>
+    op.call('listAppUsers', 'GET', `/api/v1/apps/${appId}/users${query}`);
 
   test('the first page: 20 users newest first, the total, a cursor; a signed-in user with provider, wallet and last seen', async () => {
     const res = await list();
@@ -45,10 +58,16 @@ describe('Dashboard: app users', () => {
     const { users, total, limit, offset, nextCursor } = res.body.content;
     assert.deepEqual([total, limit, offset], [SEEDED + 2, 20, 0]);
     assert.ok(nextCursor);
-    assert.deepEqual(users.map((u: { userId: string }) => u.userId), allIds.slice(0, 20));
+    assert.deepEqual(
+      users.map((u: { userId: string }) => u.userId),
+      allIds.slice(0, 20),
+    );
     const bob = users[0];
     assert.equal(bob.userId, signedIn[1]!.userId);
-    assert.deepEqual(bob.wallet, { publicKey: signedIn[1]!.signIn.wallet.publicKey, funded: signedIn[1]!.signIn.wallet.funded });
+    assert.deepEqual(bob.wallet, {
+      publicKey: signedIn[1]!.signIn.wallet.publicKey,
+      funded: signedIn[1]!.signIn.wallet.funded,
+    });
     assert.equal(bob.provider, 'email');
     assert.equal(bob.email, signedIn[1]!.email);
     assert.equal(bob.externalId, null);
@@ -68,7 +87,9 @@ describe('Dashboard: app users', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { users: { userId: string }[]; nextCursor: string | null } = (await list(`?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body.content;
+      const page: { users: { userId: string }[]; nextCursor: string | null } = (
+        await list(`?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      ).body.content;
       byCursor.push(...page.users.map((u) => u.userId));
       cursor = page.nextCursor;
       pages += 1;
@@ -79,7 +100,10 @@ describe('Dashboard: app users', () => {
   });
 
   test('a cursor this list did not make: 400 VALIDATION_ERROR', async () => {
-    for (const cursor of ['garbage', Buffer.from(JSON.stringify({ after: 'usr_notauser000000000000' })).toString('base64url')]) {
+    for (const cursor of [
+      'garbage',
+      Buffer.from(JSON.stringify({ after: 'usr_notauser000000000000' })).toString('base64url'),
+    ]) {
       const res = await list(`?cursor=${cursor}`);
       assert.equal(res.status, 400);
       assert.equal(res.body.code, 'VALIDATION_ERROR');
@@ -114,12 +138,19 @@ describe('Dashboard: app users', () => {
     const res = await list('', outsider);
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
-    assert.equal((await outsider.call('getAppUser', 'GET', `/api/v1/apps/${creds.app.id}/users/${allIds[0]}`)).body.code, 'APPLICATION_NOT_FOUND');
+    assert.equal(
+      (await outsider.call('getAppUser', 'GET', `/api/v1/apps/${creds.app.id}/users/${allIds[0]}`)).body.code,
+      'APPLICATION_NOT_FOUND',
+    );
   });
 
   test('one user: every provider used and every wallet; the provider of the latest sign-in in the list', async () => {
     const ada = signedIn[0]!;
-    await findOrCreateUser(svc.deps.db, { appId: creds.app.id, identity: { provider: 'google', subject: 'google-ada', email: ada.email }, now: new Date() });
+    await findOrCreateUser(svc.deps.db, {
+      appId: creds.app.id,
+      identity: { provider: 'google', subject: 'google-ada', email: ada.email },
+      now: new Date(),
+    });
     await recordSignIn(svc.deps.db, ada.userId, 'google', new Date());
     const res = await owner.call('getAppUser', 'GET', `/api/v1/apps/${creds.app.id}/users/${ada.userId}`);
     assert.equal(res.status, 200);
@@ -132,9 +163,15 @@ describe('Dashboard: app users', () => {
   });
 
   test("an unknown user, or a user of another of the operator's apps: 404 USER_NOT_FOUND", async () => {
-    const otherApp = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Second', network: 'testnet' } });
+    const otherApp = await owner.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Second', network: 'testnet' },
+    });
     const otherAppId = otherApp.body.content.appId;
-    const stranger = await findOrCreateUser(svc.deps.db, { appId: otherAppId, identity: { provider: 'github', subject: '77', email: null }, now: new Date() });
+    const stranger = await findOrCreateUser(svc.deps.db, {
+      appId: otherAppId,
+      identity: { provider: 'github', subject: '77', email: null },
+      now: new Date(),
+    });
     for (const userId of [stranger.id, 'usr_doesnotexist00000000000']) {
       const res = await owner.call('getAppUser', 'GET', `/api/v1/apps/${creds.app.id}/users/${userId}`);
       assert.equal(res.status, 404);

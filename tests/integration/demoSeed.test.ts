@@ -27,7 +27,9 @@ describe('demo seed on first run', () => {
 
   test('seeds once, even when two starts race, and the printed secret key works', async () => {
     const lines: string[][] = [[], []];
-    const results = await Promise.all([0, 1].map((i) => seedDemoOnFirstRun(svc.deps, (l) => lines[i]!.push(l), svc.url)));
+    const results = await Promise.all(
+      [0, 1].map((i) => seedDemoOnFirstRun(svc.deps, (l) => lines[i]!.push(l), svc.url)),
+    );
     assert.deepEqual(results.sort(), [false, true]);
     const printed = lines.flat().join('\n');
     const secret = printed.match(/sec_testnet_[A-Za-z0-9]{40}/)?.[0];
@@ -50,13 +52,26 @@ describe('demo seed on first run', () => {
     const distribution = (await appWalletFor(svc.deps.db, app.id, 'testnet', 'distribution'))!;
     const [line] = await gw.trustlines(distribution.publicKey, [asset]);
     assert.equal(line?.balanceStroops, 100_000n * 10_000_000n);
-    assert.ok(await svc.deps.db('audit_log').where({ wallet_id: distribution.id, action: 'key.decrypt', purpose: 'treasury.trustline' }).first());
+    assert.ok(
+      await svc.deps
+        .db('audit_log')
+        .where({ wallet_id: distribution.id, action: 'key.decrypt', purpose: 'treasury.trustline' })
+        .first(),
+    );
 
     const printed: string[] = [];
     assert.equal(await seedDemoOnFirstRun(svc.deps, (l) => printed.push(l), svc.url), false);
-    assert.match(printed.join('\n'), /already configured[\s\S]*holds 100000 USDC or more[\s\S]*ready/, printed.join('\n'));
+    assert.match(
+      printed.join('\n'),
+      /already configured[\s\S]*holds 100000 USDC or more[\s\S]*ready/,
+      printed.join('\n'),
+    );
     assert.deepEqual((await demoApp()).assets, [asset]);
-    assert.equal((await gw.trustlines(distribution.publicKey, [asset]))[0]?.balanceStroops, 100_000n * 10_000_000n, 'nothing paid twice');
+    assert.equal(
+      (await gw.trustlines(distribution.publicKey, [asset]))[0]?.balanceStroops,
+      100_000n * 10_000_000n,
+      'nothing paid twice',
+    );
   });
 
   test('not on localnet: skipped, with a line saying so', async () => {

@@ -16,7 +16,15 @@ import { createDb } from '../../src/infra/db/database';
 import { createMailer } from '../../src/infra/mail/index';
 import { openLocalKms } from '../../src/infra/kms/localKms';
 import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
-import { headersFor, PLACEHOLDER_ACCESS_TOKEN, PLACEHOLDER_DPOP_PROOF, sampleCredentials, seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
+import {
+  headersFor,
+  PLACEHOLDER_ACCESS_TOKEN,
+  PLACEHOLDER_DPOP_PROOF,
+  sampleCredentials,
+  seedCredentials,
+  withSessions,
+  type SeededCredentials,
+} from '../support/credentials';
 import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
@@ -39,7 +47,10 @@ describe('error contract', () => {
   test('unknown path: 404 NOT_FOUND in the error envelope', async () => {
     const res = await rawCall(svc.url, 'GET', '/v1/nope');
     assert.equal(res.status, 404);
-    assert.deepEqual({ code: (res.body as any).code, success: (res.body as any).success }, { code: 'NOT_FOUND', success: false });
+    assert.deepEqual(
+      { code: (res.body as any).code, success: (res.body as any).success },
+      { code: 'NOT_FOUND', success: false },
+    );
   });
 
   test('wrong method: 405 METHOD_NOT_ALLOWED with Allow', async () => {
@@ -56,17 +67,27 @@ describe('error contract', () => {
   });
 
   test('malformed key: 401 INVALID_CREDENTIALS', async () => {
-    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': 'sec_testnet_short' }, body: { publicKey: VALID_G } });
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: { 'x-service-api-key': 'sec_testnet_short' },
+      body: { publicKey: VALID_G },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'INVALID_CREDENTIALS');
   });
 
   test('publishable key on a secret route and the reverse: 403 API_KEY_TYPE_NOT_ALLOWED', async () => {
-    const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': creds.publishableKey }, body: { publicKey: VALID_G } });
+    const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: { 'x-service-api-key': creds.publishableKey },
+      body: { publicKey: VALID_G },
+    });
     assert.equal(a.status, 403);
     assert.equal(a.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
     const b = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
-      headers: { 'x-service-api-key': creds.secretKey, authorization: `DPoP ${PLACEHOLDER_ACCESS_TOKEN}`, dpop: PLACEHOLDER_DPOP_PROOF },
+      headers: {
+        'x-service-api-key': creds.secretKey,
+        authorization: `DPoP ${PLACEHOLDER_ACCESS_TOKEN}`,
+        dpop: PLACEHOLDER_DPOP_PROOF,
+      },
     });
     assert.equal(b.status, 403);
     assert.equal(b.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
@@ -77,15 +98,21 @@ describe('error contract', () => {
     const noToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: key });
     assert.equal(noToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
     assert.match(noToken.headers.get('www-authenticate') ?? '', /^DPoP /);
-    const bearer = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'Bearer abc' } });
+    const bearer = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
+      headers: { ...key, authorization: 'Bearer abc' },
+    });
     assert.equal(bearer.body.code, 'SDK_AUTH_INVALID_TOKEN');
-    const unknownToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...key, authorization: 'DPoP abc' } });
+    const unknownToken = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
+      headers: { ...key, authorization: 'DPoP abc' },
+    });
     assert.equal(unknownToken.body.code, 'SDK_AUTH_INVALID_TOKEN');
     const { userSession } = await withSessions(svc.deps, creds);
     const token = { ...key, authorization: `DPoP ${userSession!.accessToken}` };
     const noProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: token });
     assert.equal(noProof.body.code, 'SDK_AUTH_DPOP_REQUIRED');
-    const badProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', { headers: { ...token, dpop: 'not-a-jwt' } });
+    const badProof = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history', {
+      headers: { ...token, dpop: 'not-a-jwt' },
+    });
     assert.equal(badProof.body.code, 'SDK_AUTH_DPOP_INVALID');
   });
 
@@ -94,30 +121,45 @@ describe('error contract', () => {
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'VALIDATION_ERROR');
     assert.deepEqual(Object.keys(missing.body.details.fieldErrors), ['publicKey']);
-    const malformed = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: 'GABC' } });
+    const malformed = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: secret,
+      body: { publicKey: 'GABC' },
+    });
     assert.equal(malformed.status, 400);
     assert.ok(malformed.body.details.fieldErrors.publicKey.length > 0);
-    const extra = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: secret, body: { publicKey: VALID_G, admin: true } });
+    const extra = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: secret,
+      body: { publicKey: VALID_G, admin: true },
+    });
     assert.deepEqual(extra.body.details.fieldErrors, { admin: ['is not allowed'] });
   });
 
   test('query parameters are validated and named as query.<name>', async () => {
     const withSession = await withSessions(svc.deps, creds);
     const res = await call(svc.url, 'getTxHistory', 'GET', '/v1/tx/history?limit=0&network=futurenet', {
-      headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, { method: 'GET', url: `${svc.url}/v1/tx/history` }),
+      headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
+        method: 'GET',
+        url: `${svc.url}/v1/tx/history`,
+      }),
     });
     assert.equal(res.status, 400);
     assert.deepEqual(Object.keys(res.body.details.fieldErrors).sort(), ['query.limit', 'query.network']);
   });
 
   test('unparsable JSON: 400 INVALID_JSON', async () => {
-    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { ...secret, 'content-type': 'application/json' }, rawBody: '{"publicKey":' });
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: { ...secret, 'content-type': 'application/json' },
+      rawBody: '{"publicKey":',
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'INVALID_JSON');
   });
 
   test('a body of another media type: 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const res = await rawCall(svc.url, 'POST', '/v1/wallets/fund', { headers: { ...secret, 'content-type': 'text/plain' }, rawBody: 'hello' });
+    const res = await rawCall(svc.url, 'POST', '/v1/wallets/fund', {
+      headers: { ...secret, 'content-type': 'text/plain' },
+      rawBody: 'hello',
+    });
     assert.equal(res.status, 415);
     assert.equal((res.body as any).code, 'UNSUPPORTED_MEDIA_TYPE');
   });
@@ -141,7 +183,10 @@ describe('unexpected errors and logs', () => {
       version: '0.0.0',
       startedAt: new Date(),
       secrets: secretsFromBytes(randomBytes(32), 'test'),
-      mailer: createMailer({ smtpUrl: undefined, from: 'test@onboard.local', outboxDir: mkdtempSync(join(tmpdir(), 'onboard-outbox-')) }, log),
+      mailer: createMailer(
+        { smtpUrl: undefined, from: 'test@onboard.local', outboxDir: mkdtempSync(join(tmpdir(), 'onboard-outbox-')) },
+        log,
+      ),
       kms: openLocalKms(join(mkdtempSync(join(tmpdir(), 'onboard-kms-')), 'master-key')),
     };
     const handlers = createHandlers(deps);
@@ -153,12 +198,17 @@ describe('unexpected errors and logs', () => {
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const res = await call(url, 'getHealth', 'GET', '/health', { headers: { 'x-service-api-key': sampleCredentials.secretKey } });
+      const res = await call(url, 'getHealth', 'GET', '/health', {
+        headers: { 'x-service-api-key': sampleCredentials.secretKey },
+      });
       assert.equal(res.status, 500);
       assert.equal(res.body.code, 'INTERNAL_SERVER_ERROR');
       assert.doesNotMatch(res.text, /hunter2/);
       // The key lookup cannot reach this app's database: a masked 500, and still no key in the log.
-      await call(url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': sampleCredentials.secretKey }, body: {} });
+      await call(url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+        headers: { 'x-service-api-key': sampleCredentials.secretKey },
+        body: {},
+      });
       const logText = lines.join('');
       assert.match(logText, /hunter2/, 'the cause is logged');
       assert.match(logText, /"stack"/, 'with its stack');

@@ -38,23 +38,37 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
 
   /** An app configuring USDC, with an admin and a developer besides its owner. */
   async function teamApp(): Promise<string> {
-    const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Fee policy app', network: 'testnet' } });
+    const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Fee policy app', network: 'testnet' },
+    });
     assert.equal(created.status, 201, created.text);
     const appId: string = created.body.content.appId;
     await updateAppSettings(svc.deps.db, appId, { assets: [USDC] });
-    for (const [member, role] of [[admin, 'admin'], [developer, 'developer']] as const) {
-      const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: member.email, role } });
+    for (const [member, role] of [
+      [admin, 'admin'],
+      [developer, 'developer'],
+    ] as const) {
+      const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+        body: { email: member.email, role },
+      });
       assert.equal(added.status, 201, added.text);
     }
     return appId;
   }
 
-  const get = (client: OperatorClient, appId: string) => client.call('getFeePolicy', 'GET', `/api/v1/apps/${appId}/fee-policy`);
-  const put = (client: OperatorClient, appId: string, body: unknown) => client.call('updateFeePolicy', 'PUT', `/api/v1/apps/${appId}/fee-policy`, { body });
+  const get = (client: OperatorClient, appId: string) =>
+    client.call('getFeePolicy', 'GET', `/api/v1/apps/${appId}/fee-policy`);
+  const put = (client: OperatorClient, appId: string, body: unknown) =>
+    client.call('updateFeePolicy', 'PUT', `/api/v1/apps/${appId}/fee-policy`, { body });
 
   before(async () => {
     svc = await startTestService({ LOCALNET: 'off' });
-    [owner, admin, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
+    [owner, admin, developer, outsider] = await Promise.all([
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+      signInOperator(svc),
+    ]);
   });
   after(async () => {
     await svc?.stop();
@@ -83,7 +97,11 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
     const next = { ...DEFAULTS, maxFeePerTxXlm: '0.0100000', approvedAssets: [USDC], accountMergeDestinations: [DEST] };
     const replaced = await put(owner, appId, next);
     assert.equal(replaced.status, 200, replaced.text);
-    assert.deepEqual(replaced.body.content, { ...next, maxFeePerTxXlm: '0.01' }, 'destinations are kept while merges are refused');
+    assert.deepEqual(
+      replaced.body.content,
+      { ...next, maxFeePerTxXlm: '0.01' },
+      'destinations are kept while merges are refused',
+    );
     assert.deepEqual((await get(owner, appId)).body.content, { ...next, maxFeePerTxXlm: '0.01' });
   });
 
@@ -118,7 +136,10 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
       [{ dailyOpsCap: 0 }, 'dailyOpsCap'],
       [{ dailyOpsCap: 1_000_001 }, 'dailyOpsCap'],
       [{ gasMinimumBalanceXlm: '-1' }, 'gasMinimumBalanceXlm'],
-      [{ accountMergeDestinations: [`${DEST.slice(0, -1)}${DEST.endsWith('A') ? 'B' : 'A'}`] }, 'accountMergeDestinations'],
+      [
+        { accountMergeDestinations: [`${DEST.slice(0, -1)}${DEST.endsWith('A') ? 'B' : 'A'}`] },
+        'accountMergeDestinations',
+      ],
       [{ allowAccountMerge: 'yes' }, 'allowAccountMerge'],
       [{ extra: true }, 'extra'],
     ];
@@ -135,7 +156,9 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
     const outOfRange = await put(owner, appId, { ...CUSTOM, maxFeePerTxXlm: '101' });
     assert.deepEqual(outOfRange.body.details.fieldErrors, { maxFeePerTxXlm: ['must be between 0.01 and 100'] });
     const notConfigured = await put(owner, appId, { ...CUSTOM, approvedAssets: [EURC] });
-    assert.deepEqual(notConfigured.body.details.fieldErrors, { approvedAssets: [`${EURC} is neither native nor one of the app's configured assets`] });
+    assert.deepEqual(notConfigured.body.details.fieldErrors, {
+      approvedAssets: [`${EURC} is neither native nor one of the app's configured assets`],
+    });
 
     assert.deepEqual((await get(owner, appId)).body.content, CUSTOM);
     const audited = await svc.deps.db('audit_log').where({ app_id: appId, action: 'fee_policy.updated' });
@@ -144,7 +167,10 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
 
   test('the bounds themselves are accepted: 0.01 and 100 XLM, a cap of 1 and 1,000,000', async () => {
     const appId = await teamApp();
-    for (const [maxFeePerTxXlm, dailyOpsCap] of [['0.01', 1], ['100', 1_000_000]] as const) {
+    for (const [maxFeePerTxXlm, dailyOpsCap] of [
+      ['0.01', 1],
+      ['100', 1_000_000],
+    ] as const) {
       const res = await put(owner, appId, { ...DEFAULTS, maxFeePerTxXlm, dailyOpsCap });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.content.maxFeePerTxXlm, maxFeePerTxXlm);
@@ -152,16 +178,21 @@ describe('fee-bump policy (getFeePolicy, updateFeePolicy)', () => {
     }
   });
 
-  test('every member may read and change it, whatever their role (as the app\'s other settings)', async () => {
+  test("every member may read and change it, whatever their role (as the app's other settings)", async () => {
     const appId = await teamApp();
-    for (const [client, cap] of [[owner, 1], [admin, 2], [developer, 3]] as const) {
+    for (const [client, cap] of [
+      [owner, 1],
+      [admin, 2],
+      [developer, 3],
+    ] as const) {
       const res = await put(client, appId, { ...DEFAULTS, dailyOpsCap: cap });
       assert.equal(res.status, 200, res.text);
-      for (const reader of [owner, admin, developer]) assert.equal((await get(reader, appId)).body.content.dailyOpsCap, cap);
+      for (const reader of [owner, admin, developer])
+        assert.equal((await get(reader, appId)).body.content.dailyOpsCap, cap);
     }
   });
 
-  test('another operator\'s app: 404 APPLICATION_NOT_FOUND on read and replace, and nothing changes', async () => {
+  test("another operator's app: 404 APPLICATION_NOT_FOUND on read and replace, and nothing changes", async () => {
     const appId = await teamApp();
     await put(owner, appId, CUSTOM);
     for (const res of [await get(outsider, appId), await put(outsider, appId, DEFAULTS)]) {

@@ -10,7 +10,15 @@ import { findAppWallet } from '../../src/domain/wallets/appWallets';
 import { activateOnSignIn, fundUserWallet } from '../../src/domain/funding/funding';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { accountOnChain, appWithWallet, eventually, gatewayOf, lockedStroops, reload, userWallet } from './fundingSetup';
+import {
+  accountOnChain,
+  appWithWallet,
+  eventually,
+  gatewayOf,
+  lockedStroops,
+  reload,
+  userWallet,
+} from './fundingSetup';
 
 let svc: TestService;
 
@@ -54,31 +62,63 @@ describe('funding modes at sign-in', () => {
     const pending = await svc.deps.db('wallet_activations').where({ wallet_id: wallet.id }).first();
     assert.match(pending.last_error, /cannot cover/);
     await gatewayOf(svc).fundWithFriendbot(appWallet.publicKey);
-    await eventually('the recovery loop funds the wallet', async () => (await reload(svc, wallet)).fundingState === 'funded');
+    await eventually(
+      'the recovery loop funds the wallet',
+      async () => (await reload(svc, wallet)).fundingState === 'funded',
+    );
     assert.equal((await gatewayOf(svc).loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);
   });
 });
 
 describe('funding flow', () => {
-  test('five wallets of one app activated at once: all funded, each sponsored once (the funding wallet\'s sequence is shared)', async () => {
+  test("five wallets of one app activated at once: all funded, each sponsored once (the funding wallet's sequence is shared)", async () => {
     const { app, appWallet } = await appWithWallet(svc);
     const wallets = await Promise.all(Array.from({ length: 5 }, () => userWallet(svc, app)));
     const before = (await gatewayOf(svc).loadAccount(appWallet.publicKey))!;
-    const results = await Promise.allSettled(wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })));
-    assert.deepEqual(results.map((r) => r.status), Array(5).fill('fulfilled'), JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))));
+    const results = await Promise.allSettled(
+      wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(5).fill('fulfilled'),
+      JSON.stringify(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))),
+    );
     const after = (await gatewayOf(svc).loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 10);
     for (const wallet of wallets) assert.equal((await reload(svc, wallet)).fundingState, 'funded');
 
     // One transaction row per batch (shared fee-bump), one `received` history row per wallet.
-    const activations = await svc.deps.db('wallet_activations').whereIn('wallet_id', wallets.map((w) => w.id)).select('wallet_id', 'tx_hash');
+    const activations = await svc.deps
+      .db('wallet_activations')
+      .whereIn(
+        'wallet_id',
+        wallets.map((w) => w.id),
+      )
+      .select('wallet_id', 'tx_hash');
     const hashes = [...new Set(activations.map((a) => a.tx_hash))];
-    const txs = await svc.deps.db('transactions').whereIn('hash', hashes).select('id', 'hash', 'origin', 'ops_count', 'fee_stroops');
+    const txs = await svc.deps
+      .db('transactions')
+      .whereIn('hash', hashes)
+      .select('id', 'hash', 'origin', 'ops_count', 'fee_stroops');
     assert.equal(txs.length, hashes.length, 'one transaction row per fee-bump sent');
     assert.ok(txs.every((t) => t.origin === 'activation'));
-    assert.equal(txs.reduce((n, t) => n + t.ops_count, 0), 5 * 3, 'the batches hold the five activations');
-    assert.equal(txs.reduce((n, t) => n + BigInt(t.fee_stroops), 0n), BigInt(5 * 3 + txs.length) * 100n, 'each fee-bump: one operation more');
-    const history = await svc.deps.db('tx_history').whereIn('wallet_id', wallets.map((w) => w.id)).select('wallet_id', 'transaction_id', 'direction');
+    assert.equal(
+      txs.reduce((n, t) => n + t.ops_count, 0),
+      5 * 3,
+      'the batches hold the five activations',
+    );
+    assert.equal(
+      txs.reduce((n, t) => n + BigInt(t.fee_stroops), 0n),
+      BigInt(5 * 3 + txs.length) * 100n,
+      'each fee-bump: one operation more',
+    );
+    const history = await svc.deps
+      .db('tx_history')
+      .whereIn(
+        'wallet_id',
+        wallets.map((w) => w.id),
+      )
+      .select('wallet_id', 'transaction_id', 'direction');
     assert.equal(history.length, 5);
     const txIdByHash = new Map(txs.map((t) => [t.hash, t.id]));
     for (const a of activations) {
@@ -89,7 +129,9 @@ describe('funding flow', () => {
 
   test('Dashboard Fund action: 200 USER_WALLET_FUNDED, then 409; 404 for an unknown user; audit-logged with the operator', async () => {
     const operator = await signInOperator(svc);
-    const created = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Fund action', network: 'testnet' } });
+    const created = await operator.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Fund action', network: 'testnet' },
+    });
     assert.equal(created.status, 201, created.text);
     const appId = created.body.content.appId as string;
     const app = (await findApp(svc.deps.db, appId))!;
@@ -105,18 +147,26 @@ describe('funding flow', () => {
     const again = await operator.call('fundAppUserWallet', 'POST', path);
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'WALLET_ALREADY_FUNDED');
-    const missing = await operator.call('fundAppUserWallet', 'POST', `/api/v1/apps/${appId}/users/usr_0000000000000000000000/wallet/fund`);
+    const missing = await operator.call(
+      'fundAppUserWallet',
+      'POST',
+      `/api/v1/apps/${appId}/users/usr_0000000000000000000000/wallet/fund`,
+    );
     assert.equal(missing.status, 404);
     assert.equal(missing.body.code, 'USER_NOT_FOUND');
     const audit = await svc.deps.db('audit_log').where({ wallet_id: wallet.id, action: 'wallet.funded' }).first();
     assert.deepEqual([audit.actor_type, audit.actor_id], ['operator', operator.operatorId]);
   });
 
-  test('Dashboard Fund action on another operator\'s app: 404 APPLICATION_NOT_FOUND', async () => {
+  test("Dashboard Fund action on another operator's app: 404 APPLICATION_NOT_FOUND", async () => {
     const { app } = await appWithWallet(svc, { funded: false });
     const wallet = await userWallet(svc, app);
     const stranger = await signInOperator(svc);
-    const res = await stranger.call('fundAppUserWallet', 'POST', `/api/v1/apps/${app.id}/users/${wallet.userId}/wallet/fund`);
+    const res = await stranger.call(
+      'fundAppUserWallet',
+      'POST',
+      `/api/v1/apps/${app.id}/users/${wallet.userId}/wallet/fund`,
+    );
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
   });

@@ -39,10 +39,19 @@ describe('fund: crash between submission and confirmation', () => {
     db = createDb(database.url);
     dataDir = mkdtempSync(join(tmpdir(), 'onboard-funding-crash-'));
     // The shortest activation window, so that an envelope is known dead within seconds.
-    env = { STELLAR_TESTNET_RPC_URL: net.rpcUrl, ONBOARD_DATA_DIR: dataDir, ACTIVATION_TIMEOUT_SECONDS: '15', ACTIVATION_RETRY_SECONDS: '1' };
+    env = {
+      STELLAR_TESTNET_RPC_URL: net.rpcUrl,
+      ONBOARD_DATA_DIR: dataDir,
+      ACTIVATION_TIMEOUT_SECONDS: '15',
+      ACTIVATION_RETRY_SECONDS: '1',
+    };
     const seeding = await startTestService(env, { database });
     try {
-      ({ app, appWallet, creds: { secretKey } } = await appWithWallet(seeding));
+      ({
+        app,
+        appWallet,
+        creds: { secretKey },
+      } = await appWithWallet(seeding));
     } finally {
       await seeding.stop();
     }
@@ -61,12 +70,24 @@ describe('fund: crash between submission and confirmation', () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, ...env, DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_SEED: 'off' },
+      env: {
+        ...process.env,
+        ...env,
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        DEMO_SEED: 'off',
+      },
       stdio: 'ignore',
     });
     children.push(child);
     const url = `http://127.0.0.1:${port}`;
-    await eventually('the child service answers /health', async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true, 60_000);
+    await eventually(
+      'the child service answers /health',
+      async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true,
+      60_000,
+    );
     return { child, url };
   }
 
@@ -105,7 +126,11 @@ describe('fund: crash between submission and confirmation', () => {
     restarted = await startTestService(env, { database });
     const stop = closeLedgersEvery({ localnet: net });
     try {
-      await eventually('the restarted service marks the wallet funded', async () => (await findWallet(db, wallet.id))!.fundingState === 'funded', 30_000);
+      await eventually(
+        'the restarted service marks the wallet funded',
+        async () => (await findWallet(db, wallet.id))!.fundingState === 'funded',
+        30_000,
+      );
     } finally {
       stop();
       await restarted.stop();
@@ -127,9 +152,15 @@ describe('fund: crash between submission and confirmation', () => {
     assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
     // The envelope recorded before the crash (a fee-bump) is the activation in the user's history.
     const tx = await db('transactions').where({ hash: txHash }).first();
-    assert.deepEqual([tx?.origin, tx?.status, tx?.fee_source, tx?.ledger], ['activation', 'SUCCESS', appWallet.publicKey, activation.ledger]);
+    assert.deepEqual(
+      [tx?.origin, tx?.status, tx?.fee_source, tx?.ledger],
+      ['activation', 'SUCCESS', appWallet.publicKey, activation.ledger],
+    );
     assert.equal((await chain.transactionDetails(txHash))?.feeBump, true);
-    assert.equal((await db('tx_history').where({ wallet_id: wallet.id, transaction_id: tx.id }).first())?.direction, 'received');
+    assert.equal(
+      (await db('tx_history').where({ wallet_id: wallet.id, transaction_id: tx.id }).first())?.direction,
+      'received',
+    );
   });
 
   test('the envelope expired unapplied: the restarted service rebuilds it once, and the wallet is funded exactly once', async () => {
@@ -143,8 +174,17 @@ describe('fund: crash between submission and confirmation', () => {
     await restartAndAwaitFunded(wallet);
     const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first();
     assert.equal(activation.attempts, 2, 'the dead envelope was rebuilt once');
-    assert.equal((await chain.transactionDetails(activation.tx_hash))?.feeBump, true, 'the rebuilt one is wrapped again');
-    assert.equal((await db('transactions').where({ origin: 'activation', wallet_id: wallet.id }).select('hash')).map((t) => t.hash).join(), activation.tx_hash);
+    assert.equal(
+      (await chain.transactionDetails(activation.tx_hash))?.feeBump,
+      true,
+      'the rebuilt one is wrapped again',
+    );
+    assert.equal(
+      (await db('transactions').where({ origin: 'activation', wallet_id: wallet.id }).select('hash'))
+        .map((t) => t.hash)
+        .join(),
+      activation.tx_hash,
+    );
     const after = (await chain.loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
     assert.equal((await chain.loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);

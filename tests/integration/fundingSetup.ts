@@ -41,7 +41,11 @@ export async function appWithWallet(
 }
 
 /** Waits until an account exists on the ledger (e.g. the app wallet createApp funds from friendbot in the background). */
-export async function accountOnChain(svc: Pick<TestService, 'deps'>, publicKey: string, timeoutMs = 10_000): Promise<void> {
+export async function accountOnChain(
+  svc: Pick<TestService, 'deps'>,
+  publicKey: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const gw = gatewayOf(svc);
   for (const started = Date.now(); Date.now() - started < timeoutMs; await new Promise((r) => setTimeout(r, 100))) {
     if (await gw.loadAccount(publicKey)) return;
@@ -55,7 +59,11 @@ let users = 0;
 export async function userWallet(svc: Pick<TestService, 'deps'>, app: App): Promise<WalletRecord> {
   users += 1;
   const email = `funding-user-${users}-${Date.now()}@example.com`;
-  const user = await findOrCreateUser(svc.deps.db, { appId: app.id, identity: { provider: 'email', subject: email, email }, now: new Date() });
+  const user = await findOrCreateUser(svc.deps.db, {
+    appId: app.id,
+    identity: { provider: 'email', subject: email, email },
+    now: new Date(),
+  });
   const { wallet } = await createWallet(svc.deps, { appId: app.id, network: app.network, userId: user.id });
   return wallet;
 }
@@ -65,7 +73,10 @@ export async function reload(svc: Pick<TestService, 'deps'>, wallet: WalletRecor
 }
 
 /** Issued assets (`CODE:ISSUER`) of a fresh issuer account funded from friendbot, and the issuer's keypair. */
-export async function issuer(svc: Pick<TestService, 'deps'>, codes: string[]): Promise<{ assets: string[]; keypair: Keypair }> {
+export async function issuer(
+  svc: Pick<TestService, 'deps'>,
+  codes: string[],
+): Promise<{ assets: string[]; keypair: Keypair }> {
   const keypair = Keypair.random();
   await gatewayOf(svc).fundWithFriendbot(keypair.publicKey());
   return { assets: codes.map((code) => `${code}:${keypair.publicKey()}`), keypair };
@@ -80,7 +91,10 @@ export async function createAccountWith(svc: Pick<TestService, 'deps'>, address:
   const gw = gatewayOf(svc);
   const { keypair: source } = await issuer(svc, []);
   const account = (await gw.loadAccount(source.publicKey()))!;
-  const tx = new TransactionBuilder(new Account(source.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(source.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(Operation.createAccount({ destination: address, startingBalance: xlm }))
     .setTimeout(60)
     .build();
@@ -89,11 +103,22 @@ export async function createAccountWith(svc: Pick<TestService, 'deps'>, address:
 }
 
 /** Pays `amount` of XLM (`native`) or of an issued asset (the holder must trust it) from `from`. */
-export async function payFromIssuer(svc: Pick<TestService, 'deps'>, from: Keypair, to: string, asset: string, amount: string): Promise<void> {
+export async function payFromIssuer(
+  svc: Pick<TestService, 'deps'>,
+  from: Keypair,
+  to: string,
+  asset: string,
+  amount: string,
+): Promise<void> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(from.publicKey()))!;
-  const tx = new TransactionBuilder(new Account(from.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-    .addOperation(Operation.payment({ destination: to, asset: asset === 'native' ? Asset.native() : parseAsset(asset), amount }))
+  const tx = new TransactionBuilder(new Account(from.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
+    .addOperation(
+      Operation.payment({ destination: to, asset: asset === 'native' ? Asset.native() : parseAsset(asset), amount }),
+    )
     .setTimeout(60)
     .build();
   tx.sign(from);

@@ -11,10 +11,18 @@ import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from './fundi
 async function activateAll(svc: TestService, count: number) {
   const { app, appWallet } = await appWithWallet(svc);
   const wallets = await Promise.all(Array.from({ length: count }, () => userWallet(svc, app)));
-  const results = await Promise.allSettled(wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })));
+  const results = await Promise.allSettled(
+    wallets.map((wallet) => fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })),
+  );
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
   assert.deepEqual(failures, []);
-  const rows = await svc.deps.db('wallet_activations').whereIn('wallet_id', wallets.map((w) => w.id)).select('tx_hash', 'ledger');
+  const rows = await svc.deps
+    .db('wallet_activations')
+    .whereIn(
+      'wallet_id',
+      wallets.map((w) => w.id),
+    )
+    .select('tx_hash', 'ledger');
   return { appWallet, rows };
 }
 
@@ -66,7 +74,10 @@ describe('batching with channel accounts', () => {
     }
     const sponsor = (await gw.loadAccount(appWallet.publicKey))!;
     assert.equal(sponsor.numSponsoring, 2 * 120 + 2 * 8, 'every wallet and channel sponsored once');
-    const leased = await svc.deps.db('funding_channels').whereNotNull('lease_until').count<{ count: string }[]>('* as count');
+    const leased = await svc.deps
+      .db('funding_channels')
+      .whereNotNull('lease_until')
+      .count<{ count: string }[]>('* as count');
     assert.equal(Number(leased[0]!.count), 0, 'every channel lease given back');
   });
 });

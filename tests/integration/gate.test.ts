@@ -12,12 +12,21 @@ import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
-const fund = (key: string, headers: Record<string, string> = {}) => ({ headers: { 'x-service-api-key': key, ...headers }, body: { publicKey: VALID_G } });
+const fund = (key: string, headers: Record<string, string> = {}) => ({
+  headers: { 'x-service-api-key': key, ...headers },
+  body: { publicKey: VALID_G },
+});
 
-test('every operation behind an API key documents the gate\'s statuses (401, 403, 404)', () => {
+test("every operation behind an API key documents the gate's statuses (401, 403, 404)", () => {
   for (const [id, op] of Object.entries(operations)) {
-    if (!(op.security as readonly (readonly string[])[]).some((r) => r.includes('secretKey') || r.includes('publishableKey'))) continue;
-    for (const status of [401, 403, 404]) assert.ok((op.statuses as readonly number[]).includes(status), `${id} does not document ${status}`);
+    if (
+      !(op.security as readonly (readonly string[])[]).some(
+        (r) => r.includes('secretKey') || r.includes('publishableKey'),
+      )
+    )
+      continue;
+    for (const status of [401, 403, 404])
+      assert.ok((op.statuses as readonly number[]).includes(status), `${id} does not document ${status}`);
   }
 });
 
@@ -62,7 +71,12 @@ describe('the gate: API keys and origins', () => {
   });
 
   test('expired key: 401 API_KEY_EXPIRED; a key expiring later still passes', async () => {
-    const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: 'secret', network: 'testnet', expiresAt: new Date(Date.now() + 3_600_000) });
+    const key = await createApiKey(svc.deps.db, {
+      appId: creds.app.id,
+      type: 'secret',
+      network: 'testnet',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
     assert.equal((await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key))).status, 404);
     await setApiKeyExpiry(svc.deps.db, key.id, new Date(Date.now() - 1000));
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(key.key));
@@ -74,7 +88,10 @@ describe('the gate: API keys and origins', () => {
     const a = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.publishableKey));
     assert.equal(a.status, 403);
     assert.equal(a.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
-    const b = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': creds.secretKey }, body: { email: 'user@example.com' } });
+    const b = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', {
+      headers: { 'x-service-api-key': creds.secretKey },
+      body: { email: 'user@example.com' },
+    });
     assert.equal(b.status, 403);
     assert.equal(b.body.code, 'API_KEY_TYPE_NOT_ALLOWED');
   });
@@ -86,13 +103,21 @@ describe('the gate: API keys and origins', () => {
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(other.secretKey));
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
-    const sdkRoute = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': other.publishableKey }, body: { email: 'u@example.com' } });
+    const sdkRoute = await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', {
+      headers: { 'x-service-api-key': other.publishableKey },
+      body: { email: 'u@example.com' },
+    });
     assert.equal(sdkRoute.status, 404);
     assert.equal(sdkRoute.body.code, 'APPLICATION_NOT_FOUND');
   });
 
   test('an Origin not in the app list: 403 ORIGIN_NOT_ALLOWED, without CORS headers', async () => {
-    for (const origin of ['https://evil.example.com', 'https://app.example.com.evil.com', 'http://app.example.com', 'null']) {
+    for (const origin of [
+      'https://evil.example.com',
+      'https://app.example.com.evil.com',
+      'http://app.example.com',
+      'null',
+    ]) {
       const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.secretKey, { origin }));
       assert.equal(res.status, 403, origin);
       assert.equal(res.body.code, 'ORIGIN_NOT_ALLOWED', origin);
@@ -109,22 +134,32 @@ describe('the gate: API keys and origins', () => {
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /X-Request-Id/);
     }
     // A later refusal (here validation) keeps the CORS headers, so the browser can read the error.
-    const invalid = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': creds.secretKey, origin: 'https://app.example.com' }, body: {} });
+    const invalid = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: { 'x-service-api-key': creds.secretKey, origin: 'https://app.example.com' },
+      body: {},
+    });
     assert.equal(invalid.status, 400);
     assert.equal(invalid.headers.get('access-control-allow-origin'), 'https://app.example.com');
   });
 
   test('preflight: OPTIONS on a contract path answers 204 with the methods and headers; not on an unknown path', async () => {
     const res = await rawCall(svc.url, 'OPTIONS', '/v1/wallets/fund', {
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-service-api-key, content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-service-api-key, content-type',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example.com');
     assert.equal(res.headers.get('access-control-allow-methods'), 'POST');
     const allowed = (res.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim());
-    for (const h of ['x-service-api-key', 'authorization', 'dpop', 'content-type', 'idempotency-key', 'x-request-id']) assert.ok(allowed.includes(h), h);
+    for (const h of ['x-service-api-key', 'authorization', 'dpop', 'content-type', 'idempotency-key', 'x-request-id'])
+      assert.ok(allowed.includes(h), h);
     assert.match(res.headers.get('vary') ?? '', /Origin/);
-    const templated = await rawCall(svc.url, 'OPTIONS', '/v1/tx/build', { headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const templated = await rawCall(svc.url, 'OPTIONS', '/v1/tx/build', {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     assert.equal(templated.status, 204);
     assert.equal(templated.headers.get('access-control-allow-methods'), 'GET, POST'); // /v1/tx/{hash} and /v1/tx/build
     const unknown = await rawCall(svc.url, 'OPTIONS', '/v1/nope', { headers: { origin: 'https://app.example.com' } });
@@ -132,23 +167,51 @@ describe('the gate: API keys and origins', () => {
   });
 
   test('keys never appear in clear: not in any text column of any table, not in the log', async () => {
-    const extra = await createApiKey(svc.deps.db, { appId: creds.app.id, type: 'publishable', network: 'testnet', label: 'searched' });
+    const extra = await createApiKey(svc.deps.db, {
+      appId: creds.app.id,
+      type: 'publishable',
+      network: 'testnet',
+      label: 'searched',
+    });
     // Use every key, through accepted and refused paths, with and without an origin.
-    await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.secretKey, { origin: 'https://app.example.com' }));
-    await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(creds.publishableKey, { origin: 'https://evil.example.com' }));
+    await call(
+      svc.url,
+      'fundWallet',
+      'POST',
+      '/v1/wallets/fund',
+      fund(creds.secretKey, { origin: 'https://app.example.com' }),
+    );
+    await call(
+      svc.url,
+      'fundWallet',
+      'POST',
+      '/v1/wallets/fund',
+      fund(creds.publishableKey, { origin: 'https://evil.example.com' }),
+    );
     await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', fund(extra.key));
-    await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': creds.publishableKey }, body: { email: 'a@example.com' } });
+    await call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', {
+      headers: { 'x-service-api-key': creds.publishableKey },
+      body: { email: 'a@example.com' },
+    });
     const keys = [creds.secretKey, creds.publishableKey, extra.key];
     // The random part alone: finds the key even if stored without its prefix.
     const secrets = keys.map((k) => k.slice('sec_testnet_'.length));
-    const columns = (await svc.deps.db.raw(
-      `select table_name, column_name from information_schema.columns
+    const columns = (
+      await svc.deps.db.raw(
+        `select table_name, column_name from information_schema.columns
         where table_schema = 'public' and data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY')`,
-    )).rows as { table_name: string; column_name: string }[];
-    assert.ok(columns.some((c) => c.table_name === 'api_keys' && c.column_name === 'key_hash'), 'the search sees api_keys');
+      )
+    ).rows as { table_name: string; column_name: string }[];
+    assert.ok(
+      columns.some((c) => c.table_name === 'api_keys' && c.column_name === 'key_hash'),
+      'the search sees api_keys',
+    );
     for (const { table_name, column_name } of columns) {
       for (const secret of secrets) {
-        const hits = await svc.deps.db(table_name).whereRaw('position(? in ??::text) > 0', [secret, column_name]).count({ n: '*' });
+        const hits = await svc.deps
+          .db(table_name)
+          .whereRaw('position(? in ??::text) > 0', [secret, column_name])
+          .count({ n: '*' });
         assert.equal(Number(hits[0]!.n), 0, `a key in clear in ${table_name}.${column_name}`);
       }
     }

@@ -18,23 +18,34 @@ let publishableKey: string;
 
 before(async () => {
   svc = await startTestService({}, { closeLedgersEveryMs: 100 });
-  ({ app, creds: { publishableKey } } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' }, funded: false }));
+  ({
+    app,
+    creds: { publishableKey },
+  } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' }, funded: false }));
   // Park any ledger follower of the service far ahead: these tests decide what the service has recorded.
-  await svc.deps.db('ledger_followers').insert({ network: 'testnet', next_ledger: 2 ** 31 - 1, updated_at: new Date() }).onConflict('network').merge();
+  await svc.deps
+    .db('ledger_followers')
+    .insert({ network: 'testnet', next_ledger: 2 ** 31 - 1, updated_at: new Date() })
+    .onConflict('network')
+    .merge();
 });
 after(async () => {
   await svc?.stop();
 });
 
-async function userWithHistory(n: number): Promise<{ user: UserClient; walletId: string; publicKey: string; ids: string[] }> {
+async function userWithHistory(
+  n: number,
+): Promise<{ user: UserClient; walletId: string; publicKey: string; ids: string[] }> {
   const user = await signInUser(svc, { publishableKey });
   const { walletId, publicKey } = user.signIn.wallet;
   const ids: string[] = [];
   await svc.deps.db.transaction(async (trx) => {
     for (let i = 0; i < n; i++) {
-      const tx = await insertTransaction(trx, newTx(app.id, walletId, new Date(Date.parse('2026-11-20T10:00:00Z') + i * 1000)), [
-        { walletId, direction: 'sent', summary: `Sent ${i + 1} XLM to GABC...WXYZ` },
-      ]);
+      const tx = await insertTransaction(
+        trx,
+        newTx(app.id, walletId, new Date(Date.parse('2026-11-20T10:00:00Z') + i * 1000)),
+        [{ walletId, direction: 'sent', summary: `Sent ${i + 1} XLM to GABC...WXYZ` }],
+      );
       ids.unshift(tx!.id); // newest first
     }
   });
@@ -49,7 +60,10 @@ describe('GET /v1/tx/history', () => {
     assert.equal(res.body.code, 'TX_HISTORY_FETCHED');
     const page = res.body.content;
     assert.deepEqual([page.total, page.limit, page.offset, page.records.length], [25, 20, 0, 20]);
-    assert.deepEqual(page.records.map((r: { id: string }) => r.id), ids.slice(0, 20));
+    assert.deepEqual(
+      page.records.map((r: { id: string }) => r.id),
+      ids.slice(0, 20),
+    );
     assert.deepEqual(page.records[0], {
       id: ids[0],
       hash: page.records[0].hash,
@@ -63,13 +77,26 @@ describe('GET /v1/tx/history', () => {
     });
     assert.equal(typeof page.nextCursor, 'string');
 
-    const next = await user.call('getTxHistory', 'GET', `/v1/tx/history?limit=20&cursor=${encodeURIComponent(page.nextCursor)}`);
-    assert.deepEqual(next.body.content.records.map((r: { id: string }) => r.id), ids.slice(20));
+    const next = await user.call(
+      'getTxHistory',
+      'GET',
+      `/v1/tx/history?limit=20&cursor=${encodeURIComponent(page.nextCursor)}`,
+    );
+    assert.deepEqual(
+      next.body.content.records.map((r: { id: string }) => r.id),
+      ids.slice(20),
+    );
     assert.deepEqual([next.body.content.offset, next.body.content.nextCursor], [20, null]);
 
     const byOffset = await user.call('getTxHistory', 'GET', '/v1/tx/history?limit=10&offset=10&network=testnet');
-    assert.deepEqual(byOffset.body.content.records.map((r: { id: string }) => r.id), ids.slice(10, 20));
-    assert.deepEqual([byOffset.body.content.total, byOffset.body.content.limit, byOffset.body.content.offset], [25, 10, 10]);
+    assert.deepEqual(
+      byOffset.body.content.records.map((r: { id: string }) => r.id),
+      ids.slice(10, 20),
+    );
+    assert.deepEqual(
+      [byOffset.body.content.total, byOffset.body.content.limit, byOffset.body.content.offset],
+      [25, 10, 10],
+    );
   });
 
   test('400: limit above 100 or below 1, a negative offset, and a cursor of another user refused as query.cursor', async () => {
@@ -83,10 +110,12 @@ describe('GET /v1/tx/history', () => {
     const theirs = (await other.user.call('getTxHistory', 'GET', '/v1/tx/history?limit=1')).body.content.nextCursor;
     const res = await user.call('getTxHistory', 'GET', `/v1/tx/history?cursor=${encodeURIComponent(theirs)}`);
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body.details, { fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] } });
+    assert.deepEqual(res.body.details, {
+      fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] },
+    });
   });
 
-  test('404 WALLET_NOT_FOUND: another network than the key\'s, where the user has no wallet', async () => {
+  test("404 WALLET_NOT_FOUND: another network than the key's, where the user has no wallet", async () => {
     const { user } = await userWithHistory(1);
     const res = await user.call('getTxHistory', 'GET', '/v1/tx/history?network=mainnet');
     assert.equal(res.status, 404);
@@ -109,7 +138,10 @@ async function outsider(): Promise<{ keypair: Keypair; send(ops: xdr.Operation[]
     keypair,
     async send(ops) {
       const account = (await gw.loadAccount(keypair.publicKey()))!;
-      const builder = new TransactionBuilder(new Account(keypair.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase }).setTimeout(60);
+      const builder = new TransactionBuilder(new Account(keypair.publicKey(), account.sequence), {
+        fee: '100',
+        networkPassphrase: gw.networkPassphrase,
+      }).setTimeout(60);
       for (const op of ops) builder.addOperation(op);
       const tx = builder.build();
       tx.sign(keypair);
@@ -124,9 +156,15 @@ describe('GET /v1/tx/{hash}', () => {
     const { walletId } = user.signIn.wallet;
     const inner = randomBytes(32).toString('hex');
     const tx = await svc.deps.db.transaction((trx) =>
-      insertTransaction(trx, newTx(app.id, walletId, new Date('2026-11-21T10:15:30Z'), { innerHash: inner, ledger: 1234, envelopeXdr: 'AAAAAgAAAAA=' }), [
-        { walletId, direction: 'sent', summary: 'Sent 10 USDC to GA2U...W27N' },
-      ]),
+      insertTransaction(
+        trx,
+        newTx(app.id, walletId, new Date('2026-11-21T10:15:30Z'), {
+          innerHash: inner,
+          ledger: 1234,
+          envelopeXdr: 'AAAAAgAAAAA=',
+        }),
+        [{ walletId, direction: 'sent', summary: 'Sent 10 USDC to GA2U...W27N' }],
+      ),
     );
     for (const hash of [tx!.hash, inner]) {
       const res = await user.call('getTransaction', 'GET', `/v1/tx/${hash}`);
@@ -153,17 +191,29 @@ describe('GET /v1/tx/{hash}', () => {
     assert.equal(res.body.code, 'TX_NOT_FOUND');
   });
 
-  test('200 from Stellar RPC: a payment into the wallet made outside the service and not recorded yet, in the wallet\'s own words', async () => {
+  test("200 from Stellar RPC: a payment into the wallet made outside the service and not recorded yet, in the wallet's own words", async () => {
     const user = await signInUser(svc, { publishableKey });
     const { publicKey } = user.signIn.wallet;
     const from = await outsider();
     const hash = await from.send([Operation.createAccount({ destination: publicKey, startingBalance: '3' })]);
-    assert.equal(await svc.deps.db('transactions').where({ hash }).first(), undefined, 'the service has not recorded it');
+    assert.equal(
+      await svc.deps.db('transactions').where({ hash }).first(),
+      undefined,
+      'the service has not recorded it',
+    );
     const res = await user.call('getTransaction', 'GET', `/v1/tx/${hash}`);
     assert.equal(res.status, 200, res.text);
     const c = res.body.content;
     assert.deepEqual(
-      { id: c.id, hash: c.hash, status: c.status, operation: c.operation, feeXlm: c.feeXlm, resultCode: c.resultCode, summary: c.summary },
+      {
+        id: c.id,
+        hash: c.hash,
+        status: c.status,
+        operation: c.operation,
+        feeXlm: c.feeXlm,
+        resultCode: c.resultCode,
+        summary: c.summary,
+      },
       {
         id: hash,
         hash,
@@ -175,13 +225,18 @@ describe('GET /v1/tx/{hash}', () => {
       },
     );
     assert.ok(c.ledger >= 1);
-    assert.equal(Buffer.from(TransactionBuilder.fromXDR(c.envelopeXdr, gatewayOf(svc).networkPassphrase).hash()).toString('hex'), hash);
+    assert.equal(
+      Buffer.from(TransactionBuilder.fromXDR(c.envelopeXdr, gatewayOf(svc).networkPassphrase).hash()).toString('hex'),
+      hash,
+    );
   });
 
   test('404 TX_NOT_FOUND: a chain transaction that does not involve the wallet, and a hash nobody knows; 400 for a malformed hash', async () => {
     const user = await signInUser(svc, { publishableKey });
     const from = await outsider();
-    const elsewhere = await from.send([Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '2' })]);
+    const elsewhere = await from.send([
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '2' }),
+    ]);
     for (const hash of [elsewhere, randomBytes(32).toString('hex')]) {
       const res = await user.call('getTransaction', 'GET', `/v1/tx/${hash}`);
       assert.equal(res.status, 404, hash);

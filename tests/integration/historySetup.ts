@@ -10,7 +10,11 @@ import { findOrCreateUser } from '../../src/domain/users/users';
 /** A user wallet row (no usable key: paging never touches it). */
 export async function walletRow(knex: Knex, appId: string): Promise<{ id: string; publicKey: string }> {
   const email = `history-${randomBytes(4).toString('hex')}@example.com`;
-  const user = await findOrCreateUser(knex, { appId, identity: { provider: 'email', subject: email, email }, now: new Date() });
+  const user = await findOrCreateUser(knex, {
+    appId,
+    identity: { provider: 'email', subject: email, email },
+    now: new Date(),
+  });
   const id = newId('wal');
   const publicKey = Keypair.random().publicKey();
   await knex('wallets').insert({
@@ -50,4 +54,3 @@ export function newTx(appId: string, walletId: string | null, at: Date, over: Pa
     ...over,
   };
 }
-

@@ -11,7 +11,11 @@ import { operations, type OperationId } from '../../generated/server/catalogue.g
 import { buildApp } from '../../src/app';
 import type { Deps } from '../../src/domain/deps';
 import { AppError } from '../../src/domain/errors';
-import { IDEMPOTENCY_LOCK_TIMEOUT_MS, IDEMPOTENCY_TTL_MS, pruneIdempotencyKeys } from '../../src/domain/idempotency/store';
+import {
+  IDEMPOTENCY_LOCK_TIMEOUT_MS,
+  IDEMPOTENCY_TTL_MS,
+  pruneIdempotencyKeys,
+} from '../../src/domain/idempotency/store';
 import { createHandlers } from '../../src/operations/index';
 import type { Handler } from '../../src/operations/types';
 import { loadBundledSpec } from '../../src/service';
@@ -55,7 +59,10 @@ describe('Idempotency-Key', () => {
       runs += 1;
       return behaviour(req);
     };
-    const app = await buildApp(deps, { document: loadBundledSpec(), handlers: { ...createHandlers(deps), fundWallet } });
+    const app = await buildApp(deps, {
+      document: loadBundledSpec(),
+      handlers: { ...createHandlers(deps), fundWallet },
+    });
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -179,7 +186,10 @@ describe('Idempotency-Key', () => {
     runs = 0;
     const declined = randomUUID();
     behaviour = async () => {
-      throw new AppError('FUND_XLM_FAILED', { message: 'The funding wallet cannot cover 1.5 XLM', details: { needed: '1.5' } });
+      throw new AppError('FUND_XLM_FAILED', {
+        message: 'The funding wallet cannot cover 1.5 XLM',
+        details: { needed: '1.5' },
+      });
     };
     const first = await fund(a, wallet, declined);
     assert.equal(first.status, 402);
@@ -206,7 +216,11 @@ describe('Idempotency-Key', () => {
     assert.equal(expired.headers.get('idempotent-replayed'), null);
     assert.equal(runs, 2);
 
-    const record = () => svc.deps.db('idempotency_keys').where({ scope: `key:${a.secretKeyId}`, key }).first();
+    const record = () =>
+      svc.deps
+        .db('idempotency_keys')
+        .where({ scope: `key:${a.secretKeyId}`, key })
+        .first();
     // The records of the earlier tests, made at T0, are 24 h old now; this key was claimed afresh at T0 + 24 h.
     assert.ok((await pruneIdempotencyKeys(svc.deps.db, new Date(T0 + IDEMPOTENCY_TTL_MS))) >= 1);
     assert.ok(await record(), 'a record younger than 24 h is kept');
@@ -230,7 +244,11 @@ describe('Idempotency-Key', () => {
       nowMs = T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS - 1000;
       assert.equal((await fund(a, wallet, key)).status, 409);
       nowMs = T0 + IDEMPOTENCY_LOCK_TIMEOUT_MS;
-      assert.equal((await fund(a, Keypair.random().publicKey(), key)).status, 422, 'a stale claim is taken over only by the same request');
+      assert.equal(
+        (await fund(a, Keypair.random().publicKey(), key)).status,
+        422,
+        'a stale claim is taken over only by the same request',
+      );
       const takeover = await fund(a, wallet, key);
       assert.equal(takeover.status, 200);
       assert.equal(takeover.headers.get('idempotent-replayed'), null);
@@ -300,20 +318,35 @@ describe('Idempotency-Key on real Dashboard operations, scoped to the operator',
     assert.notEqual(fromBob.body.content.appId, fromAlice.body.content.appId);
     assert.equal(await appsNamed(body.name), 2);
     const rows = await svc.deps.db('idempotency_keys').where({ key });
-    assert.deepEqual(rows.map((r) => r.scope).sort(), [`operator:${alice.operatorId}`, `operator:${bob.operatorId}`].sort());
+    assert.deepEqual(
+      rows.map((r) => r.scope).sort(),
+      [`operator:${alice.operatorId}`, `operator:${bob.operatorId}`].sort(),
+    );
   });
 
   test('createApiKey replays the key shown once, which is stored sealed, never in clear', async () => {
     const app = await createApp(alice, randomUUID(), { name: 'Keys app', network: 'testnet' });
     const key = randomUUID();
     const path = `/api/v1/apps/${app.body.content.appId}/api-keys`;
-    const first = await alice.call('createApiKey', 'POST', path, { headers: { 'idempotency-key': key }, body: { type: 'secret' } });
+    const first = await alice.call('createApiKey', 'POST', path, {
+      headers: { 'idempotency-key': key },
+      body: { type: 'secret' },
+    });
     assert.equal(first.status, 201);
-    const again = await alice.call('createApiKey', 'POST', path, { headers: { 'idempotency-key': key }, body: { type: 'secret' } });
+    const again = await alice.call('createApiKey', 'POST', path, {
+      headers: { 'idempotency-key': key },
+      body: { type: 'secret' },
+    });
     assert.equal(again.body.content.key, first.body.content.key);
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
-    assert.equal(Number((await svc.deps.db('api_keys').where({ app_id: app.body.content.appId }).count({ n: '*' }))[0]!.n), 1);
-    const row = await svc.deps.db('idempotency_keys').where({ scope: `operator:${alice.operatorId}`, key }).first();
+    assert.equal(
+      Number((await svc.deps.db('api_keys').where({ app_id: app.body.content.appId }).count({ n: '*' }))[0]!.n),
+      1,
+    );
+    const row = await svc.deps
+      .db('idempotency_keys')
+      .where({ scope: `operator:${alice.operatorId}`, key })
+      .first();
     const secretPart = (first.body.content.key as string).slice('sec_testnet_'.length);
     assert.ok(!row.answer.toString('latin1').includes(secretPart));
     assert.ok(!JSON.stringify(row).includes(secretPart));

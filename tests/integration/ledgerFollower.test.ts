@@ -31,14 +31,24 @@ after(async () => {
 });
 
 /** Builds, signs (by `signer`, or by the source's wallet key) and submits a transaction from `source`. */
-async function send(source: string, ops: xdr.Operation[], signer: Keypair | WalletRecord): Promise<{ hash: string; tx: ReturnType<TransactionBuilder['build']> }> {
+async function send(
+  source: string,
+  ops: xdr.Operation[],
+  signer: Keypair | WalletRecord,
+): Promise<{ hash: string; tx: ReturnType<TransactionBuilder['build']> }> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(source))!;
-  const builder = new TransactionBuilder(new Account(source, account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase }).setTimeout(60);
+  const builder = new TransactionBuilder(new Account(source, account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  }).setTimeout(60);
   for (const op of ops) builder.addOperation(op);
   const tx = builder.build();
   if (signer instanceof Keypair) tx.sign(signer);
-  else await withWalletKeypair(svc.deps, { walletId: signer.id, purpose: 'test.sign', actor: SYSTEM_ACTOR }, async (kp) => tx.sign(kp));
+  else
+    await withWalletKeypair(svc.deps, { walletId: signer.id, purpose: 'test.sign', actor: SYSTEM_ACTOR }, async (kp) =>
+      tx.sign(kp),
+    );
   return { hash: Buffer.from(tx.hash()).toString('hex'), tx };
 }
 
@@ -46,7 +56,9 @@ async function submit(tx: ReturnType<TransactionBuilder['build']>): Promise<numb
   return (await gatewayOf(svc).submitAndConfirm(tx)).ledger;
 }
 
-const followerAt = async () => (await svc.deps.db('ledger_followers').where({ network: 'testnet' }).first('next_ledger'))?.next_ledger as number | undefined;
+const followerAt = async () =>
+  (await svc.deps.db('ledger_followers').where({ network: 'testnet' }).first('next_ledger'))?.next_ledger as
+    number | undefined;
 
 describe('the ledger follower', () => {
   let w1: WalletRecord;
@@ -58,14 +70,27 @@ describe('the ledger follower', () => {
   async function snapshot() {
     const db = svc.deps.db;
     return {
-      transactions: await db('transactions').whereIn('hash', Object.values(hashes)).orderBy('hash').select('id', 'hash', 'origin', 'status', 'stage', 'app_id', 'wallet_id', 'ledger', 'result_code'),
-      history: await db('tx_history').whereIn('wallet_id', [w1.id, w2.id]).orderBy(['wallet_id', 'transaction_id']).select('wallet_id', 'transaction_id', 'direction', 'summary'),
-      counts: await db('wallet_history_counts').whereIn('wallet_id', [w1.id, w2.id]).orderBy('wallet_id').select('wallet_id', 'records'),
-      events: await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = any(?)`, [[w1.id, w2.id]]).orderBy('id').select('app_id', 'data'),
+      transactions: await db('transactions')
+        .whereIn('hash', Object.values(hashes))
+        .orderBy('hash')
+        .select('id', 'hash', 'origin', 'status', 'stage', 'app_id', 'wallet_id', 'ledger', 'result_code'),
+      history: await db('tx_history')
+        .whereIn('wallet_id', [w1.id, w2.id])
+        .orderBy(['wallet_id', 'transaction_id'])
+        .select('wallet_id', 'transaction_id', 'direction', 'summary'),
+      counts: await db('wallet_history_counts')
+        .whereIn('wallet_id', [w1.id, w2.id])
+        .orderBy('wallet_id')
+        .select('wallet_id', 'records'),
+      events: await db('outbox_events')
+        .where({ type: 'payment.received' })
+        .whereRaw(`data->>'toWalletId' = any(?)`, [[w1.id, w2.id]])
+        .orderBy('id')
+        .select('app_id', 'data'),
     };
   }
 
-  test('external payments appear as received, the service\'s own transaction gains the recipient\'s row, one event per payment', async () => {
+  test("external payments appear as received, the service's own transaction gains the recipient's row, one event per payment", async () => {
     const { log, lines } = capturingLogger('info');
     const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50 });
     try {
@@ -77,32 +102,60 @@ describe('the ledger follower', () => {
       const x = outsider.publicKey();
 
       // 1. an account created for w1 by an outsider; 2. one transaction paying w1 and creating w2
-      const one = await send(x, [Operation.createAccount({ destination: w1.publicKey, startingBalance: '10' })], outsider);
+      const one = await send(
+        x,
+        [Operation.createAccount({ destination: w1.publicKey, startingBalance: '10' })],
+        outsider,
+      );
       hashes.created = one.hash;
       await submit(one.tx);
       const two = await send(
         x,
-        [Operation.payment({ destination: w1.publicKey, asset: Asset.native(), amount: '2.5' }), Operation.createAccount({ destination: w2.publicKey, startingBalance: '4' })],
+        [
+          Operation.payment({ destination: w1.publicKey, asset: Asset.native(), amount: '2.5' }),
+          Operation.createAccount({ destination: w2.publicKey, startingBalance: '4' }),
+        ],
         outsider,
       );
       hashes.both = two.hash;
       await submit(two.tx);
       // 3. a transaction the service knows (recorded before submission, as the service does): w2 is paid
-      const three = await send(x, [Operation.payment({ destination: w2.publicKey, asset: Asset.native(), amount: '1' })], outsider);
+      const three = await send(
+        x,
+        [Operation.payment({ destination: w2.publicKey, asset: Asset.native(), amount: '1' })],
+        outsider,
+      );
       hashes.known = three.hash;
-      await svc.deps.db.transaction((trx) => insertTransaction(trx, newTx(app.id, null, new Date(), { hash: three.hash, origin: 'client', sourceAccount: x }), []));
+      await svc.deps.db.transaction((trx) =>
+        insertTransaction(
+          trx,
+          newTx(app.id, null, new Date(), { hash: three.hash, origin: 'client', sourceAccount: x }),
+          [],
+        ),
+      );
       await submit(three.tx);
       // 4. a payment that fails in the ledger (underfunded): w1 received nothing, nothing is recorded
-      const four = await send(x, [Operation.payment({ destination: w1.publicKey, asset: Asset.native(), amount: '900000' })], outsider);
+      const four = await send(
+        x,
+        [Operation.payment({ destination: w1.publicKey, asset: Asset.native(), amount: '900000' })],
+        outsider,
+      );
       hashes.failed = four.hash;
       await assert.rejects(submit(four.tx), TransactionRejectedError);
       // 5. w1 pays the outsider (signed with w1's own key): sent, and no event
-      const five = await send(w1.publicKey, [Operation.payment({ destination: x, asset: Asset.native(), amount: '1' })], w1);
+      const five = await send(
+        w1.publicKey,
+        [Operation.payment({ destination: x, asset: Asset.native(), amount: '1' })],
+        w1,
+      );
       hashes.sent = five.hash;
       lastLedger = await submit(five.tx);
 
       await eventually('the follower has read the last ledger', async () => ((await followerAt()) ?? 0) > lastLedger);
-      assert.ok(lines.some((l) => l.includes('ledger follower starts at the latest ledger')), 'the first start is logged');
+      assert.ok(
+        lines.some((l) => l.includes('ledger follower starts at the latest ledger')),
+        'the first start is logged',
+      );
     } finally {
       await stop();
     }
@@ -110,7 +163,10 @@ describe('the ledger follower', () => {
     // Ledgers here close many times a second, and a history row's time is its ledger's close time (whole seconds):
     // rows of one second tie, so the order is checked by the history tests; here, what each history holds.
     const short = shortAddress(outsider.publicKey());
-    const [h1, h2] = await Promise.all([listWalletHistory(svc.deps.db, { walletId: w1.id, limit: 20, offset: 0 }), listWalletHistory(svc.deps.db, { walletId: w2.id, limit: 20, offset: 0 })]);
+    const [h1, h2] = await Promise.all([
+      listWalletHistory(svc.deps.db, { walletId: w1.id, limit: 20, offset: 0 }),
+      listWalletHistory(svc.deps.db, { walletId: w2.id, limit: 20, offset: 0 }),
+    ]);
     const rows = (page: typeof h1) => page.records.map((r) => [r.hash, r.status, r.operation, r.summary]).sort();
     assert.deepEqual(
       rows(h1),
@@ -137,7 +193,11 @@ describe('the ledger follower', () => {
     assert.equal(byHash.get(hashes.failed), undefined, 'a failed payment into a wallet is not its history');
     for (const key of ['created', 'both', 'sent']) {
       const t = byHash.get(hashes[key]!)!;
-      assert.deepEqual([t.origin, t.status, t.stage, t.app_id, t.result_code], ['external', 'SUCCESS', 'confirmed', app.id, 'tx_success'], key);
+      assert.deepEqual(
+        [t.origin, t.status, t.stage, t.app_id, t.result_code],
+        ['external', 'SUCCESS', 'confirmed', app.id, 'tx_success'],
+        key,
+      );
       assert.ok(t.ledger > 0);
     }
     assert.equal(byHash.get(hashes.sent)!.wallet_id, w1.id, "w1's own transaction names it as source");
@@ -156,7 +216,15 @@ describe('the ledger follower', () => {
     );
     const ev = events.find((e) => e.data.txHash === hashes.both && e.data.toWalletId === w1.id)!;
     assert.equal(ev.app_id, app.id);
-    assert.deepEqual(ev.data, { txHash: hashes.both, toWalletId: w1.id, from: outsider.publicKey(), to: w1.publicKey, asset: 'native', amount: '2.5', ledger: ev.data.ledger });
+    assert.deepEqual(ev.data, {
+      txHash: hashes.both,
+      toWalletId: w1.id,
+      from: outsider.publicKey(),
+      to: w1.publicKey,
+      asset: 'native',
+      amount: '2.5',
+      ledger: ev.data.ledger,
+    });
     assert.equal(typeof ev.data.ledger, 'number');
   });
 
@@ -167,11 +235,18 @@ describe('the ledger follower', () => {
     const { log, lines } = capturingLogger('info');
     const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50, pageSize: 1 });
     try {
-      await eventually('the follower has read the ledgers again', async () => ((await followerAt()) ?? 0) > lastLedger, 60_000);
+      await eventually(
+        'the follower has read the ledgers again',
+        async () => ((await followerAt()) ?? 0) > lastLedger,
+        60_000,
+      );
     } finally {
       await stop();
     }
-    assert.ok(lines.some((l) => l.includes('fell out of the RPC retention window')), 'the restart at the oldest ledger is logged');
+    assert.ok(
+      lines.some((l) => l.includes('fell out of the RPC retention window')),
+      'the restart at the oldest ledger is logged',
+    );
     assert.deepEqual(await snapshot(), before);
   });
 });

@@ -25,12 +25,25 @@ function scriptedGateway(ledgers: Map<number, TransactionDetails[]>, window: { o
     rpcUrl: 'http://scripted',
     networkPassphrase: Networks.TESTNET,
     health: async () => ({ healthy: true, latestLedger: window.latest }),
-    ledgerFigures: async () => ({ sequence: window.latest, closeTime: 0, baseReserveStroops: 5_000_000n, baseFeeStroops: 100 }),
-    transactionsFrom: async (opts: { startLedger?: number; cursor?: string; limit?: number }): Promise<TransactionsPage> => {
+    ledgerFigures: async () => ({
+      sequence: window.latest,
+      closeTime: 0,
+      baseReserveStroops: 5_000_000n,
+      baseFeeStroops: 100,
+    }),
+    transactionsFrom: async (opts: {
+      startLedger?: number;
+      cursor?: string;
+      limit?: number;
+    }): Promise<TransactionsPage> => {
       calls.push(opts.cursor !== undefined ? `cursor ${opts.cursor}` : `start ${opts.startLedger}`);
       let ledger: number;
       let index: number; // the next transaction's 0-based index in `ledger`
-      if (opts.cursor !== undefined) [ledger, index] = opts.cursor.split(':').map(Number).map((n, i) => (i === 1 ? n + 1 : n)) as [number, number];
+      if (opts.cursor !== undefined)
+        [ledger, index] = opts.cursor
+          .split(':')
+          .map(Number)
+          .map((n, i) => (i === 1 ? n + 1 : n)) as [number, number];
       else {
         if (opts.startLedger! < window.oldest || opts.startLedger! > window.latest) throw outOfRange();
         [ledger, index] = [opts.startLedger!, 0];
@@ -56,7 +69,10 @@ function scriptedGateway(ledgers: Map<number, TransactionDetails[]>, window: { o
 /** A successful payment of `amount` XLM from a random account to `to`, in `ledger`. */
 function paymentTo(to: string, amount: string, ledger: number): TransactionDetails {
   const from = Keypair.random();
-  const tx = new TransactionBuilder(new Account(from.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+  const tx = new TransactionBuilder(new Account(from.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
     .addOperation(Operation.payment({ destination: to, asset: Asset.native(), amount }))
     .setTimeout(0)
     .build();
@@ -82,15 +98,26 @@ describe('followStep against a scripted RPC', () => {
     const w = await walletRow(db, app.id);
     const ledgers = new Map<number, TransactionDetails[]>();
     const other = Keypair.random().publicKey();
-    ledgers.set(101, [paymentTo(w.publicKey, '1', 101), paymentTo(w.publicKey, '2', 101), paymentTo(w.publicKey, '3', 101)]);
+    ledgers.set(101, [
+      paymentTo(w.publicKey, '1', 101),
+      paymentTo(w.publicKey, '2', 101),
+      paymentTo(w.publicKey, '3', 101),
+    ]);
     ledgers.set(103, [paymentTo(w.publicKey, '4', 103)]);
     ledgers.set(104, [paymentTo(other, '9', 104), paymentTo(other, '9', 104)]);
-    ledgers.set(105, [1, 2, 3, 4, 5].map((n) => paymentTo(w.publicKey, `1${n}`, 105)));
+    ledgers.set(
+      105,
+      [1, 2, 3, 4, 5].map((n) => paymentTo(w.publicKey, `1${n}`, 105)),
+    );
     const window = { oldest: 90, latest: 100 };
     const { gateway, calls } = scriptedGateway(ledgers, window);
     const state: FollowerState = {};
 
-    assert.equal(await followStep(deps, gateway, state, 2), 'caught-up', 'the first start reads the latest ledger (100, empty)');
+    assert.equal(
+      await followStep(deps, gateway, state, 2),
+      'caught-up',
+      'the first start reads the latest ledger (100, empty)',
+    );
     assert.equal((await db('ledger_followers').where({ network: 'testnet' }).first()).next_ledger, 101);
     window.latest = 106;
     const steps: string[] = [];
@@ -104,10 +131,22 @@ describe('followStep against a scripted RPC', () => {
 
     const rows = await db('tx_history').where({ wallet_id: w.id }).select('summary');
     assert.equal(rows.length, 9);
-    const events = await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = ?`, [w.id]).select('data');
+    const events = await db('outbox_events')
+      .where({ type: 'payment.received' })
+      .whereRaw(`data->>'toWalletId' = ?`, [w.id])
+      .select('data');
     assert.deepEqual(events.map((e) => e.data.amount).sort(), ['1', '11', '12', '13', '14', '15', '2', '3', '4']);
     assert.equal((await db('wallet_history_counts').where({ wallet_id: w.id }).first()).records, '9');
-    assert.equal(await db('transactions').whereIn('hash', ledgers.get(104)!.map((t) => t.hash)).first(), undefined, 'transactions of nobody of the service are not kept');
+    assert.equal(
+      await db('transactions')
+        .whereIn(
+          'hash',
+          ledgers.get(104)!.map((t) => t.hash),
+        )
+        .first(),
+      undefined,
+      'transactions of nobody of the service are not kept',
+    );
     assert.equal(await followStep(deps, gateway, state, 2), 'caught-up');
 
     // Below the window: restart at its oldest ledger and read everything again, adding nothing.
@@ -118,7 +157,11 @@ describe('followStep against a scripted RPC', () => {
     for (let i = 0; i < 20 && (await followStep(deps, gateway, state, 3)) === 'behind'; i++);
     assert.equal((await db('ledger_followers').where({ network: 'testnet' }).first()).next_ledger, 107);
     assert.equal((await db('tx_history').where({ wallet_id: w.id })).length, 9);
-    assert.equal((await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = ?`, [w.id])).length, 9);
+    assert.equal(
+      (await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = ?`, [w.id]))
+        .length,
+      9,
+    );
   });
 
   test('a page another follower already recorded is not recorded again', async () => {
@@ -132,6 +175,10 @@ describe('followStep against a scripted RPC', () => {
     await Promise.all([followStep(deps, gateway, {}, 5), followStep(deps, gateway, {}, 5)]);
     assert.equal((await db('ledger_followers').where({ network: 'testnet' }).first()).next_ledger, 202);
     assert.equal((await db('tx_history').where({ wallet_id: w.id })).length, 1);
-    assert.equal((await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = ?`, [w.id])).length, 1);
+    assert.equal(
+      (await db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'toWalletId' = ?`, [w.id]))
+        .length,
+      1,
+    );
   });
 });

@@ -15,7 +15,10 @@ import { startTestService, type TestService } from '../support/service';
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 /** A fast keyed request: behind the gate fundWallet answers 404 for an unknown wallet (400 with `invalid: true`); both count. */
 const fund = (svc: TestService, key: string, opts: { invalid?: boolean } = {}) =>
-  call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', { headers: { 'x-service-api-key': key }, body: opts.invalid ? {} : { publicKey: VALID_G } });
+  call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+    headers: { 'x-service-api-key': key },
+    body: opts.invalid ? {} : { publicKey: VALID_G },
+  });
 
 const NOON = new Date('2030-06-15T12:00:00.000Z');
 const pin = (svc: TestService, at: Date) => {
@@ -29,7 +32,12 @@ const int = (h: Headers, name: string) => {
 
 test('every operation behind an API key documents 429 (the limits apply to all of them)', () => {
   for (const [id, op] of Object.entries(operations)) {
-    if (!(op.security as readonly (readonly string[])[]).some((r) => r.includes('secretKey') || r.includes('publishableKey'))) continue;
+    if (
+      !(op.security as readonly (readonly string[])[]).some(
+        (r) => r.includes('secretKey') || r.includes('publishableKey'),
+      )
+    )
+      continue;
     assert.ok((op.statuses as readonly number[]).includes(429), `${id} does not document 429`);
   }
 });
@@ -44,7 +52,11 @@ test('secondsUntilNextUtcMidnight and utcDay work in UTC', () => {
 describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
   let svc: TestService;
   before(async () => {
-    svc = await startTestService({ LOCALNET: 'off', TESTNET_DAILY_QUOTA: '100', RATE_LIMIT_PER_KEY_PER_MINUTE: '1000' });
+    svc = await startTestService({
+      LOCALNET: 'off',
+      TESTNET_DAILY_QUOTA: '100',
+      RATE_LIMIT_PER_KEY_PER_MINUTE: '1000',
+    });
     pin(svc, NOON);
   });
   after(async () => {
@@ -56,7 +68,11 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
     await setDailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON), 70);
     const invalid = await Promise.all(Array.from({ length: 20 }, () => fund(svc, creds.secretKey, { invalid: true })));
     for (const r of invalid) assert.equal(r.status, 400);
-    assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)), 70, 'requests that fail validation cost no quota');
+    assert.equal(
+      await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)),
+      70,
+      'requests that fail validation cost no quota',
+    );
     const answers = await Promise.all(Array.from({ length: 50 }, () => fund(svc, creds.secretKey)));
     const limited = answers.filter((r) => r.status === 429);
     assert.equal(answers.length - limited.length, 30, 'exactly 30 answers are not 429');
@@ -67,7 +83,8 @@ describe('the testnet quota (TESTNET_DAILY_QUOTA=100)', () => {
       assert.equal(int(r.headers, 'RateLimit-Remaining'), 0);
       assert.equal(int(r.headers, 'RateLimit-Limit'), 100);
     }
-    for (const r of answers.filter((a) => a.status !== 429)) assert.ok([400, 404].includes(r.status), `got ${r.status}`);
+    for (const r of answers.filter((a) => a.status !== 429))
+      assert.ok([400, 404].includes(r.status), `got ${r.status}`);
     assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(NOON)), 100, 'the count stops at the quota');
     const invalidAfter = await fund(svc, creds.secretKey, { invalid: true });
     assert.equal(invalidAfter.status, 400, 'validation comes before the quota');
@@ -177,8 +194,14 @@ test('per-key rate limit (in process): 429 RATE_LIMITED with Retry-After and Rat
     assert.equal(int(res.headers, 'RateLimit-Limit'), 3);
     assert.equal(int(res.headers, 'RateLimit-Remaining'), 0);
     assert.equal(int(res.headers, 'RateLimit-Reset'), retry);
-    assert.equal(await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(now)), 3, 'the refused request was not counted');
-    const other = await call(svc.url, 'getUser', 'GET', '/v1/users/someone', { headers: { 'x-service-api-key': (await seedCredentials(svc.deps.db)).secretKey } });
+    assert.equal(
+      await dailyUsage(svc.deps.db, creds.secretKeyId, utcDay(now)),
+      3,
+      'the refused request was not counted',
+    );
+    const other = await call(svc.url, 'getUser', 'GET', '/v1/users/someone', {
+      headers: { 'x-service-api-key': (await seedCredentials(svc.deps.db)).secretKey },
+    });
     assert.notEqual(other.status, 429);
   } finally {
     await svc.stop();

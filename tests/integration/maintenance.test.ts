@@ -23,7 +23,13 @@ test('maintenance deletes expired DPoP proof ids, dead email codes, old idempote
     { jkt: 'k', jti: 'old', expires_at: hoursAgo(1) },
     { jkt: 'k', jti: 'live', expires_at: new Date(now.getTime() + 60_000) },
   ]);
-  const codeRow = { scope: 'operator', code_hash: Buffer.alloc(32), attempts: 0, sent_at: hoursAgo(49), created_at: hoursAgo(49) };
+  const codeRow = {
+    scope: 'operator',
+    code_hash: Buffer.alloc(32),
+    attempts: 0,
+    sent_at: hoursAgo(49),
+    created_at: hoursAgo(49),
+  };
   await db('email_codes').insert([
     { ...codeRow, email: 'dead@example.com', expires_at: hoursAgo(48) },
     { ...codeRow, email: 'recent@example.com', expires_at: hoursAgo(1) },
@@ -37,8 +43,13 @@ test('maintenance deletes expired DPoP proof ids, dead email codes, old idempote
 
   assert.deepEqual((await db('dpop_proof_jtis').pluck('jti')).sort(), ['live']);
   assert.deepEqual(await db('email_codes').pluck('email'), ['recent@example.com']);
-  const days = (await db('api_key_daily_usage').where({ key_id: creds.secretKeyId }).pluck('day')).map((d: Date | string) => (d instanceof Date ? utcDay(d) : d));
+  const days = (await db('api_key_daily_usage').where({ key_id: creds.secretKeyId }).pluck('day')).map(
+    (d: Date | string) => (d instanceof Date ? utcDay(d) : d),
+  );
   assert.equal(days.length, 2, 'today and yesterday are kept');
-  assert.ok(removed.dpopProofJtis === 1 && removed.emailCodes === 1 && removed.apiKeyDailyUsage === 1, JSON.stringify(removed));
+  assert.ok(
+    removed.dpopProofJtis === 1 && removed.emailCodes === 1 && removed.apiKeyDailyUsage === 1,
+    JSON.stringify(removed),
+  );
   assert.equal(typeof removed.idempotencyKeys, 'number');
 });

@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { freePort } from '../../src/infra/freePort';
 import { call } from '../support/http';
 import { createDpopKey } from '../support/dpop';
-import { pkcePair, startGithubStandIn, startGoogleStandIn, testClient, type GithubStandIn, type GoogleStandIn } from '../support/oauthProviders';
+import {
+  pkcePair,
+  startGithubStandIn,
+  startGoogleStandIn,
+  testClient,
+  type GithubStandIn,
+  type GoogleStandIn,
+} from '../support/oauthProviders';
 import { sendWithProof, signInOperator, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { responseViolations } from '../support/spec';
@@ -46,12 +53,26 @@ describe('operator sign-in with Google and GitHub', () => {
 
   let accounts = 0;
   /** A new account at the provider; its login is returned. */
-  function account(provider: Provider, opts: { email?: string; verified?: boolean; name?: string } = {}): { login: string; email: string } {
+  function account(
+    provider: Provider,
+    opts: { email?: string; verified?: boolean; name?: string } = {},
+  ): { login: string; email: string } {
     accounts += 1;
     const email = opts.email ?? testEmail(provider);
     const login = `${provider}-user-${accounts}`;
-    if (provider === 'google') google.accounts.set(login, { email, emailVerified: opts.verified ?? true, ...(opts.name ? { name: opts.name } : {}) });
-    else github.accounts.set(login, { id: 1000 + accounts, login, name: opts.name ?? null, emails: [{ email, primary: true, verified: opts.verified ?? true }] });
+    if (provider === 'google')
+      google.accounts.set(login, {
+        email,
+        emailVerified: opts.verified ?? true,
+        ...(opts.name ? { name: opts.name } : {}),
+      });
+    else
+      github.accounts.set(login, {
+        id: 1000 + accounts,
+        login,
+        name: opts.name ?? null,
+        emails: [{ email, primary: true, verified: opts.verified ?? true }],
+      });
     return { login, email };
   }
 
@@ -65,14 +86,29 @@ describe('operator sign-in with Google and GitHub', () => {
     const pkce = pkcePair();
     const started = await start(provider, redirectUri, pkce.codeChallenge);
     assert.equal(started.status, 200, started.text);
-    const back = await (provider === 'google' ? google : github).authorize(started.body.content.authorizationUrl, login);
+    const back = await (provider === 'google' ? google : github).authorize(
+      started.body.content.authorizationUrl,
+      login,
+    );
     assert.equal(`${back.origin}${back.pathname}`, redirectUri);
     assert.equal(back.searchParams.get('state'), started.body.content.state);
-    return { code: back.searchParams.get('code')!, state: started.body.content.state as string, redirectUri, codeVerifier: pkce.codeVerifier };
+    return {
+      code: back.searchParams.get('code')!,
+      state: started.body.content.state as string,
+      redirectUri,
+      codeVerifier: pkce.codeVerifier,
+    };
   }
 
   async function callback(provider: Provider, body: Record<string, string>) {
-    const res = await sendWithProof(svc.url, await createDpopKey(), {}, 'POST', `/api/v1/auth/oauth/${provider}/callback`, { body });
+    const res = await sendWithProof(
+      svc.url,
+      await createDpopKey(),
+      {},
+      'POST',
+      `/api/v1/auth/oauth/${provider}/callback`,
+      { body },
+    );
     assert.deepEqual(responseViolations('completeOperatorOAuthSignIn', res), [], res.text);
     return res;
   }
@@ -87,7 +123,10 @@ describe('operator sign-in with Google and GitHub', () => {
       assert.equal(res.body.code, 'OPERATOR_OAUTH_STARTED');
       const { authorizationUrl, state, expiresAt } = res.body.content;
       const url = new URL(authorizationUrl);
-      assert.equal(`${url.origin}${url.pathname}`, provider === 'google' ? `${google.issuer}/auth` : `${github.oauthUrl}/login/oauth/authorize`);
+      assert.equal(
+        `${url.origin}${url.pathname}`,
+        provider === 'google' ? `${google.issuer}/auth` : `${github.oauthUrl}/login/oauth/authorize`,
+      );
       const q = url.searchParams;
       assert.equal(q.get('client_id'), provider === 'google' ? googleClient.clientId : githubClient.clientId);
       assert.equal(q.get('redirect_uri'), CALLBACK);
@@ -120,7 +159,12 @@ describe('operator sign-in with Google and GitHub', () => {
 
   test('GitHub: a full sign-in uses the primary verified address among several', async () => {
     const { login, email } = account('github', { name: 'Grace Hopper' });
-    github.accounts.get(login)!.emails.unshift({ email: testEmail('secondary'), primary: false, verified: true }, { email: testEmail('unverified'), primary: false, verified: false });
+    github.accounts
+      .get(login)!
+      .emails.unshift(
+        { email: testEmail('secondary'), primary: false, verified: true },
+        { email: testEmail('unverified'), primary: false, verified: false },
+      );
     const res = await callback('github', await authorized('github', login));
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.content.operator.email, email);
@@ -130,7 +174,10 @@ describe('operator sign-in with Google and GitHub', () => {
   test('Google, GitHub and an email code with one verified address reach the same operator', async () => {
     const email = testEmail('same');
     const viaGoogle = await callback('google', await authorized('google', account('google', { email }).login));
-    const viaGithub = await callback('github', await authorized('github', account('github', { email: email.toUpperCase() }).login));
+    const viaGithub = await callback(
+      'github',
+      await authorized('github', account('github', { email: email.toUpperCase() }).login),
+    );
     const viaEmail = await signInOperator(svc, email);
     assert.equal(viaGoogle.status, 200, viaGoogle.text);
     assert.equal(viaGithub.status, 200, viaGithub.text);
@@ -189,7 +236,10 @@ describe('operator sign-in with Google and GitHub', () => {
       assert.equal(res.status, 400, redirectUri);
       assert.equal(res.body.code, 'REDIRECT_URI_NOT_ALLOWED');
     }
-    assert.equal((await svc.deps.db('oauth_states').where('redirect_uri', 'like', 'https://evil%').count({ n: '*' }))[0]!.n, '0');
+    assert.equal(
+      (await svc.deps.db('oauth_states').where('redirect_uri', 'like', 'https://evil%').count({ n: '*' }))[0]!.n,
+      '0',
+    );
   });
 
   test('a refused code exchange answers 502 OAUTH_EXCHANGE_FAILED', async () => {
@@ -215,7 +265,9 @@ describe('operator sign-in with Google and GitHub', () => {
 
   test('the callback needs a DPoP proof', async () => {
     const flow = await authorized('google', account('google').login);
-    const res = await call(svc.url, 'completeOperatorOAuthSignIn', 'POST', '/api/v1/auth/oauth/google/callback', { body: flow });
+    const res = await call(svc.url, 'completeOperatorOAuthSignIn', 'POST', '/api/v1/auth/oauth/google/callback', {
+      body: flow,
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_DPOP_REQUIRED');
   });
@@ -233,11 +285,28 @@ describe('operator sign-in with a provider the service has no client for, or can
   test('start and callback answer 422 OAUTH_PROVIDER_NOT_CONFIGURED', async () => {
     for (const provider of ['google', 'github'] as const) {
       const query = new URLSearchParams({ redirectUri: CALLBACK, codeChallenge: pkcePair().codeChallenge });
-      const started = await call(svc.url, 'startOperatorOAuthSignIn', 'GET', `/api/v1/auth/oauth/${provider}/start?${query}`);
+      const started = await call(
+        svc.url,
+        'startOperatorOAuthSignIn',
+        'GET',
+        `/api/v1/auth/oauth/${provider}/start?${query}`,
+      );
       assert.equal(started.status, 422);
       assert.equal(started.body.code, 'OAUTH_PROVIDER_NOT_CONFIGURED');
-      const body = { code: 'code', state: 'st_0123456789abcdefghij', redirectUri: CALLBACK, codeVerifier: pkcePair().codeVerifier };
-      const done = await sendWithProof(svc.url, await createDpopKey(), {}, 'POST', `/api/v1/auth/oauth/${provider}/callback`, { body });
+      const body = {
+        code: 'code',
+        state: 'st_0123456789abcdefghij',
+        redirectUri: CALLBACK,
+        codeVerifier: pkcePair().codeVerifier,
+      };
+      const done = await sendWithProof(
+        svc.url,
+        await createDpopKey(),
+        {},
+        'POST',
+        `/api/v1/auth/oauth/${provider}/callback`,
+        { body },
+      );
       assert.deepEqual(responseViolations('completeOperatorOAuthSignIn', done), []);
       assert.equal(done.status, 422);
       assert.equal(done.body.code, 'OAUTH_PROVIDER_NOT_CONFIGURED');
@@ -253,7 +322,12 @@ describe('operator sign-in with a provider the service has no client for, or can
     });
     try {
       const query = new URLSearchParams({ redirectUri: CALLBACK, codeChallenge: pkcePair().codeChallenge });
-      const res = await call(unreachable.url, 'startOperatorOAuthSignIn', 'GET', `/api/v1/auth/oauth/google/start?${query}`);
+      const res = await call(
+        unreachable.url,
+        'startOperatorOAuthSignIn',
+        'GET',
+        `/api/v1/auth/oauth/google/start?${query}`,
+      );
       assert.equal(res.status, 503, res.text);
       assert.equal(res.body.code, 'SERVICE_UNAVAILABLE');
       assert.ok(Number(res.headers.get('retry-after')) > 0);

@@ -20,16 +20,22 @@ describe('Dashboard: auth providers', () => {
   let outsider: OperatorClient;
 
   async function teamApp(): Promise<string> {
-    const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Providers app', network: 'testnet' } });
+    const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Providers app', network: 'testnet' },
+    });
     assert.equal(created.status, 201, created.text);
     const appId: string = created.body.content.appId;
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, { body: { email: developer.email, role: 'developer' } });
+    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+      body: { email: developer.email, role: 'developer' },
+    });
     assert.equal(added.status, 201, added.text);
     return appId;
   }
 
-  const put = (client: OperatorClient, appId: string, body: unknown) => client.call('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, { body });
-  const get = (client: OperatorClient, appId: string) => client.call('getAuthProviders', 'GET', `/api/v1/apps/${appId}/auth-providers`);
+  const put = (client: OperatorClient, appId: string, body: unknown) =>
+    client.call('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, { body });
+  const get = (client: OperatorClient, appId: string) =>
+    client.call('getAuthProviders', 'GET', `/api/v1/apps/${appId}/auth-providers`);
   const bothEnabled = {
     email: { enabled: true },
     google: { enabled: true, clientId: GOOGLE_ID, clientSecret: GOOGLE_SECRET },
@@ -70,31 +76,57 @@ describe('Dashboard: auth providers', () => {
     for (const answer of [res.text, (await get(developer, appId)).text]) {
       assert.ok(!answer.includes(GOOGLE_SECRET) && !answer.includes(GITHUB_SECRET), 'no secret in an answer');
     }
-    const rows = await svc.deps.db('app_auth_providers').where({ app_id: appId }).whereNot({ provider: 'email' }).orderBy('provider');
-    for (const [row, secret] of [[rows[0], GITHUB_SECRET], [rows[1], GOOGLE_SECRET]] as const) {
+    const rows = await svc.deps
+      .db('app_auth_providers')
+      .where({ app_id: appId })
+      .whereNot({ provider: 'email' })
+      .orderBy('provider');
+    for (const [row, secret] of [
+      [rows[0], GITHUB_SECRET],
+      [rows[1], GOOGLE_SECRET],
+    ] as const) {
       assert.ok(Buffer.isBuffer(row.client_secret_sealed));
       assert.equal(row.client_secret_sealed.includes(Buffer.from(secret)), false, 'sealed, not in clear');
-      assert.equal(openClientSecret(svc.deps.secrets, { appId, provider: row.provider }, row.client_secret_sealed), secret);
-      assert.throws(() => openClientSecret(svc.deps.secrets, { appId: 'app_other', provider: row.provider }, row.client_secret_sealed), 'bound to its app');
+      assert.equal(
+        openClientSecret(svc.deps.secrets, { appId, provider: row.provider }, row.client_secret_sealed),
+        secret,
+      );
+      assert.throws(
+        () =>
+          openClientSecret(svc.deps.secrets, { appId: 'app_other', provider: row.provider }, row.client_secret_sealed),
+        'bound to its app',
+      );
     }
   });
 
   test('an omitted client id or secret keeps the stored one, null deletes it', async () => {
     const appId = await teamApp();
     await put(owner, appId, bothEnabled);
-    const kept = await put(owner, appId, { email: { enabled: false }, google: { enabled: true }, github: { enabled: false } });
+    const kept = await put(owner, appId, {
+      email: { enabled: false },
+      google: { enabled: true },
+      github: { enabled: false },
+    });
     assert.deepEqual(kept.body.content, {
       email: { enabled: false },
       google: { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true },
       github: { enabled: false, clientId: GITHUB_ID, clientSecretSet: true },
     });
-    const deleted = await put(owner, appId, { email: { enabled: true }, google: { enabled: false, clientSecret: null }, github: { enabled: false, clientId: null, clientSecret: null } });
+    const deleted = await put(owner, appId, {
+      email: { enabled: true },
+      google: { enabled: false, clientSecret: null },
+      github: { enabled: false, clientId: null, clientSecret: null },
+    });
     assert.deepEqual(deleted.body.content, {
       email: { enabled: true },
       google: { enabled: false, clientId: GOOGLE_ID, clientSecretSet: false },
       github: { enabled: false, clientSecretSet: false },
     });
-    const replaced = await put(owner, appId, { email: { enabled: true }, google: { enabled: true, clientSecret: 'a-new-secret' }, github: { enabled: false } });
+    const replaced = await put(owner, appId, {
+      email: { enabled: true },
+      google: { enabled: true, clientSecret: 'a-new-secret' },
+      github: { enabled: false },
+    });
     assert.deepEqual(replaced.body.content.google, { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true });
   });
 
@@ -118,7 +150,11 @@ describe('Dashboard: auth providers', () => {
 
   test("another operator's app, an unknown app and an archived app answer 404", async () => {
     const appId = await teamApp();
-    for (const res of [await get(outsider, appId), await put(outsider, appId, bothEnabled), await get(owner, 'app_0000000000000000000000')]) {
+    for (const res of [
+      await get(outsider, appId),
+      await put(outsider, appId, bothEnabled),
+      await get(owner, 'app_0000000000000000000000'),
+    ]) {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
     }

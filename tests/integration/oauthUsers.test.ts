@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { call } from '../support/http';
 import { createDpopKey } from '../support/dpop';
 import { capturingLogger } from '../support/log';
-import { pkcePair, startGithubStandIn, startGoogleStandIn, testClient, type GithubStandIn, type GoogleStandIn, type OAuthTestClient } from '../support/oauthProviders';
+import {
+  pkcePair,
+  startGithubStandIn,
+  startGoogleStandIn,
+  testClient,
+  type GithubStandIn,
+  type GoogleStandIn,
+  type OAuthTestClient,
+} from '../support/oauthProviders';
 import { sendWithProof, signInOperator, testEmail, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { responseViolations } from '../support/spec';
@@ -35,13 +43,24 @@ describe('SDK sign-in with Google and GitHub', () => {
   const answers: string[] = [];
   // Each app has its own clients at the providers, as each app registers its own Google project and GitHub app.
   const clients = {
-    google: [testClient('app-a-google', [REDIRECT, QUERY_REDIRECT]), testClient('app-b-google', [REDIRECT, QUERY_REDIRECT])],
-    github: [testClient('app-a-github', [REDIRECT, QUERY_REDIRECT]), testClient('app-b-github', [REDIRECT, QUERY_REDIRECT])],
+    google: [
+      testClient('app-a-google', [REDIRECT, QUERY_REDIRECT]),
+      testClient('app-b-google', [REDIRECT, QUERY_REDIRECT]),
+    ],
+    github: [
+      testClient('app-a-github', [REDIRECT, QUERY_REDIRECT]),
+      testClient('app-b-github', [REDIRECT, QUERY_REDIRECT]),
+    ],
   };
   let appA: TestApp;
   let appB: TestApp;
 
-  const dashboard = async (operationId: Parameters<OperatorClient['call']>[0], method: string, path: string, body?: unknown) => {
+  const dashboard = async (
+    operationId: Parameters<OperatorClient['call']>[0],
+    method: string,
+    path: string,
+    body?: unknown,
+  ) => {
     const res = await owner.call(operationId, method, path, body === undefined ? {} : { body });
     answers.push(res.text);
     assert.ok(res.status < 300, `${operationId} answered ${res.status}: ${res.text}`);
@@ -49,19 +68,34 @@ describe('SDK sign-in with Google and GitHub', () => {
   };
 
   /** An app set up through the Dashboard API: a publishable key, redirect URIs and the given providers' clients. */
-  async function setUpApp(opts: { redirectUris?: string[]; google?: OAuthTestClient; github?: OAuthTestClient }): Promise<TestApp> {
+  async function setUpApp(opts: {
+    redirectUris?: string[];
+    google?: OAuthTestClient;
+    github?: OAuthTestClient;
+  }): Promise<TestApp> {
     const created = await dashboard('createApp', 'POST', '/api/v1/apps', { name: 'OAuth app', network: 'testnet' });
     const appId: string = created.body.content.appId;
     const key = await dashboard('createApiKey', 'POST', `/api/v1/apps/${appId}/api-keys`, { type: 'publishable' });
-    await dashboard('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { origins: [], redirectUris: opts.redirectUris ?? [REDIRECT, QUERY_REDIRECT] });
-    const provider = (c?: OAuthTestClient) => (c ? { enabled: true, clientId: c.clientId, clientSecret: c.clientSecret } : { enabled: false });
-    await dashboard('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, { email: { enabled: true }, google: provider(opts.google), github: provider(opts.github) });
+    await dashboard('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, {
+      origins: [],
+      redirectUris: opts.redirectUris ?? [REDIRECT, QUERY_REDIRECT],
+    });
+    const provider = (c?: OAuthTestClient) =>
+      c ? { enabled: true, clientId: c.clientId, clientSecret: c.clientSecret } : { enabled: false };
+    await dashboard('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, {
+      email: { enabled: true },
+      google: provider(opts.google),
+      github: provider(opts.github),
+    });
     return { appId, publishableKey: key.body.content.key };
   }
 
   before(async () => {
     [google, github] = await Promise.all([startGoogleStandIn(clients.google), startGithubStandIn(clients.github)]);
-    svc = await startTestService({ GOOGLE_ISSUER_URL: google.issuer, GITHUB_OAUTH_URL: github.oauthUrl, GITHUB_API_URL: github.apiUrl }, { log: log.log });
+    svc = await startTestService(
+      { GOOGLE_ISSUER_URL: google.issuer, GITHUB_OAUTH_URL: github.oauthUrl, GITHUB_API_URL: github.apiUrl },
+      { log: log.log },
+    );
     owner = await signInOperator(svc);
     appA = await setUpApp({ google: clients.google[0], github: clients.github[0] });
     appB = await setUpApp({ google: clients.google[1], github: clients.github[1] });
@@ -73,18 +107,35 @@ describe('SDK sign-in with Google and GitHub', () => {
   });
 
   let accounts = 0;
-  function account(provider: Provider, opts: { email?: string; verified?: boolean } = {}): { login: string; email: string } {
+  function account(
+    provider: Provider,
+    opts: { email?: string; verified?: boolean } = {},
+  ): { login: string; email: string } {
     accounts += 1;
     const email = opts.email ?? testEmail(`${provider}-user`);
     const login = `${provider}-user-${accounts}`;
-    if (provider === 'google') google.accounts.set(login, { email, emailVerified: opts.verified ?? true, name: 'Test User' });
-    else github.accounts.set(login, { id: 5000 + accounts, login, name: null, emails: [{ email, primary: true, verified: opts.verified ?? true }] });
+    if (provider === 'google')
+      google.accounts.set(login, { email, emailVerified: opts.verified ?? true, name: 'Test User' });
+    else
+      github.accounts.set(login, {
+        id: 5000 + accounts,
+        login,
+        name: null,
+        emails: [{ email, primary: true, verified: opts.verified ?? true }],
+      });
     return { login, email };
   }
 
-  async function start(app: TestApp, provider: Provider, redirectUri = REDIRECT, codeChallenge = pkcePair().codeChallenge) {
+  async function start(
+    app: TestApp,
+    provider: Provider,
+    redirectUri = REDIRECT,
+    codeChallenge = pkcePair().codeChallenge,
+  ) {
     const query = new URLSearchParams({ redirectUri, codeChallenge });
-    const res = await call(svc.url, 'startOAuthSignIn', 'GET', `/v1/auth/oauth/${provider}/start?${query}`, { headers: { 'x-service-api-key': app.publishableKey } });
+    const res = await call(svc.url, 'startOAuthSignIn', 'GET', `/v1/auth/oauth/${provider}/start?${query}`, {
+      headers: { 'x-service-api-key': app.publishableKey },
+    });
     answers.push(res.text);
     return res;
   }
@@ -93,16 +144,36 @@ describe('SDK sign-in with Google and GitHub', () => {
     const pkce = pkcePair();
     const started = await start(app, provider, redirectUri, pkce.codeChallenge);
     assert.equal(started.status, 200, started.text);
-    const back = await (provider === 'google' ? google : github).authorize(started.body.content.authorizationUrl, login);
+    const back = await (provider === 'google' ? google : github).authorize(
+      started.body.content.authorizationUrl,
+      login,
+    );
     assert.equal(back.searchParams.get('state'), started.body.content.state);
-    return { code: back.searchParams.get('code')!, state: started.body.content.state as string, redirectUri, codeVerifier: pkce.codeVerifier };
+    return {
+      code: back.searchParams.get('code')!,
+      state: started.body.content.state as string,
+      redirectUri,
+      codeVerifier: pkce.codeVerifier,
+    };
   }
 
-  async function callback(app: TestApp, provider: Provider, body: Record<string, string>, key?: Awaited<ReturnType<typeof createDpopKey>>) {
-    const res = await sendWithProof(svc.url, key ?? (await createDpopKey()), {}, 'POST', `/v1/auth/oauth/${provider}/callback`, {
-      headers: { 'x-service-api-key': app.publishableKey },
-      body,
-    });
+  async function callback(
+    app: TestApp,
+    provider: Provider,
+    body: Record<string, string>,
+    key?: Awaited<ReturnType<typeof createDpopKey>>,
+  ) {
+    const res = await sendWithProof(
+      svc.url,
+      key ?? (await createDpopKey()),
+      {},
+      'POST',
+      `/v1/auth/oauth/${provider}/callback`,
+      {
+        headers: { 'x-service-api-key': app.publishableKey },
+        body,
+      },
+    );
     answers.push(res.text);
     assert.deepEqual(responseViolations('completeOAuthSignIn', res), [], res.text);
     return res;
@@ -135,14 +206,26 @@ describe('SDK sign-in with Google and GitHub', () => {
     assert.equal(none.status, 400);
     assert.equal(none.body.code, 'APPLICATION_HAS_NO_REDIRECT_URIS');
 
-    for (const redirectUri of ['https://evil.example.com/auth/callback', `${REDIRECT}/`, 'https://app.example.com/oauth/done']) {
+    for (const redirectUri of [
+      'https://evil.example.com/auth/callback',
+      `${REDIRECT}/`,
+      'https://app.example.com/oauth/done',
+    ]) {
       const res = await start(appA, 'google', redirectUri);
       assert.equal(res.status, 400, redirectUri);
       assert.equal(res.body.code, 'REDIRECT_URI_NOT_ALLOWED');
     }
 
-    await dashboard('updateAuthProviders', 'PUT', `/api/v1/apps/${googleOnly.appId}/auth-providers`, { email: { enabled: true }, google: { enabled: false }, github: { enabled: false } });
-    assert.equal((await start(googleOnly, 'google')).body.code, 'OAUTH_PROVIDER_NOT_CONFIGURED', 'disabling stops new sign-ins');
+    await dashboard('updateAuthProviders', 'PUT', `/api/v1/apps/${googleOnly.appId}/auth-providers`, {
+      email: { enabled: true },
+      google: { enabled: false },
+      github: { enabled: false },
+    });
+    assert.equal(
+      (await start(googleOnly, 'google')).body.code,
+      'OAUTH_PROVIDER_NOT_CONFIGURED',
+      'disabling stops new sign-ins',
+    );
   });
 
   test('Google: a full sign-in creates the user, the identity and a wallet, and the session works', async () => {
@@ -155,28 +238,48 @@ describe('SDK sign-in with Google and GitHub', () => {
     assert.equal(user.email, email);
     assert.equal(wallet.network, 'testnet');
     assert.deepEqual(
-      (await svc.deps.db('user_identities').where({ user_id: user.userId }).select('provider', 'subject', 'email')).map((r) => [r.provider, r.subject, r.email]),
+      (await svc.deps.db('user_identities').where({ user_id: user.userId }).select('provider', 'subject', 'email')).map(
+        (r) => [r.provider, r.subject, r.email],
+      ),
       [['google', login, email]],
     );
     const session = await svc.deps.db('sessions').where({ id: tokens.sessionId }).first();
-    assert.deepEqual([session.audience, session.subject_id, session.app_id, session.jkt, session.auth_method], ['user', user.userId, appA.appId, key.jkt, 'google']);
-    const listed = await sendWithProof(svc.url, key, {}, 'GET', '/v1/auth/sessions', { headers: { 'x-service-api-key': appA.publishableKey }, accessToken: tokens.accessToken });
+    assert.deepEqual(
+      [session.audience, session.subject_id, session.app_id, session.jkt, session.auth_method],
+      ['user', user.userId, appA.appId, key.jkt, 'google'],
+    );
+    const listed = await sendWithProof(svc.url, key, {}, 'GET', '/v1/auth/sessions', {
+      headers: { 'x-service-api-key': appA.publishableKey },
+      accessToken: tokens.accessToken,
+    });
     assert.equal(listed.status, 200, listed.text);
     assert.deepEqual(responseViolations('listSessions', listed), []);
   });
 
   test('GitHub and Google (a redirect URI with a query) and an email code with one verified address reach the same user', async () => {
     const email = testEmail('same-user');
-    const viaGithub = await callback(appA, 'github', await authorized(appA, 'github', account('github', { email }).login, QUERY_REDIRECT));
+    const viaGithub = await callback(
+      appA,
+      'github',
+      await authorized(appA, 'github', account('github', { email }).login, QUERY_REDIRECT),
+    );
     assert.equal(viaGithub.status, 200, viaGithub.text);
-    const viaGoogle = await callback(appA, 'google', await authorized(appA, 'google', account('google', { email: email.toUpperCase() }).login, QUERY_REDIRECT));
+    const viaGoogle = await callback(
+      appA,
+      'google',
+      await authorized(appA, 'google', account('google', { email: email.toUpperCase() }).login, QUERY_REDIRECT),
+    );
     assert.equal(viaGoogle.status, 200, viaGoogle.text);
     const viaEmail = await signInUser(svc, appA, email);
     const userId = viaGithub.body.content.user.userId;
     assert.equal(viaGoogle.body.content.user.userId, userId);
     assert.equal(viaEmail.userId, userId);
     assert.deepEqual(viaGoogle.body.content.wallet, viaGithub.body.content.wallet, 'one wallet');
-    const providers = await svc.deps.db('user_identities').where({ user_id: userId }).orderBy('provider').pluck('provider');
+    const providers = await svc.deps
+      .db('user_identities')
+      .where({ user_id: userId })
+      .orderBy('provider')
+      .pluck('provider');
     assert.deepEqual(providers, ['email', 'github', 'google']);
     // another app: another user
     const inB = await callback(appB, 'google', await authorized(appB, 'google', account('google', { email }).login));
@@ -194,13 +297,19 @@ describe('SDK sign-in with Google and GitHub', () => {
     assert.equal((await callback(appA, 'github', once)).status, 200);
     assert.equal((await callback(appA, 'github', once)).body.code, 'OAUTH_STATE_INVALID');
     const mismatched = await authorized(appA, 'google', account('google').login);
-    assert.equal((await callback(appA, 'google', { ...mismatched, codeVerifier: pkcePair().codeVerifier })).body.code, 'OAUTH_STATE_INVALID');
+    assert.equal(
+      (await callback(appA, 'google', { ...mismatched, codeVerifier: pkcePair().codeVerifier })).body.code,
+      'OAUTH_STATE_INVALID',
+    );
   });
 
   test('a redirect URI removed from the app meanwhile answers REDIRECT_URI_NOT_ALLOWED', async () => {
     const app = await setUpApp({ google: clients.google[0] });
     const flow = await authorized(app, 'google', account('google').login);
-    await dashboard('updateAppDomains', 'PUT', `/api/v1/apps/${app.appId}/domains`, { origins: [], redirectUris: [QUERY_REDIRECT] });
+    await dashboard('updateAppDomains', 'PUT', `/api/v1/apps/${app.appId}/domains`, {
+      origins: [],
+      redirectUris: [QUERY_REDIRECT],
+    });
     const res = await callback(app, 'google', flow);
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'REDIRECT_URI_NOT_ALLOWED');
@@ -218,11 +327,16 @@ describe('SDK sign-in with Google and GitHub', () => {
 
   test("the apps' client secrets are never in clear: not in any column of any table, any answer or the log", async () => {
     const secrets = [...clients.google, ...clients.github].map((c) => c.clientSecret);
-    const columns = (await svc.deps.db.raw(
-      `select table_name, column_name, data_type from information_schema.columns
+    const columns = (
+      await svc.deps.db.raw(
+        `select table_name, column_name, data_type from information_schema.columns
         where table_schema = 'public' and data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'bytea')`,
-    )).rows as { table_name: string; column_name: string; data_type: string }[];
-    assert.ok(columns.some((c) => c.table_name === 'app_auth_providers' && c.column_name === 'client_secret_sealed'), 'the search sees the sealed secrets');
+      )
+    ).rows as { table_name: string; column_name: string; data_type: string }[];
+    assert.ok(
+      columns.some((c) => c.table_name === 'app_auth_providers' && c.column_name === 'client_secret_sealed'),
+      'the search sees the sealed secrets',
+    );
     for (const { table_name, column_name, data_type } of columns) {
       const match = data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ??) > 0` : 'position(? in ??::text) > 0';
       for (const secret of secrets) {
@@ -230,7 +344,10 @@ describe('SDK sign-in with Google and GitHub', () => {
         assert.equal(Number(hits[0]!.n), 0, `a client secret in clear in ${table_name}.${column_name}`);
       }
     }
-    assert.ok(answers.length > 20 && answers.some((a) => a.includes('clientSecretSet')), `searched ${answers.length} answers`);
+    assert.ok(
+      answers.length > 20 && answers.some((a) => a.includes('clientSecretSet')),
+      `searched ${answers.length} answers`,
+    );
     const logText = log.lines.join('');
     assert.ok(logText.includes('/v1/auth/oauth/google/callback'), 'the log was captured');
     for (const secret of secrets) {

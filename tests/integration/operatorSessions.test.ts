@@ -31,7 +31,10 @@ describe('operator sign-in by email code', () => {
   test('a second sign-in with the same address reaches the same operator', async () => {
     const email = testEmail();
     const a = await signInOperator(svc, email);
-    await svc.deps.db('email_codes').where({ email }).update({ sent_at: new Date(Date.now() - 61_000) });
+    await svc.deps
+      .db('email_codes')
+      .where({ email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
     const b = await signInOperator(svc, email.toUpperCase());
     assert.equal(a.operatorId, b.operatorId);
     assert.notEqual(a.sessionId, b.sessionId);
@@ -39,17 +42,29 @@ describe('operator sign-in by email code', () => {
 
   test('start answers the same for a known and an unknown address (no enumeration)', async () => {
     const known = await signInOperator(svc);
-    await svc.deps.db('email_codes').where({ email: known.email }).update({ sent_at: new Date(Date.now() - 61_000) });
-    const a = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email: known.email } });
-    const b = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email: testEmail('nobody') } });
+    await svc.deps
+      .db('email_codes')
+      .where({ email: known.email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
+    const a = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', {
+      body: { email: known.email },
+    });
+    const b = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', {
+      body: { email: testEmail('nobody') },
+    });
     assert.equal(a.status, 200);
     assert.deepEqual(a.body, b.body);
   });
 
   test('a second code within 60 s is refused with Retry-After', async () => {
     const email = testEmail();
-    assert.equal((await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email } })).status, 200);
-    const again = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email } });
+    assert.equal(
+      (await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email } })).status,
+      200,
+    );
+    const again = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', {
+      body: { email },
+    });
     assert.equal(again.status, 429);
     assert.equal(again.body.code, 'RATE_LIMITED');
     assert.ok(Number(again.headers.get('retry-after')) > 0);
@@ -64,11 +79,15 @@ describe('operator sign-in by email code', () => {
     const key = await createDpopKey();
     const state = {};
     for (let i = 0; i < 5; i++) {
-      const res = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', { body: { email, code: wrong } });
+      const res = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', {
+        body: { email, code: wrong },
+      });
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'EMAIL_CODE_INVALID');
     }
-    const right = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', { body: { email, code } });
+    const right = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', {
+      body: { email, code },
+    });
     assert.equal(right.status, 401);
     assert.equal(right.body.code, 'EMAIL_CODE_INVALID');
   });
@@ -77,13 +96,17 @@ describe('operator sign-in by email code', () => {
     const email = testEmail();
     await signInOperator(svc, email);
     const key = await createDpopKey();
-    const res = await sendWithProof(svc.url, key, {}, 'POST', '/api/v1/auth/email/verify', { body: { email, code: latestCode(svc, email) } });
+    const res = await sendWithProof(svc.url, key, {}, 'POST', '/api/v1/auth/email/verify', {
+      body: { email, code: latestCode(svc, email) },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'EMAIL_CODE_INVALID');
   });
 
   test('verify without a DPoP proof: 401 SDK_AUTH_DPOP_REQUIRED', async () => {
-    const res = await call(svc.url, 'verifyOperatorEmailSignIn', 'POST', '/api/v1/auth/email/verify', { body: { email: testEmail(), code: '123456' } });
+    const res = await call(svc.url, 'verifyOperatorEmailSignIn', 'POST', '/api/v1/auth/email/verify', {
+      body: { email: testEmail(), code: '123456' },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_DPOP_REQUIRED');
   });
@@ -91,7 +114,9 @@ describe('operator sign-in by email code', () => {
   test('codes, refresh tokens and access tokens are nowhere in the database in clear', async () => {
     const op = await signInOperator(svc);
     const code = latestCode(svc, op.email);
-    const dump = JSON.stringify(await Promise.all(['email_codes', 'sessions', 'refresh_tokens', 'operators'].map((t) => svc.deps.db(t).select())));
+    const dump = JSON.stringify(
+      await Promise.all(['email_codes', 'sessions', 'refresh_tokens', 'operators'].map((t) => svc.deps.db(t).select())),
+    );
     for (const secret of [op.refreshToken, op.accessToken]) assert.ok(!dump.includes(secret), 'token stored in clear');
     assert.ok(!dump.includes(`"${code}"`), 'code stored in clear');
   });
@@ -107,12 +132,17 @@ describe('DPoP on Dashboard requests', () => {
   });
 
   async function me(op: { accessToken: string }, proof: string) {
-    return call(svc.url, 'getCurrentOperator', 'GET', '/api/v1/me', { headers: { authorization: `DPoP ${op.accessToken}`, dpop: proof } });
+    return call(svc.url, 'getCurrentOperator', 'GET', '/api/v1/me', {
+      headers: { authorization: `DPoP ${op.accessToken}`, dpop: proof },
+    });
   }
 
   test('a proof without the server nonce: 401 SDK_AUTH_DPOP_USE_NONCE with DPoP-Nonce and WWW-Authenticate', async () => {
     const op = await signInOperator(svc);
-    const res = await me(op, await dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken }));
+    const res = await me(
+      op,
+      await dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken }),
+    );
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_DPOP_USE_NONCE');
     assert.ok(res.headers.get('dpop-nonce'));
@@ -122,7 +152,12 @@ describe('DPoP on Dashboard requests', () => {
   test('a replayed proof is refused', async () => {
     const op = await signInOperator(svc);
     const nonce = (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')!;
-    const proof = await dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken, nonce });
+    const proof = await dpopProof(op.key, {
+      method: 'GET',
+      url: `${svc.url}/api/v1/me`,
+      accessToken: op.accessToken,
+      nonce,
+    });
     assert.equal((await me(op, proof)).status, 200);
     const replay = await me(op, proof);
     assert.equal(replay.status, 401);
@@ -133,7 +168,10 @@ describe('DPoP on Dashboard requests', () => {
     const op = await signInOperator(svc);
     const nonce = (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')!;
     const other = await createDpopKey();
-    const res = await me(op, await dpopProof(other, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken, nonce }));
+    const res = await me(
+      op,
+      await dpopProof(other, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken, nonce }),
+    );
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_DPOP_INVALID');
   });
@@ -149,7 +187,16 @@ describe('DPoP on Dashboard requests', () => {
     test(`a proof with ${name} is refused (SDK_AUTH_DPOP_INVALID)`, async () => {
       const op = await signInOperator(svc);
       const nonce = (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')!;
-      const res = await me(op, await dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken, nonce, ...(tweak as object) }));
+      const res = await me(
+        op,
+        await dpopProof(op.key, {
+          method: 'GET',
+          url: `${svc.url}/api/v1/me`,
+          accessToken: op.accessToken,
+          nonce,
+          ...(tweak as object),
+        }),
+      );
       assert.equal(res.status, 401);
       assert.equal(res.body.code, 'SDK_AUTH_DPOP_INVALID');
     });
@@ -158,9 +205,14 @@ describe('DPoP on Dashboard requests', () => {
   test('an expired access token: 401 SDK_AUTH_TOKEN_EXPIRED; a forged one: SDK_AUTH_INVALID_TOKEN; a Bearer one: SDK_AUTH_INVALID_TOKEN', async () => {
     const op = await signInOperator(svc);
     const sessions = createSessionService(svc.deps.secrets, { refreshReuseGraceSeconds: 10 });
-    const expired = await sessions.tokens.sign({ audience: 'operator', subjectId: op.operatorId, sessionId: op.sessionId, jkt: op.key.jkt }, new Date(Date.now() - 3_600_000), 60);
+    const expired = await sessions.tokens.sign(
+      { audience: 'operator', subjectId: op.operatorId, sessionId: op.sessionId, jkt: op.key.jkt },
+      new Date(Date.now() - 3_600_000),
+      60,
+    );
     const nonce = (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')!;
-    const proofFor = (token: string) => dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: token, nonce });
+    const proofFor = (token: string) =>
+      dpopProof(op.key, { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: token, nonce });
     const res = await me({ accessToken: expired }, await proofFor(expired));
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_TOKEN_EXPIRED');
@@ -168,7 +220,9 @@ describe('DPoP on Dashboard requests', () => {
     const forged = `${h}.${p}.${'A'.repeat(86)}`;
     const res2 = await me({ accessToken: forged }, await proofFor(forged));
     assert.equal(res2.body.code, 'SDK_AUTH_INVALID_TOKEN');
-    const bearer = await call(svc.url, 'getCurrentOperator', 'GET', '/api/v1/me', { headers: { authorization: `Bearer ${op.accessToken}`, dpop: await proofFor(op.accessToken) } });
+    const bearer = await call(svc.url, 'getCurrentOperator', 'GET', '/api/v1/me', {
+      headers: { authorization: `Bearer ${op.accessToken}`, dpop: await proofFor(op.accessToken) },
+    });
     assert.equal(bearer.body.code, 'SDK_AUTH_INVALID_TOKEN');
   });
 
@@ -207,7 +261,9 @@ describe('refresh rotation and sign-out', () => {
   test('50 parallel refreshes with one token mint exactly one successor', async () => {
     const op = await signInOperator(svc);
     const state = { nonce: (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')! };
-    const results = await Promise.all(Array.from({ length: 50 }, () => refresh(svc, op, op.refreshToken, { ...state })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => refresh(svc, op, op.refreshToken, { ...state })),
+    );
     const ok = results.filter((r) => r.status === 200);
     for (const r of results.filter((r) => r.status !== 200)) assert.fail(`unexpected ${r.status} ${r.text}`);
     assert.equal(new Set(ok.map((r) => r.body.content.refreshToken)).size, 1, 'one successor refresh token');
@@ -238,7 +294,10 @@ describe('refresh rotation and sign-out', () => {
     assert.equal((await refresh(svc, op, 'x'.repeat(43))).body.code, 'SDK_REFRESH_TOKEN_INVALID');
     const other = { key: await createDpopKey() };
     assert.equal((await refresh(svc, other, op.refreshToken)).body.code, 'SDK_AUTH_DPOP_INVALID');
-    await svc.deps.db('refresh_tokens').where({ session_id: op.sessionId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await svc.deps
+      .db('refresh_tokens')
+      .where({ session_id: op.sessionId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     assert.equal((await refresh(svc, op, op.refreshToken)).body.code, 'SDK_REFRESH_TOKEN_EXPIRED');
   });
 
@@ -251,9 +310,15 @@ describe('refresh rotation and sign-out', () => {
     assert.equal((await a.rawCall('GET', '/api/v1/me')).body.code, 'SDK_AUTH_INVALID_TOKEN');
     assert.equal((await refresh(svc, a, a.refreshToken)).body.code, 'SDK_REFRESH_TOKEN_INVALID');
 
-    await svc.deps.db('email_codes').where({ email }).update({ sent_at: new Date(Date.now() - 61_000) });
+    await svc.deps
+      .db('email_codes')
+      .where({ email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
     const b = await signInOperator(svc, email);
-    await svc.deps.db('email_codes').where({ email }).update({ sent_at: new Date(Date.now() - 61_000) });
+    await svc.deps
+      .db('email_codes')
+      .where({ email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
     const c = await signInOperator(svc, email);
     const all = await b.call('signOutOperator', 'POST', '/api/v1/auth/logout', { body: { everywhere: true } });
     assert.equal(all.body.content.revokedSessions, 2);

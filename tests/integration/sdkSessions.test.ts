@@ -10,10 +10,22 @@ import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
 
 /** refreshSession as `who` sends it: its publishable key, a proof by its DPoP key following its nonce. */
-const refresh = (svc: TestService, who: Pick<UserClient, 'key' | 'state' | 'publishableKey'>, refreshToken: string, headers: Record<string, string> = {}) =>
-  sendWithProof(svc.url, who.key, who.state, 'POST', '/v1/auth/refresh', { headers: { ...headers, 'x-service-api-key': who.publishableKey }, body: { refreshToken } });
+const refresh = (
+  svc: TestService,
+  who: Pick<UserClient, 'key' | 'state' | 'publishableKey'>,
+  refreshToken: string,
+  headers: Record<string, string> = {},
+) =>
+  sendWithProof(svc.url, who.key, who.state, 'POST', '/v1/auth/refresh', {
+    headers: { ...headers, 'x-service-api-key': who.publishableKey },
+    body: { refreshToken },
+  });
 /** Lets the address ask for a new code at once, for a second sign-in of one user. */
-const allowResend = (svc: TestService, email: string) => svc.deps.db('email_codes').where({ email }).update({ sent_at: new Date(Date.now() - 61_000) });
+const allowResend = (svc: TestService, email: string) =>
+  svc.deps
+    .db('email_codes')
+    .where({ email })
+    .update({ sent_at: new Date(Date.now() - 61_000) });
 
 describe('SDK session refresh', () => {
   let svc: TestService;
@@ -43,8 +55,14 @@ describe('SDK session refresh', () => {
   test("refresh issues with the app's current lifetimes and marks the user seen", async () => {
     const creds = await seedCredentials(svc.deps.db);
     const user = await signInUser(svc, creds);
-    await svc.deps.db('apps').where({ id: creds.app.id }).update({ access_token_ttl_minutes: 7, refresh_token_ttl_days: 3 });
-    await svc.deps.db('users').where({ id: user.userId }).update({ last_seen_at: new Date('2030-01-01T00:00:00Z') });
+    await svc.deps
+      .db('apps')
+      .where({ id: creds.app.id })
+      .update({ access_token_ttl_minutes: 7, refresh_token_ttl_days: 3 });
+    await svc.deps
+      .db('users')
+      .where({ id: user.userId })
+      .update({ last_seen_at: new Date('2030-01-01T00:00:00Z') });
     const started = Date.now();
     const res = await refresh(svc, user, user.refreshToken);
     assert.equal(res.body.content.expiresIn, 420);
@@ -76,7 +94,11 @@ describe('SDK session refresh', () => {
     const reuse = await refresh(noGrace, user, user.refreshToken);
     assert.equal(reuse.status, 401);
     assert.equal(reuse.body.code, 'SDK_REFRESH_TOKEN_REUSED');
-    assert.equal((await refresh(noGrace, user, first.body.content.refreshToken)).body.code, 'SDK_REFRESH_TOKEN_INVALID', 'the successor is dead too');
+    assert.equal(
+      (await refresh(noGrace, user, first.body.content.refreshToken)).body.code,
+      'SDK_REFRESH_TOKEN_INVALID',
+      'the successor is dead too',
+    );
     user.accessToken = first.body.content.accessToken;
     const res = await user.rawCall('GET', '/v1/auth/sessions');
     assert.equal(res.status, 401);
@@ -86,8 +108,14 @@ describe('SDK session refresh', () => {
   test('unknown refresh token: SDK_REFRESH_TOKEN_INVALID; expired: SDK_REFRESH_TOKEN_EXPIRED; a proof by another key: SDK_AUTH_DPOP_INVALID', async () => {
     const user = await signInUser(svc, await seedCredentials(svc.deps.db));
     assert.equal((await refresh(svc, user, 'x'.repeat(43))).body.code, 'SDK_REFRESH_TOKEN_INVALID');
-    assert.equal((await refresh(svc, { ...user, key: await createDpopKey(), state: {} }, user.refreshToken)).body.code, 'SDK_AUTH_DPOP_INVALID');
-    await svc.deps.db('refresh_tokens').where({ session_id: user.sessionId }).update({ expires_at: new Date(Date.now() - 1000) });
+    assert.equal(
+      (await refresh(svc, { ...user, key: await createDpopKey(), state: {} }, user.refreshToken)).body.code,
+      'SDK_AUTH_DPOP_INVALID',
+    );
+    await svc.deps
+      .db('refresh_tokens')
+      .where({ session_id: user.sessionId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     assert.equal((await refresh(svc, user, user.refreshToken)).body.code, 'SDK_REFRESH_TOKEN_EXPIRED');
   });
 
@@ -166,7 +194,10 @@ describe('SDK sign-out, session list and revocation', () => {
     const email = a.email;
     await allowResend(svc, email);
     const expiring = await signInUser(svc, creds, email);
-    await svc.deps.db('refresh_tokens').where({ session_id: expiring.sessionId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await svc.deps
+      .db('refresh_tokens')
+      .where({ session_id: expiring.sessionId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     await b.call('signOut', 'POST', '/v1/auth/logout');
     const res = await a.call('listSessions', 'GET', '/v1/auth/sessions');
     assert.deepEqual(
@@ -199,8 +230,14 @@ describe('SDK sign-out, session list and revocation', () => {
     assert.equal((await other.rawCall('GET', '/v1/auth/sessions')).status, 200, "the other user's session is alive");
     await allowResend(svc, a.email);
     const stale = await signInUser(svc, creds, a.email);
-    await svc.deps.db('refresh_tokens').where({ session_id: stale.sessionId }).update({ expires_at: new Date(Date.now() - 1000) });
-    assert.equal((await a.call('revokeSession', 'DELETE', `/v1/auth/sessions/${stale.sessionId}`)).body.code, 'SDK_SESSION_NOT_FOUND');
+    await svc.deps
+      .db('refresh_tokens')
+      .where({ session_id: stale.sessionId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    assert.equal(
+      (await a.call('revokeSession', 'DELETE', `/v1/auth/sessions/${stale.sessionId}`)).body.code,
+      'SDK_SESSION_NOT_FOUND',
+    );
   });
 
   test('revoking the current session is signing out', async () => {

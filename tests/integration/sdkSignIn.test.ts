@@ -23,10 +23,18 @@ describe('SDK email sign-in', () => {
   /** A fresh app per test: the per-IP limits count per app, so tests do not share them. */
   const freshApp = () => seedCredentials(svc.deps.db);
   const verify = (creds: SeededCredentials, body: unknown, key?: Awaited<ReturnType<typeof createDpopKey>>) =>
-    (async () => sendWithProof(svc.url, key ?? (await createDpopKey()), {}, 'POST', '/v1/auth/email/verify', { headers: { 'x-service-api-key': creds.publishableKey }, body }))();
+    (async () =>
+      sendWithProof(svc.url, key ?? (await createDpopKey()), {}, 'POST', '/v1/auth/email/verify', {
+        headers: { 'x-service-api-key': creds.publishableKey },
+        body,
+      }))();
   const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
   /** Lets the address ask for a new code at once (the 60 s resend window is not what these tests are about). */
-  const allowResend = (email: string) => svc.deps.db('email_codes').where({ email }).update({ sent_at: new Date(Date.now() - 61_000) });
+  const allowResend = (email: string) =>
+    svc.deps
+      .db('email_codes')
+      .where({ email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
 
   test('the first sign-in creates the user, an identity and a wallet on the app network; the tokens work', async () => {
     const creds = await freshApp();
@@ -45,14 +53,23 @@ describe('SDK email sign-in', () => {
     assert.equal(row.last_provider, 'email');
     assert.ok(row.last_seen_at, 'the sign-in is the last time the user was seen');
     assert.deepEqual(
-      (await svc.deps.db('user_identities').where({ user_id: shown.userId }).select('provider', 'subject')).map((r) => [r.provider, r.subject]),
+      (await svc.deps.db('user_identities').where({ user_id: shown.userId }).select('provider', 'subject')).map((r) => [
+        r.provider,
+        r.subject,
+      ]),
       [['email', user.email]],
     );
     const session = await svc.deps.db('sessions').where({ id: tokens.sessionId }).first();
-    assert.deepEqual([session.audience, session.subject_id, session.app_id, session.jkt, session.auth_method], ['user', shown.userId, creds.app.id, user.key.jkt, 'email']);
+    assert.deepEqual(
+      [session.audience, session.subject_id, session.app_id, session.jkt, session.auth_method],
+      ['user', shown.userId, creds.app.id, user.key.jkt, 'email'],
+    );
     const listed = await user.call('listSessions', 'GET', '/v1/auth/sessions');
     assert.equal(listed.status, 200);
-    assert.deepEqual(listed.body.content.sessions.map((s: { sessionId: string; current: boolean }) => [s.sessionId, s.current]), [[tokens.sessionId, true]]);
+    assert.deepEqual(
+      listed.body.content.sessions.map((s: { sessionId: string; current: boolean }) => [s.sessionId, s.current]),
+      [[tokens.sessionId, true]],
+    );
   });
 
   test('a second sign-in with the same address (other case) reaches the same user and wallet, in a new session', async () => {
@@ -161,7 +178,10 @@ describe('SDK email sign-in', () => {
     const email = testEmail('user');
     await startUserEmailSignIn(svc, creds.publishableKey, email);
     const code = latestCode(svc, email);
-    const res = await call(svc.url, 'verifyEmailSignIn', 'POST', '/v1/auth/email/verify', { headers: { 'x-service-api-key': creds.publishableKey }, body: { email, code } });
+    const res = await call(svc.url, 'verifyEmailSignIn', 'POST', '/v1/auth/email/verify', {
+      headers: { 'x-service-api-key': creds.publishableKey },
+      body: { email, code },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'SDK_AUTH_DPOP_REQUIRED');
     assert.equal((await verify(creds, { email, code })).status, 200);
@@ -171,7 +191,12 @@ describe('SDK email sign-in', () => {
     const user = await signInUser(svc, await freshApp());
     const other = await createDpopKey();
     const nonce = (await user.rawCall('GET', '/v1/auth/sessions')).headers.get('dpop-nonce')!;
-    const proof = await dpopProof(other, { method: 'GET', url: `${svc.url}/v1/auth/sessions`, accessToken: user.accessToken, nonce });
+    const proof = await dpopProof(other, {
+      method: 'GET',
+      url: `${svc.url}/v1/auth/sessions`,
+      accessToken: user.accessToken,
+      nonce,
+    });
     const res = await call(svc.url, 'listSessions', 'GET', '/v1/auth/sessions', {
       headers: { 'x-service-api-key': user.publishableKey, authorization: `DPoP ${user.accessToken}`, dpop: proof },
     });
@@ -181,7 +206,10 @@ describe('SDK email sign-in', () => {
 
   test("the session takes the app's token lifetimes", async () => {
     const creds = await freshApp();
-    await svc.deps.db('apps').where({ id: creds.app.id }).update({ access_token_ttl_minutes: 5, refresh_token_ttl_days: 2 });
+    await svc.deps
+      .db('apps')
+      .where({ id: creds.app.id })
+      .update({ access_token_ttl_minutes: 5, refresh_token_ttl_days: 2 });
     const before = Date.now();
     const user = await signInUser(svc, creds);
     assert.equal(user.signIn.tokens.expiresIn, 300);
@@ -219,7 +247,8 @@ describe('SDK email sign-in', () => {
     const code = latestCode(svc, user.email);
     const tables = ['email_codes', 'sessions', 'refresh_tokens', 'users', 'user_identities', 'wallets'];
     const dump = JSON.stringify(await Promise.all(tables.map((t) => svc.deps.db(t).select())));
-    for (const secret of [user.refreshToken, user.accessToken]) assert.ok(!dump.includes(secret), 'token stored in clear');
+    for (const secret of [user.refreshToken, user.accessToken])
+      assert.ok(!dump.includes(secret), 'token stored in clear');
     assert.ok(!dump.includes(`"${code}"`), 'code stored in clear');
   });
 });

@@ -24,7 +24,12 @@ async function getChallenge(svc: TestService, account: string) {
  * What a wallet does: reads the challenge (checking the service's key and domains), then signs it, for the testnet
  * unless `signFor` names another network's passphrase.
  */
-function walletSigns(svc: TestService, challenge: string, signers: Keypair[], opts: { domain?: string; signFor?: string } = {}): string {
+function walletSigns(
+  svc: TestService,
+  challenge: string,
+  signers: Keypair[],
+  opts: { domain?: string; signFor?: string } = {},
+): string {
   const server = sep10SigningKeypair(svc.deps.secrets).publicKey();
   const domain = opts.domain ?? DOMAIN;
   const { tx } = WebAuth.readChallengeTx(challenge, server, Networks.TESTNET, domain, domain);
@@ -72,11 +77,22 @@ describe('SEP-10 operator sign-in', () => {
   });
 
   /** An on-chain account with extra signers and thresholds, set with setOptions by its master key. */
-  async function multisigAccount(opts: { masterWeight: number; medThreshold: number; signers: { key: Keypair; weight: number }[] }): Promise<Keypair> {
+  async function multisigAccount(opts: {
+    masterWeight: number;
+    medThreshold: number;
+    signers: { key: Keypair; weight: number }[];
+  }): Promise<Keypair> {
     const [account] = await newAccounts(net, 1, '10');
     const ops = [
-      ...opts.signers.map((s) => Operation.setOptions({ signer: { ed25519PublicKey: s.key.publicKey(), weight: s.weight } })),
-      Operation.setOptions({ masterWeight: opts.masterWeight, lowThreshold: 1, medThreshold: opts.medThreshold, highThreshold: opts.medThreshold }),
+      ...opts.signers.map((s) =>
+        Operation.setOptions({ signer: { ed25519PublicKey: s.key.publicKey(), weight: s.weight } }),
+      ),
+      Operation.setOptions({
+        masterWeight: opts.masterWeight,
+        lowThreshold: 1,
+        medThreshold: opts.medThreshold,
+        highThreshold: opts.medThreshold,
+      }),
     ];
     await submitOk(net, await build(net, account, ops));
     return account;
@@ -90,7 +106,13 @@ describe('SEP-10 operator sign-in', () => {
     assert.equal(res.body.content.networkPassphrase, Networks.TESTNET);
     const server = sep10SigningKeypair(svc.deps.secrets).publicKey();
     // readChallengeTx checks the source, sequence 0, the operations, the domains and the service's signature
-    const { tx, clientAccountID } = WebAuth.readChallengeTx(res.body.content.transaction, server, Networks.TESTNET, DOMAIN, DOMAIN);
+    const { tx, clientAccountID } = WebAuth.readChallengeTx(
+      res.body.content.transaction,
+      server,
+      Networks.TESTNET,
+      DOMAIN,
+      DOMAIN,
+    );
     assert.equal(clientAccountID, account);
     assert.equal(tx.source, server);
     assert.equal(tx.sequence, '0');
@@ -102,7 +124,10 @@ describe('SEP-10 operator sign-in', () => {
     assert.deepEqual([auth!.type, auth!.name, auth!.source], ['manageData', `${DOMAIN} auth`, account]);
     assert.match(text(auth!.value), /^[A-Za-z0-9+/]{64}$/);
     assert.equal(Buffer.from(text(auth!.value), 'base64').length, 48);
-    assert.deepEqual([webAuthDomain!.type, webAuthDomain!.name, text(webAuthDomain!.value), webAuthDomain!.source], ['manageData', 'web_auth_domain', DOMAIN, server]);
+    assert.deepEqual(
+      [webAuthDomain!.type, webAuthDomain!.name, text(webAuthDomain!.value), webAuthDomain!.source],
+      ['manageData', 'web_auth_domain', DOMAIN, server],
+    );
     assert.equal(tx.operations.length, 2);
     // every challenge is new
     const again = await getChallenge(svc, account);
@@ -130,7 +155,9 @@ describe('SEP-10 operator sign-in', () => {
     const session = await svc.deps.db('sessions').where({ id: tokens.sessionId }).first();
     assert.equal(session.auth_method, 'sep10');
     assert.equal(session.jkt, res.key.jkt, 'the tokens are bound to the key of the verify request proof');
-    const me = await sendWithProof(svc.url, res.key, res.state, 'GET', '/api/v1/me', { accessToken: tokens.accessToken });
+    const me = await sendWithProof(svc.url, res.key, res.state, 'GET', '/api/v1/me', {
+      accessToken: tokens.accessToken,
+    });
     assert.deepEqual(responseViolations('getCurrentOperator', me), []);
     assert.equal(me.status, 200);
     assert.equal(me.body.content.operator.operatorId, operator.operatorId);
@@ -157,10 +184,17 @@ describe('SEP-10 operator sign-in', () => {
   test('an on-chain account with a medium threshold of 2: one signer alone fails, signers reaching 2 sign in', async () => {
     const cosigner = Keypair.random();
     const stranger = Keypair.random();
-    const account = await multisigAccount({ masterWeight: 1, medThreshold: 2, signers: [{ key: cosigner, weight: 1 }] });
+    const account = await multisigAccount({
+      masterWeight: 1,
+      medThreshold: 2,
+      signers: [{ key: cosigner, weight: 1 }],
+    });
     assertWalletAuthFailed(await signIn(svc, account.publicKey(), [account]), /threshold/);
     assertWalletAuthFailed(await signIn(svc, account.publicKey(), [cosigner]), /threshold/);
-    assertWalletAuthFailed(await signIn(svc, account.publicKey(), [account, cosigner, stranger]), /unrecognized signatures/);
+    assertWalletAuthFailed(
+      await signIn(svc, account.publicKey(), [account, cosigner, stranger]),
+      /unrecognized signatures/,
+    );
     const ok = await signIn(svc, account.publicKey(), [account, cosigner]);
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.body.content.operator.stellarAccount, account.publicKey());
@@ -179,7 +213,14 @@ describe('SEP-10 operator sign-in', () => {
     mock.timers.enable({ apis: ['Date'], now: Date.now() - 1000_000 });
     let old: string;
     try {
-      old = WebAuth.buildChallengeTx(sep10SigningKeypair(svc.deps.secrets), wallet.publicKey(), DOMAIN, 900, Networks.TESTNET, DOMAIN);
+      old = WebAuth.buildChallengeTx(
+        sep10SigningKeypair(svc.deps.secrets),
+        wallet.publicKey(),
+        DOMAIN,
+        900,
+        Networks.TESTNET,
+        DOMAIN,
+      );
     } finally {
       mock.timers.reset();
     }
@@ -205,7 +246,10 @@ describe('SEP-10 operator sign-in', () => {
 
   test('a challenge not signed by the service fails: issued by another key, or stripped of the service signature', async () => {
     const wallet = Keypair.random();
-    const forged = TransactionBuilder.fromXDR(WebAuth.buildChallengeTx(Keypair.random(), wallet.publicKey(), DOMAIN, 900, Networks.TESTNET, DOMAIN), Networks.TESTNET);
+    const forged = TransactionBuilder.fromXDR(
+      WebAuth.buildChallengeTx(Keypair.random(), wallet.publicKey(), DOMAIN, 900, Networks.TESTNET, DOMAIN),
+      Networks.TESTNET,
+    );
     forged.sign(wallet);
     assertWalletAuthFailed(await verify(svc, forged.toXDR()), /source account is not equal to the server/);
     const { body } = await getChallenge(svc, wallet.publicKey());
@@ -218,7 +262,10 @@ describe('SEP-10 operator sign-in', () => {
   test('a challenge signed for another network fails', async () => {
     const wallet = Keypair.random();
     const { body } = await getChallenge(svc, wallet.publicKey());
-    assertWalletAuthFailed(await verify(svc, walletSigns(svc, body.content.transaction, [wallet], { signFor: Networks.PUBLIC })), /None of the given signers/);
+    assertWalletAuthFailed(
+      await verify(svc, walletSigns(svc, body.content.transaction, [wallet], { signFor: Networks.PUBLIC })),
+      /None of the given signers/,
+    );
   });
 
   test('a challenge without the client signature fails', async () => {
@@ -258,7 +305,10 @@ describe('SEP-10 operator sign-in', () => {
 
   test('two different challenges of a new account verified at once: both sign in, as one operator', async () => {
     const wallet = Keypair.random();
-    const [a, b] = await Promise.all([signIn(svc, wallet.publicKey(), [wallet]), signIn(svc, wallet.publicKey(), [wallet])]);
+    const [a, b] = await Promise.all([
+      signIn(svc, wallet.publicKey(), [wallet]),
+      signIn(svc, wallet.publicKey(), [wallet]),
+    ]);
     assert.equal(a.status, 200);
     assert.equal(b.status, 200);
     assert.equal(a.body.content.operator.operatorId, b.body.content.operator.operatorId);
@@ -273,7 +323,9 @@ describe('SEP-10 operator sign-in', () => {
       { challenge_hash: 'prune-test-recent', expires_at: new Date(now.getTime() - 60_000) },
     ]);
     assert.ok((await pruneUsedSep10Challenges(db, now)) >= 1);
-    const left = await db('sep10_used_challenges').whereIn('challenge_hash', ['prune-test-old', 'prune-test-recent']).pluck('challenge_hash');
+    const left = await db('sep10_used_challenges')
+      .whereIn('challenge_hash', ['prune-test-old', 'prune-test-recent'])
+      .pluck('challenge_hash');
     assert.deepEqual(left, ['prune-test-recent']);
   });
 });
@@ -315,7 +367,10 @@ describe('SEP-10 configuration', () => {
     assert.deepEqual(loadConfig({}).sep10, { homeDomain: 'localhost', network: 'testnet' });
     assert.equal(loadConfig({ PUBLIC_URL: 'https://dashboard.example.com' }).sep10.homeDomain, 'dashboard.example.com');
     assert.equal(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:8080' }).sep10.homeDomain, '127.0.0.1:8080');
-    assert.deepEqual(loadConfig({ SEP10_HOME_DOMAIN: 'auth.example.com', SEP10_NETWORK: 'mainnet' }).sep10, { homeDomain: 'auth.example.com', network: 'mainnet' });
+    assert.deepEqual(loadConfig({ SEP10_HOME_DOMAIN: 'auth.example.com', SEP10_NETWORK: 'mainnet' }).sep10, {
+      homeDomain: 'auth.example.com',
+      network: 'mainnet',
+    });
   });
 
   test('bad values stop start-up', () => {

@@ -23,8 +23,14 @@ describe('Server API: users by external id', () => {
   });
 
   const setExternalId = (userId: string, externalId: string | null, key = creds.secretKey) =>
-    call(svc.url, 'setUserExternalId', 'PUT', `/v1/users/${userId}/external-id`, { headers: { 'x-service-api-key': key }, body: { externalId } });
-  const getUser = (externalId: string, key = creds.secretKey) => call(svc.url, 'getUser', 'GET', `/v1/users/${encodeURIComponent(externalId)}`, { headers: { 'x-service-api-key': key } });
+    call(svc.url, 'setUserExternalId', 'PUT', `/v1/users/${userId}/external-id`, {
+      headers: { 'x-service-api-key': key },
+      body: { externalId },
+    });
+  const getUser = (externalId: string, key = creds.secretKey) =>
+    call(svc.url, 'getUser', 'GET', `/v1/users/${encodeURIComponent(externalId)}`, {
+      headers: { 'x-service-api-key': key },
+    });
 
   test('set, then get by it: the user with providers and wallet', async () => {
     const user = await signInUser(svc, creds);
@@ -47,7 +53,10 @@ describe('Server API: users by external id', () => {
   test('the next sign-in shows the externalId in the sign-in answer', async () => {
     const user = await signInUser(svc, creds);
     await setExternalId(user.userId, 'shown-at-sign-in');
-    await svc.deps.db('email_codes').where({ email: user.email }).update({ sent_at: new Date(Date.now() - 61_000) });
+    await svc.deps
+      .db('email_codes')
+      .where({ email: user.email })
+      .update({ sent_at: new Date(Date.now() - 61_000) });
     const again = await signInUser(svc, creds, user.email);
     assert.equal(again.signIn.user.externalId, 'shown-at-sign-in');
   });
@@ -114,7 +123,10 @@ describe('Server API: introspectUserToken', () => {
   });
 
   const introspect = (token: string, key = creds.secretKey) =>
-    call(svc.url, 'introspectUserToken', 'POST', '/v1/tokens/introspect', { headers: { 'x-service-api-key': key }, body: { token } });
+    call(svc.url, 'introspectUserToken', 'POST', '/v1/tokens/introspect', {
+      headers: { 'x-service-api-key': key },
+      body: { token },
+    });
 
   test("a live user's token: who, which app, network, wallet, provider and expiry", async () => {
     const user = await signInUser(svc, creds);
@@ -138,7 +150,14 @@ describe('Server API: introspectUserToken', () => {
     const user = await signInUser(svc, creds);
     const sessions = createSessionService(svc.deps.secrets, { refreshReuseGraceSeconds: 10 });
     const expired = await sessions.tokens.sign(
-      { audience: 'user', subjectId: user.userId, sessionId: user.sessionId, jkt: user.key.jkt, appId: creds.app.id, network: 'testnet' },
+      {
+        audience: 'user',
+        subjectId: user.userId,
+        sessionId: user.sessionId,
+        jkt: user.key.jkt,
+        appId: creds.app.id,
+        network: 'testnet',
+      },
       new Date(Date.now() - 3_600_000),
       60,
     );
@@ -175,7 +194,12 @@ describe('Server API: introspectUserToken', () => {
     assert.equal(refreshed.status, 200);
     const log = captured.lines.join('');
     assert.ok(log.length > 0, 'the service logged');
-    for (const token of [user.accessToken, user.refreshToken, refreshed.body.content.accessToken, refreshed.body.content.refreshToken]) {
+    for (const token of [
+      user.accessToken,
+      user.refreshToken,
+      refreshed.body.content.accessToken,
+      refreshed.body.content.refreshToken,
+    ]) {
       assert.ok(!log.includes(token), 'a token is in the log');
     }
   });

@@ -30,8 +30,14 @@ describe('sponsor.balance.low', () => {
     // Pinned ahead of the ledger's clock (an activation's time bound is taken from it, so it must not lie behind).
     let now = Date.now() + HOUR;
     const deps: Deps = { ...svc.deps, clock: { now: () => new Date(now) } };
-    const activate = async () => fundUserWallet(deps, { app, wallet: await userWallet(svc, app), trigger: 'server_api', actor: SYSTEM_ACTOR });
-    const reports = () => svc.deps.db('outbox_events').where({ app_id: app.id, type: 'sponsor.balance.low' }).orderBy('created_at').select('data', 'created_at');
+    const activate = async () =>
+      fundUserWallet(deps, { app, wallet: await userWallet(svc, app), trigger: 'server_api', actor: SYSTEM_ACTOR });
+    const reports = () =>
+      svc.deps
+        .db('outbox_events')
+        .where({ app_id: app.id, type: 'sponsor.balance.low' })
+        .orderBy('created_at')
+        .select('data', 'created_at');
     const balance = async () => fromStroops((await gatewayOf(svc).loadAccount(appWallet.publicKey))!.balanceStroops);
 
     await activate(); // 52 -> ~51: above
@@ -41,7 +47,13 @@ describe('sponsor.balance.low', () => {
     await activate(); // ~51 -> ~50 minus fees: at or below
     const first = await reports();
     assert.equal(first.length, 1);
-    assert.deepEqual(first[0].data, { walletType: 'global', address: appWallet.publicKey, balance: await balance(), threshold: '50', asset: 'native' });
+    assert.deepEqual(first[0].data, {
+      walletType: 'global',
+      address: appWallet.publicKey,
+      balance: await balance(),
+      threshold: '50',
+      asset: 'native',
+    });
     assert.equal(first[0].created_at.getTime(), now);
     const firstAt = now;
 
@@ -67,16 +79,34 @@ describe('sponsor.balance.low', () => {
 
   test('two readings of one low wallet recorded at once: one report', async () => {
     const { app, appWallet } = await appWithWallet(svc, { funded: false });
-    const reading = { appId: app.id, walletType: 'global' as const, address: appWallet.publicKey, balanceStroops: 10n, thresholdXlm: '50', at: new Date() };
-    const recorded = await Promise.all(Array.from({ length: 5 }, () => svc.deps.db.transaction((trx) => reportLowBalance(trx, reading))));
+    const reading = {
+      appId: app.id,
+      walletType: 'global' as const,
+      address: appWallet.publicKey,
+      balanceStroops: 10n,
+      thresholdXlm: '50',
+      at: new Date(),
+    };
+    const recorded = await Promise.all(
+      Array.from({ length: 5 }, () => svc.deps.db.transaction((trx) => reportLowBalance(trx, reading))),
+    );
     assert.equal(recorded.filter(Boolean).length, 1);
     assert.equal((await svc.deps.db('outbox_events').where({ app_id: app.id, type: 'sponsor.balance.low' })).length, 1);
     // The same address in another role (a layout change) is reported on its own.
-    assert.equal(await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...reading, walletType: 'funding' })), true);
+    assert.equal(
+      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...reading, walletType: 'funding' })),
+      true,
+    );
     // At the minimum exactly is low; one stroop above is not.
     const other = await appWithWallet(svc, { funded: false });
     const base = { ...reading, appId: other.app.id, address: other.appWallet.publicKey };
-    assert.equal(await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_001n })), false);
-    assert.equal(await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_000n })), true);
+    assert.equal(
+      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_001n })),
+      false,
+    );
+    assert.equal(
+      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_000n })),
+      true,
+    );
   });
 });

@@ -33,7 +33,8 @@ const DAY = 24 * HOUR;
 
 /** The app's sponsor.balance.low events recorded at or after `since` (the pinned clock's start), oldest first. */
 async function reports(appId: string, since: number): Promise<{ data: any; created_at: Date }[]> {
-  return svc.deps.db('outbox_events')
+  return svc.deps
+    .db('outbox_events')
     .where({ app_id: appId, type: 'sponsor.balance.low' })
     .where('created_at', '>=', new Date(since))
     .orderBy('created_at')
@@ -42,7 +43,10 @@ async function reports(appId: string, since: number): Promise<{ data: any; creat
 
 /** Every app's events recorded exactly at `at`: what one pass at that pinned time recorded. */
 async function recordedAt(at: number): Promise<number> {
-  const rows = await svc.deps.db('outbox_events').where({ type: 'sponsor.balance.low', created_at: new Date(at) }).count({ count: '*' });
+  const rows = await svc.deps
+    .db('outbox_events')
+    .where({ type: 'sponsor.balance.low', created_at: new Date(at) })
+    .count({ count: '*' });
   return Number(rows[0]?.count ?? 0);
 }
 
@@ -72,10 +76,22 @@ describe('sponsor balance scan', () => {
 
     assert.ok((await pass()) >= 2);
     const [lowFirst] = await reports(low.app.id, start);
-    assert.deepEqual(lowFirst?.data, { walletType: 'global', address: low.appWallet.publicKey, balance: '20', threshold: '50', asset: 'native' });
+    assert.deepEqual(lowFirst?.data, {
+      walletType: 'global',
+      address: low.appWallet.publicKey,
+      balance: '20',
+      threshold: '50',
+      asset: 'native',
+    });
     assert.equal(lowFirst.created_at.getTime(), start);
     const [missingFirst] = await reports(missing.app.id, start);
-    assert.deepEqual(missingFirst?.data, { walletType: 'global', address: missing.appWallet.publicKey, balance: '0', threshold: '50', asset: 'native' });
+    assert.deepEqual(missingFirst?.data, {
+      walletType: 'global',
+      address: missing.appWallet.publicKey,
+      balance: '0',
+      threshold: '50',
+      asset: 'native',
+    });
 
     now = start + HOUR;
     assert.equal(await pass(), 0);

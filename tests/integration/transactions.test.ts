@@ -27,7 +27,12 @@ after(async () => {
 });
 
 async function setPolicy(patch: Partial<FeePolicy>): Promise<void> {
-  await saveFeePolicy(svc.deps.db, { appId: app.id, policy: { ...DEFAULT_FEE_POLICY, ...patch }, actor: SYSTEM_ACTOR, at: new Date() });
+  await saveFeePolicy(svc.deps.db, {
+    appId: app.id,
+    policy: { ...DEFAULT_FEE_POLICY, ...patch },
+    actor: SYSTEM_ACTOR,
+    at: new Date(),
+  });
 }
 
 /** A signed-in user with a funded wallet. */
@@ -37,11 +42,18 @@ async function fundedUser(): Promise<UserClient> {
   return user;
 }
 
-const pay = (amount = '1', destination = appWalletKey) => ({ operation: { type: 'payment', destination, asset: 'native', amount } });
+const pay = (amount = '1', destination = appWalletKey) => ({
+  operation: { type: 'payment', destination, asset: 'native', amount },
+});
 
 /** Fee-bumps the gas wallet signed for the user's own transactions (activations are the funding flow's). */
 async function feeBumpsSigned(user: UserClient): Promise<number> {
-  const rows = await svc.deps.db('transactions').where({ user_id: user.userId }).whereNot({ origin: 'activation' }).whereNotNull('envelope_xdr').count<{ count: string }[]>('* as count');
+  const rows = await svc.deps
+    .db('transactions')
+    .where({ user_id: user.userId })
+    .whereNot({ origin: 'activation' })
+    .whereNotNull('envelope_xdr')
+    .count<{ count: string }[]>('* as count');
   return Number(rows[0]!.count);
 }
 
@@ -52,7 +64,9 @@ describe('submission reaches the chain once', () => {
     const signedXdr = await signedPayment(user);
     const gw = gatewayOf(svc);
     const seqBefore = BigInt((await gw.loadAccount(user.signIn.wallet.publicKey))!.sequence);
-    const answers = await Promise.all(Array.from({ length: 50 }, () => user.rawCall('POST', '/v1/tx/submit', { body: { signedXdr } })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => user.rawCall('POST', '/v1/tx/submit', { body: { signedXdr } })),
+    );
     const ok = answers.filter((a) => a.status === 200);
     assert.ok(ok.length >= 1, answers.map((a) => a.status).join(','));
     for (const a of answers) assert.ok([200, 409].includes(a.status), `${a.status} ${a.text}`);
@@ -67,14 +81,21 @@ describe('submission reaches the chain once', () => {
     await topUp(user, '5');
     const gw = gatewayOf(svc);
     const seqBefore = BigInt((await gw.loadAccount(user.signIn.wallet.publicKey))!.sequence);
-    const answers = await Promise.all(Array.from({ length: 50 }, () => user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': 'pay-once-2' }, body: pay('1') })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': 'pay-once-2' }, body: pay('1') }),
+      ),
+    );
     for (const a of answers) assert.ok([200, 409].includes(a.status), `${a.status} ${a.text}`);
     const ok = answers.filter((a) => a.status === 200);
     assert.ok(ok.length >= 1);
     assert.equal(new Set(ok.map((a) => a.body.content.hash)).size, 1, 'replays answer the same transaction');
     assert.equal(await feeBumpsSigned(user), 1);
     await waitForSequence(user, seqBefore + 1n);
-    const reused = await user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': 'pay-once-2' }, body: pay('2') });
+    const reused = await user.rawCall('POST', '/v1/tx/run', {
+      headers: { 'idempotency-key': 'pay-once-2' },
+      body: pay('2'),
+    });
     assert.equal(reused.status, 422);
     assert.equal(reused.body.code, 'IDEMPOTENCY_KEY_REUSED');
   });
@@ -85,13 +106,20 @@ describe('the fee-bump policy', () => {
     await setPolicy({ dailyOpsCap: 10 });
     const user = await fundedUser();
     // 100 distinct transactions (a build of identical content in the same second is one and the same transaction)
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => user.rawCall('POST', '/v1/tx/run', { body: pay(`0.${String(i + 1).padStart(7, '0')}`) })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        user.rawCall('POST', '/v1/tx/run', { body: pay(`0.${String(i + 1).padStart(7, '0')}`) }),
+      ),
+    );
     const capped = answers.filter((a) => a.status === 429);
     assert.equal(capped.length, 90, answers.map((a) => a.status).join(','));
     for (const a of capped) assert.equal(a.body.code, 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED');
     assert.ok(Number(capped[0]!.headers.get('retry-after')) > 0);
     assert.equal(await feeBumpsSigned(user), 10);
-    const [{ ops }] = await svc.deps.db('daily_op_counts').where({ app_id: app.id, user_id: user.userId }).select('ops');
+    const [{ ops }] = await svc.deps
+      .db('daily_op_counts')
+      .where({ app_id: app.id, user_id: user.userId })
+      .select('ops');
     assert.ok(ops <= 10, `counted ${ops}`);
   });
 
@@ -119,8 +147,14 @@ describe('the fee-bump policy', () => {
     const history = await user.call('getTxHistory', 'GET', '/v1/tx/history');
     assert.equal(history.body.content.records[0].status, 'FAILED');
     assert.equal(history.body.content.records[0].resultCode, 'TX_POLICY_MAX_FEE_EXCEEDED');
-    const audit = await svc.deps.db('audit_log').where({ action: 'tx.policy_denied', actor_id: user.userId }).select('purpose');
-    assert.deepEqual(audit.map((a) => a.purpose), ['TX_POLICY_MAX_FEE_EXCEEDED']);
+    const audit = await svc.deps
+      .db('audit_log')
+      .where({ action: 'tx.policy_denied', actor_id: user.userId })
+      .select('purpose');
+    assert.deepEqual(
+      audit.map((a) => a.purpose),
+      ['TX_POLICY_MAX_FEE_EXCEEDED'],
+    );
   });
 
   test('a dry run answers every failing rule without signing; approved assets, accountMerge and the gas minimum each answer their own code', async () => {
@@ -133,7 +167,10 @@ describe('the fee-bump policy', () => {
     assert.equal(dry.body.content.hash, undefined, 'nothing was sent: no hash');
     assert.equal(dry.body.content.txId, undefined, 'nothing was kept: no txId');
     assert.equal(dry.body.content.policy.decision, 'deny');
-    assert.deepEqual(dry.body.content.policy.reasons.map((r: { code: string }) => r.code).sort(), ['TX_POLICY_ASSET_NOT_APPROVED', 'TX_POLICY_MAX_FEE_EXCEEDED']);
+    assert.deepEqual(dry.body.content.policy.reasons.map((r: { code: string }) => r.code).sort(), [
+      'TX_POLICY_ASSET_NOT_APPROVED',
+      'TX_POLICY_MAX_FEE_EXCEEDED',
+    ]);
     assert.equal(await feeBumpsSigned(user), 0);
     const denied = await user.rawCall('POST', '/v1/tx/run', { body: pay('1') });
     assert.equal(denied.status, 403);
@@ -150,14 +187,27 @@ describe('the fee-bump policy', () => {
     const merge = await submitOps(user, [Operation.accountMerge({ destination: appWalletKey })]);
     assert.equal(merge.status, 403, merge.text);
     assert.equal(merge.body.code, 'TX_POLICY_OPERATION_NOT_ALLOWED');
-    const allowed = await user.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: (await signOps(user, [Operation.accountMerge({ destination: appWalletKey })])), dryRun: true } });
+    const allowed = await user.call('submitTransaction', 'POST', '/v1/tx/submit', {
+      body: { signedXdr: await signOps(user, [Operation.accountMerge({ destination: appWalletKey })]), dryRun: true },
+    });
     assert.equal(allowed.body.content.policy.decision, 'deny');
     await setPolicy({ allowAccountMerge: true, accountMergeDestinations: [appWalletKey] });
-    const preview = await user.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: (await signOps(user, [Operation.accountMerge({ destination: appWalletKey })])), dryRun: true } });
+    const preview = await user.call('submitTransaction', 'POST', '/v1/tx/submit', {
+      body: { signedXdr: await signOps(user, [Operation.accountMerge({ destination: appWalletKey })]), dryRun: true },
+    });
     assert.equal(preview.body.content.policy.decision, 'allow', JSON.stringify(preview.body));
     assert.equal(preview.body.content.status, 'dry_run');
     assert.equal(preview.body.content.hash, undefined);
-    assert.equal((await svc.deps.db('transactions').whereNotNull('envelope_xdr').where({ user_id: user.userId, operation: 'accountMerge' })).length, 0, 'nothing signed by the gas wallet');
+    assert.equal(
+      (
+        await svc.deps
+          .db('transactions')
+          .whereNotNull('envelope_xdr')
+          .where({ user_id: user.userId, operation: 'accountMerge' })
+      ).length,
+      0,
+      'nothing signed by the gas wallet',
+    );
     await setPolicy({});
   });
 });
@@ -167,7 +217,10 @@ describe('signed XDR checks', () => {
     const user = await fundedUser();
     const gw = gatewayOf(svc);
     const stranger = Keypair.random();
-    const foreign = new TransactionBuilder(new Account(stranger.publicKey(), '1'), { fee: '100', networkPassphrase: gw.networkPassphrase })
+    const foreign = new TransactionBuilder(new Account(stranger.publicKey(), '1'), {
+      fee: '100',
+      networkPassphrase: gw.networkPassphrase,
+    })
       .addOperation(Operation.payment({ destination: appWalletKey, asset: Asset.native(), amount: '1' }))
       .setTimeout(60)
       .build();
@@ -179,7 +232,12 @@ describe('signed XDR checks', () => {
       assert.equal(res.body.code, 'TX_INVALID_SIGNED_XDR');
     }
     const signedOwn = await signedPayment(user);
-    const bump = TransactionBuilder.buildFeeBumpTransaction(stranger, '200', TransactionBuilder.fromXDR(signedOwn, gw.networkPassphrase) as any, gw.networkPassphrase);
+    const bump = TransactionBuilder.buildFeeBumpTransaction(
+      stranger,
+      '200',
+      TransactionBuilder.fromXDR(signedOwn, gw.networkPassphrase) as any,
+      gw.networkPassphrase,
+    );
     const res = await user.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: bump.toXDR() } });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 'TX_INVALID_SIGNED_XDR');
@@ -192,7 +250,9 @@ describe('signed XDR checks', () => {
     const other = await bob.call('signTransaction', 'POST', '/v1/tx/sign', { body: { txId: built.body.content.txId } });
     assert.equal(other.status, 404);
     assert.equal(other.body.code, 'TX_NOT_FOUND');
-    const takeover = await unsignedOps(bob, [Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } })]);
+    const takeover = await unsignedOps(bob, [
+      Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } }),
+    ]);
     const refused = await bob.call('signTransaction', 'POST', '/v1/tx/sign', { body: { unsignedXdr: takeover } });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.code, 'TX_UNSUPPORTED_OPERATION');
@@ -218,7 +278,10 @@ async function topUp(user: UserClient, amount: string): Promise<void> {
   const funder = Keypair.random();
   await gw.fundWithFriendbot(funder.publicKey());
   const account = (await gw.loadAccount(funder.publicKey()))!;
-  const tx = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(funder.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(Operation.payment({ destination: user.signIn.wallet.publicKey, asset: Asset.native(), amount }))
     .setTimeout(60)
     .build();
@@ -232,19 +295,28 @@ async function waitForSequence(user: UserClient, sequence: bigint): Promise<void
     if (BigInt((await gw.loadAccount(user.signIn.wallet.publicKey))!.sequence) === sequence) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(BigInt((await gw.loadAccount(user.signIn.wallet.publicKey))!.sequence), sequence, 'the wallet sequence advanced exactly once');
+  assert.equal(
+    BigInt((await gw.loadAccount(user.signIn.wallet.publicKey))!.sequence),
+    sequence,
+    'the wallet sequence advanced exactly once',
+  );
 }
 
 async function unsignedOps(user: UserClient, ops: ReturnType<typeof Operation.payment>[]): Promise<string> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(user.signIn.wallet.publicKey))!;
-  const builder = new TransactionBuilder(new Account(user.signIn.wallet.publicKey, account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase });
+  const builder = new TransactionBuilder(new Account(user.signIn.wallet.publicKey, account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  });
   for (const op of ops) builder.addOperation(op);
   return builder.setTimeout(60).build().toXDR();
 }
 
 async function signOps(user: UserClient, ops: ReturnType<typeof Operation.payment>[]): Promise<string> {
-  const signed = await user.call('signTransaction', 'POST', '/v1/tx/sign', { body: { unsignedXdr: await unsignedOps(user, ops) } });
+  const signed = await user.call('signTransaction', 'POST', '/v1/tx/sign', {
+    body: { unsignedXdr: await unsignedOps(user, ops) },
+  });
   assert.equal(signed.status, 200, signed.text);
   return signed.body.content.signedXdr;
 }
@@ -267,4 +339,3 @@ async function signedPayment(user: UserClient): Promise<string> {
   assert.equal(signed.status, 200, signed.text);
   return signed.body.content.signedXdr;
 }
-

@@ -32,7 +32,11 @@ async function newApp(name: string): Promise<string> {
 
 /** An app of the operator whose wallet nobody funds (created below the API, so no friendbot call). */
 async function newUnfundedApp(name: string): Promise<string> {
-  const { app } = await createAppWithWallet(svc.deps, { name, network: 'testnet', ownerOperatorId: operator.operatorId });
+  const { app } = await createAppWithWallet(svc.deps, {
+    name,
+    network: 'testnet',
+    ownerOperatorId: operator.operatorId,
+  });
   return app.id;
 }
 
@@ -56,7 +60,10 @@ describe('GET treasury', () => {
     const content = res.body.content;
     assert.equal(content.layout, 'single');
     assert.equal(content.wallets.length, 1);
-    assert.deepEqual({ ...content.wallets[0], publicKey: undefined }, { role: 'global', publicKey: undefined, balances: [], minimumBalanceXlm: '50', low: true });
+    assert.deepEqual(
+      { ...content.wallets[0], publicKey: undefined },
+      { role: 'global', publicKey: undefined, balances: [], minimumBalanceXlm: '50', low: true },
+    );
     assert.equal(content.reservePerWalletXlm, '1');
     assert.equal(content.lockedReserveXlm, '0');
   });
@@ -67,7 +74,13 @@ describe('GET treasury', () => {
     const app = (await updateAppSettings(svc.deps.db, appId, { assets }))!;
     await walletOnChain(appId);
     assert.equal(await fundAppWalletFromFriendbot(svc.deps, app), false, 'an account that exists is not funded again');
-    for (let i = 0; i < 2; i++) await fundUserWallet(svc.deps, { app, wallet: await userWallet(svc, app), trigger: 'server_api', actor: SYSTEM_ACTOR });
+    for (let i = 0; i < 2; i++)
+      await fundUserWallet(svc.deps, {
+        app,
+        wallet: await userWallet(svc, app),
+        trigger: 'server_api',
+        actor: SYSTEM_ACTOR,
+      });
     const { content } = (await treasury(appId)).body;
     const [global] = content.wallets;
     const onChain = (await gatewayOf(svc).loadAccount(global.publicKey))!;
@@ -98,12 +111,18 @@ describe('PUT treasury wallets', () => {
     assert.equal(res.body.code, 'TREASURY_WALLETS_UPDATED');
     const content = res.body.content;
     assert.equal(content.layout, 'split');
-    assert.deepEqual(content.wallets.map((w: { role: string }) => w.role), ['funding', 'gas', 'distribution']);
+    assert.deepEqual(
+      content.wallets.map((w: { role: string }) => w.role),
+      ['funding', 'gas', 'distribution'],
+    );
     const [funding, gas, distribution] = content.wallets;
     assert.equal(funding.publicKey, globalKey, 'the global wallet became the funding wallet');
     assert.deepEqual(gas.balances, [{ asset: 'native', balance: '0' }]);
     assert.equal(gas.low, true);
-    assert.deepEqual(distribution.balances, [{ asset: 'native', balance: '0' }, { asset: assets[0], balance: '0' }]);
+    assert.deepEqual(distribution.balances, [
+      { asset: 'native', balance: '0' },
+      { asset: assets[0], balance: '0' },
+    ]);
     const gw = gatewayOf(svc);
     for (const w of [gas, distribution]) assert.equal((await gw.loadAccount(w.publicKey))!.sponsor, funding.publicKey);
     assert.equal((await gw.trustlines(distribution.publicKey, assets))[0]!.sponsor, funding.publicKey);
@@ -111,23 +130,36 @@ describe('PUT treasury wallets', () => {
 
     // asking for the current layout changes nothing
     const same = await setLayout(appId, 'split');
-    assert.deepEqual(same.body.content.wallets.map((w: { publicKey: string }) => w.publicKey), content.wallets.map((w: { publicKey: string }) => w.publicKey));
+    assert.deepEqual(
+      same.body.content.wallets.map((w: { publicKey: string }) => w.publicKey),
+      content.wallets.map((w: { publicKey: string }) => w.publicKey),
+    );
 
     // single: balances go back to the funding wallet, which is global again; the accounts are merged away
     await payFromIssuer(svc, usdcIssuer, distribution.publicKey, assets[0]!, '5');
     const joined = await setLayout(appId, 'single');
     assert.equal(joined.status, 200, joined.text);
     assert.equal(joined.body.content.layout, 'single');
-    assert.deepEqual(joined.body.content.wallets.map((w: { role: string; publicKey: string }) => [w.role, w.publicKey]), [['global', globalKey]]);
+    assert.deepEqual(
+      joined.body.content.wallets.map((w: { role: string; publicKey: string }) => [w.role, w.publicKey]),
+      [['global', globalKey]],
+    );
     assert.equal(await gw.loadAccount(gas.publicKey), undefined);
     assert.equal(await gw.loadAccount(distribution.publicKey), undefined);
     assert.equal((await gw.loadAccount(globalKey))!.numSponsoring, 0, 'the reserves came back');
-    assert.deepEqual(joined.body.content.wallets[0].balances.slice(1), [{ asset: assets[0], balance: '5' }], 'the distribution wallet\'s USDC moved over');
+    assert.deepEqual(
+      joined.body.content.wallets[0].balances.slice(1),
+      [{ asset: assets[0], balance: '5' }],
+      "the distribution wallet's USDC moved over",
+    );
 
     // and split again re-creates the same gas and distribution accounts
     const again = await setLayout(appId, 'split');
     assert.equal(again.status, 200, again.text);
-    assert.deepEqual(again.body.content.wallets.map((w: { publicKey: string }) => w.publicKey), [globalKey, gas.publicKey, distribution.publicKey]);
+    assert.deepEqual(
+      again.body.content.wallets.map((w: { publicKey: string }) => w.publicKey),
+      [globalKey, gas.publicKey, distribution.publicKey],
+    );
   });
 
   test('split with an empty funding wallet: 402 FUND_XLM_FAILED, nothing changed', async () => {

@@ -44,12 +44,20 @@ after(async () => {
 /** A user wallet of `forApp`, activated (with a sponsored trustline per asset configured at activation). */
 async function fundedWallet(forApp: App = app, activationAssets = [USDC]): Promise<WalletRecord> {
   const wallet = await userWallet(svc, forApp);
-  await fundUserWallet(svc.deps, { app: { ...forApp, assets: activationAssets }, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR });
+  await fundUserWallet(svc.deps, {
+    app: { ...forApp, assets: activationAssets },
+    wallet,
+    trigger: 'server_api',
+    actor: SYSTEM_ACTOR,
+  });
   return reload(svc, wallet);
 }
 
-const build = (wallet: WalletRecord, request: Omit<BuildRequest, 'timeoutSeconds'> & { timeoutSeconds?: number }, forApp: App = app) =>
-  buildUserTransaction(svc.deps, { app: forApp, wallet, timeoutSeconds: 60, ...request });
+const build = (
+  wallet: WalletRecord,
+  request: Omit<BuildRequest, 'timeoutSeconds'> & { timeoutSeconds?: number },
+  forApp: App = app,
+) => buildUserTransaction(svc.deps, { app: forApp, wallet, timeoutSeconds: 60, ...request });
 
 async function refused(promise: Promise<unknown>, code: string, message?: RegExp): Promise<AppError> {
   try {
@@ -72,9 +80,16 @@ function decoded(built: BuiltTx): Transaction {
 async function apply(built: BuiltTx, signers: WalletRecord[]): Promise<void> {
   const inner = decoded(built);
   for (const w of signers) {
-    await withWalletKeypair(svc.deps, { walletId: w.id, purpose: 'tx.sign', actor: SYSTEM_ACTOR }, async (kp) => inner.sign(kp));
+    await withWalletKeypair(svc.deps, { walletId: w.id, purpose: 'tx.sign', actor: SYSTEM_ACTOR }, async (kp) =>
+      inner.sign(kp),
+    );
   }
-  const bump = await sponsorFee(svc.deps, { gasWallet: appWallet, inner, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+  const bump = await sponsorFee(svc.deps, {
+    gasWallet: appWallet,
+    inner,
+    networkPassphrase: gw.networkPassphrase,
+    actor: SYSTEM_ACTOR,
+  });
   await gw.submitAndConfirm(bump);
 }
 
@@ -87,7 +102,11 @@ describe('built correctly', () => {
     const sequence = (await gw.loadAccount(from.publicKey))!.sequence;
     const figures = await gw.ledgerFigures();
     const before = nowSeconds();
-    const built = await build(from, { operation: { type: 'payment', destination: to.publicKey, asset: USDC, amount: '10' }, memo: { type: 'text', value: 'order 42' }, timeoutSeconds: 30 });
+    const built = await build(from, {
+      operation: { type: 'payment', destination: to.publicKey, asset: USDC, amount: '10' },
+      memo: { type: 'text', value: 'order 42' },
+      timeoutSeconds: 30,
+    });
 
     const tx = decoded(built);
     assert.equal(tx.source, from.publicKey);
@@ -103,11 +122,18 @@ describe('built correctly', () => {
     assert.equal(tx.operations.length, 1);
     const op = tx.operations[0]!;
     assert.ok(op.type === 'payment');
-    assert.deepEqual([op.source, op.destination, `${op.asset.getCode()}:${op.asset.getIssuer()}`, op.amount], [undefined, to.publicKey, USDC, '10.0000000']);
+    assert.deepEqual(
+      [op.source, op.destination, `${op.asset.getCode()}:${op.asset.getIssuer()}`, op.amount],
+      [undefined, to.publicKey, USDC, '10.0000000'],
+    );
     assert.equal(built.estimatedFeeStroops, BigInt(figures.baseFeeStroops) * 2n);
     assert.deepEqual(built.cosigners, []);
     assert.equal(built.summary.title, 'Send 10 USDC');
-    assert.deepEqual(built.summary.lines.slice(1), ['Amount 10 USDC', 'Memo order 42', 'Network fee 0.0000200 XLM, paid by the app']);
+    assert.deepEqual(built.summary.lines.slice(1), [
+      'Amount 10 USDC',
+      'Memo order 42',
+      'Network fee 0.0000200 XLM, paid by the app',
+    ]);
 
     await apply(built, [from]);
     const [line] = await gw.trustlines(to.publicKey, [USDC]);
@@ -145,7 +171,10 @@ describe('built correctly', () => {
 
     const removed = await build(wallet, { operation: { type: 'changeTrust', asset: EURC, action: 'remove' } });
     const rtx = decoded(removed);
-    assert.deepEqual(rtx.operations.map((o) => [o.type, o.source ?? rtx.source, o.type === 'changeTrust' ? o.limit : null]), [['changeTrust', wallet.publicKey, '0.0000000']]);
+    assert.deepEqual(
+      rtx.operations.map((o) => [o.type, o.source ?? rtx.source, o.type === 'changeTrust' ? o.limit : null]),
+      [['changeTrust', wallet.publicKey, '0.0000000']],
+    );
     assert.deepEqual(removed.cosigners, []);
     assert.equal(removed.summary.title, 'Remove EURC trustline');
     await apply(removed, [wallet]);
@@ -154,12 +183,36 @@ describe('built correctly', () => {
 
   test('path payments: the path passed through (default none), to another account or a swap to oneself', async () => {
     const [from, to] = [await fundedWallet(), await fundedWallet()];
-    const send = await build(from, { operation: { type: 'pathPaymentStrictSend', sendAsset: USDC, sendAmount: '5', destination: to.publicKey, destAsset: 'native', destMin: '1' } });
+    const send = await build(from, {
+      operation: {
+        type: 'pathPaymentStrictSend',
+        sendAsset: USDC,
+        sendAmount: '5',
+        destination: to.publicKey,
+        destAsset: 'native',
+        destMin: '1',
+      },
+    });
     const op = decoded(send).operations[0]!;
     assert.equal(op.type, 'pathPaymentStrictSend');
-    assert.deepEqual(op.type === 'pathPaymentStrictSend' && [op.sendAmount, op.destMin, op.destination, op.path], ['5.0000000', '1.0000000', to.publicKey, []]);
+    assert.deepEqual(op.type === 'pathPaymentStrictSend' && [op.sendAmount, op.destMin, op.destination, op.path], [
+      '5.0000000',
+      '1.0000000',
+      to.publicKey,
+      [],
+    ]);
 
-    const swap = await build(from, { operation: { type: 'pathPaymentStrictReceive', sendAsset: 'native', sendMax: '3', destination: from.publicKey, destAsset: USDC, destAmount: '1', path: [EURC] } });
+    const swap = await build(from, {
+      operation: {
+        type: 'pathPaymentStrictReceive',
+        sendAsset: 'native',
+        sendMax: '3',
+        destination: from.publicKey,
+        destAsset: USDC,
+        destAmount: '1',
+        path: [EURC],
+      },
+    });
     const sop = decoded(swap).operations[0]!;
     assert.deepEqual(sop.type === 'pathPaymentStrictReceive' && sop.path.map((a) => a.getCode()), ['EURC']);
     assert.equal(swap.summary.title, 'Swap XLM for 1 USDC');
@@ -167,7 +220,9 @@ describe('built correctly', () => {
 
   test("paying the asset's issuer needs no trustline of the issuer", async () => {
     const from = await fundedWallet();
-    const built = await build(from, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '1' } });
+    const built = await build(from, {
+      operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '1' },
+    });
     assert.equal(decoded(built).operations[0]!.type, 'payment');
   });
 });
@@ -175,29 +230,58 @@ describe('built correctly', () => {
 describe('refused', () => {
   test('400 VALIDATION_ERROR: a zero amount; memo and operation.memo together', async () => {
     const wallet = await fundedWallet();
-    const zero = await refused(build(wallet, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '0' } }), 'VALIDATION_ERROR');
+    const zero = await refused(
+      build(wallet, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '0' } }),
+      'VALIDATION_ERROR',
+    );
     assert.deepEqual(zero.details, { fieldErrors: { 'operation.amount': ['must be greater than 0'] } });
-    await refused(build(wallet, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '1', memo: 'a' }, memo: { type: 'id', value: '1' } }), 'VALIDATION_ERROR');
+    await refused(
+      build(wallet, {
+        operation: { type: 'payment', destination: issuerKp.publicKey(), asset: USDC, amount: '1', memo: 'a' },
+        memo: { type: 'id', value: '1' },
+      }),
+      'VALIDATION_ERROR',
+    );
   });
 
   test('409 WALLET_NOT_FUNDED: an unfunded wallet, and a wallet marked funded whose account is not on the chain', async () => {
     const unfunded = await userWallet(svc, app);
-    const pay: Omit<BuildRequest, 'timeoutSeconds'> = { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: 'native', amount: '1' } };
+    const pay: Omit<BuildRequest, 'timeoutSeconds'> = {
+      operation: { type: 'payment', destination: issuerKp.publicKey(), asset: 'native', amount: '1' },
+    };
     await refused(build(unfunded, pay), 'WALLET_NOT_FUNDED');
-    await refused(build({ ...unfunded, fundingState: 'funded' }, pay), 'WALLET_NOT_FUNDED', /does not exist on testnet/);
+    await refused(
+      build({ ...unfunded, fundingState: 'funded' }, pay),
+      'WALLET_NOT_FUNDED',
+      /does not exist on testnet/,
+    );
   });
 
   test('422 SDK_TX_BUILD_ERROR: the destination does not exist, is the wallet itself, or has no trustline; the wallet has none', async () => {
     const wallet = await fundedWallet();
-    const pay = (destination: string, asset = USDC) => build(wallet, { operation: { type: 'payment', destination, asset, amount: '1' } });
-    await refused(pay(Keypair.random().publicKey()), 'SDK_TX_BUILD_ERROR', /^The destination account does not exist on testnet$/);
+    const pay = (destination: string, asset = USDC) =>
+      build(wallet, { operation: { type: 'payment', destination, asset, amount: '1' } });
+    await refused(
+      pay(Keypair.random().publicKey()),
+      'SDK_TX_BUILD_ERROR',
+      /^The destination account does not exist on testnet$/,
+    );
     await refused(pay(wallet.publicKey), 'SDK_TX_BUILD_ERROR', /the wallet itself/);
     const stranger = Keypair.random().publicKey();
     await gw.fundWithFriendbot(stranger);
     await refused(pay(stranger), 'SDK_TX_BUILD_ERROR', /^The destination account has no USDC trustline$/);
     await refused(pay(issuerKp.publicKey(), EURC), 'SDK_TX_BUILD_ERROR', /^The wallet has no EURC trustline$/);
     await refused(
-      build(wallet, { operation: { type: 'pathPaymentStrictSend', sendAsset: 'native', sendAmount: '1', destination: stranger, destAsset: USDC, destMin: '1' } }),
+      build(wallet, {
+        operation: {
+          type: 'pathPaymentStrictSend',
+          sendAsset: 'native',
+          sendAmount: '1',
+          destination: stranger,
+          destAsset: USDC,
+          destMin: '1',
+        },
+      }),
       'SDK_TX_BUILD_ERROR',
       /destination account has no USDC trustline/,
     );
@@ -205,17 +289,38 @@ describe('refused', () => {
 
   test('422 TX_UNSUPPORTED_OPERATION: a payment or a new trustline in an asset the app has not configured', async () => {
     const wallet = await fundedWallet();
-    const { assets: [GOLD] } = await issuer(svc, ['GOLD']);
-    await refused(build(wallet, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: GOLD!, amount: '1' } }), 'TX_UNSUPPORTED_OPERATION', /not an asset of this app/);
-    await refused(build(wallet, { operation: { type: 'changeTrust', asset: GOLD!, action: 'add' } }), 'TX_UNSUPPORTED_OPERATION', /not an asset of this app/);
+    const {
+      assets: [GOLD],
+    } = await issuer(svc, ['GOLD']);
+    await refused(
+      build(wallet, { operation: { type: 'payment', destination: issuerKp.publicKey(), asset: GOLD!, amount: '1' } }),
+      'TX_UNSUPPORTED_OPERATION',
+      /not an asset of this app/,
+    );
+    await refused(
+      build(wallet, { operation: { type: 'changeTrust', asset: GOLD!, action: 'add' } }),
+      'TX_UNSUPPORTED_OPERATION',
+      /not an asset of this app/,
+    );
   });
 
   test('changeTrust: add an existing line, remove a missing one (422); remove a line holding 3.5 USDC (409 TRUSTLINE_HAS_BALANCE)', async () => {
     const wallet = await fundedWallet();
-    await refused(build(wallet, { operation: { type: 'changeTrust', asset: USDC, action: 'add' } }), 'SDK_TX_BUILD_ERROR', /already has a USDC trustline/);
-    await refused(build(wallet, { operation: { type: 'changeTrust', asset: EURC, action: 'remove' } }), 'SDK_TX_BUILD_ERROR', /^The wallet has no EURC trustline$/);
+    await refused(
+      build(wallet, { operation: { type: 'changeTrust', asset: USDC, action: 'add' } }),
+      'SDK_TX_BUILD_ERROR',
+      /already has a USDC trustline/,
+    );
+    await refused(
+      build(wallet, { operation: { type: 'changeTrust', asset: EURC, action: 'remove' } }),
+      'SDK_TX_BUILD_ERROR',
+      /^The wallet has no EURC trustline$/,
+    );
     await payFromIssuer(svc, issuerKp, wallet.publicKey, USDC, '3.5');
-    const err = await refused(build(wallet, { operation: { type: 'changeTrust', asset: USDC, action: 'remove' } }), 'TRUSTLINE_HAS_BALANCE');
+    const err = await refused(
+      build(wallet, { operation: { type: 'changeTrust', asset: USDC, action: 'remove' } }),
+      'TRUSTLINE_HAS_BALANCE',
+    );
     assert.equal(err.message, 'The USDC trustline still holds 3.5 USDC');
     assert.equal(err.status, 409);
   });
@@ -227,14 +332,26 @@ describe('refused', () => {
     const figures = await gw.ledgerFigures();
     const state = (await gw.loadAccount(other.appWallet.publicKey))!;
     const spare = availableStroops(state, figures.baseReserveStroops) - 4_000_000n - 100n;
-    const drain = new TransactionBuilder(new Account(state.address, state.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
-      .addOperation(Operation.payment({ destination: issuerKp.publicKey(), asset: Asset.native(), amount: fromStroops(spare) }))
+    const drain = new TransactionBuilder(new Account(state.address, state.sequence), {
+      fee: '100',
+      networkPassphrase: gw.networkPassphrase,
+    })
+      .addOperation(
+        Operation.payment({ destination: issuerKp.publicKey(), asset: Asset.native(), amount: fromStroops(spare) }),
+      )
       .setTimeout(60)
       .build();
-    await withWalletKeypair(svc.deps, { walletId: other.appWallet.id, purpose: 'test.drain', actor: SYSTEM_ACTOR }, async (kp) => drain.sign(kp));
+    await withWalletKeypair(
+      svc.deps,
+      { walletId: other.appWallet.id, purpose: 'test.drain', actor: SYSTEM_ACTOR },
+      async (kp) => drain.sign(kp),
+    );
     await gw.submitAndConfirm(drain);
 
-    const err = await refused(build(wallet, { operation: { type: 'changeTrust', asset: EURC, action: 'add' } }, other.app), 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE');
+    const err = await refused(
+      build(wallet, { operation: { type: 'changeTrust', asset: EURC, action: 'add' } }, other.app),
+      'INSUFFICIENT_FUNDS_FOR_TRUSTLINE',
+    );
     assert.equal(err.message, 'The funding wallet cannot cover the 0.5 XLM trustline reserve');
     assert.equal(err.status, 402);
   });

@@ -44,26 +44,37 @@ async function signedRecord(user: UserClient, amount: string): Promise<{ record:
   assert.equal(built.status, 201, built.text);
   const signed = await user.call('signTransaction', 'POST', '/v1/tx/sign', { body: { txId: built.body.content.txId } });
   assert.equal(signed.status, 200, signed.text);
-  const inner = TransactionBuilder.fromXDR(signed.body.content.signedXdr, gatewayOf(svc).networkPassphrase) as Transaction;
+  const inner = TransactionBuilder.fromXDR(
+    signed.body.content.signedXdr,
+    gatewayOf(svc).networkPassphrase,
+  ) as Transaction;
   return { record: (await findTransaction(svc.deps.db, built.body.content.txId))!, inner };
 }
 
 /** Puts a record in the state a crash leaves after step 4: claimed, fee-bump signed and recorded, nothing sent. */
 async function recordedButNotSent(record: TxRecord, inner: Transaction): Promise<string> {
   const gas = (await appWalletFor(svc.deps.db, app.id, app.network, 'gas'))!;
-  const bump = await sponsorFee(svc.deps, { gasWallet: gas, inner, networkPassphrase: gatewayOf(svc).networkPassphrase, actor: { type: 'user', id: record.userId! } });
+  const bump = await sponsorFee(svc.deps, {
+    gasWallet: gas,
+    inner,
+    networkPassphrase: gatewayOf(svc).networkPassphrase,
+    actor: { type: 'user', id: record.userId! },
+  });
   const hash = Buffer.from(bump.hash()).toString('hex');
   const now = new Date();
-  await svc.deps.db('transactions').where({ id: record.id }).update({
-    stage: 'submitted',
-    submitted_at: now,
-    hash,
-    envelope_xdr: bump.toXDR(),
-    fee_stroops: String(bump.fee),
-    fee_source: gas.publicKey,
-    signed_xdr: inner.toXDR(),
-    next_check_at: new Date(now.getTime() + 60_000), // the service's own worker leaves it to this test
-  });
+  await svc.deps
+    .db('transactions')
+    .where({ id: record.id })
+    .update({
+      stage: 'submitted',
+      submitted_at: now,
+      hash,
+      envelope_xdr: bump.toXDR(),
+      fee_stroops: String(bump.fee),
+      fee_source: gas.publicKey,
+      signed_xdr: inner.toXDR(),
+      next_check_at: new Date(now.getTime() + 60_000), // the service's own worker leaves it to this test
+    });
   return hash;
 }
 
@@ -74,7 +85,10 @@ describe('the confirmation worker', () => {
     assert.equal(ran.status, 200, ran.text);
     assert.equal(ran.body.content.status, 'pending');
     const hash: string = ran.body.content.hash;
-    await eventually('the record is SUCCESS', async () => (await findTransaction(svc.deps.db, ran.body.content.txId))?.status === 'SUCCESS');
+    await eventually(
+      'the record is SUCCESS',
+      async () => (await findTransaction(svc.deps.db, ran.body.content.txId))?.status === 'SUCCESS',
+    );
     const record = (await findTransaction(svc.deps.db, ran.body.content.txId))!;
     assert.equal(record.stage, 'confirmed');
     assert.equal(record.resultCode, 'tx_success');
@@ -83,7 +97,10 @@ describe('the confirmation worker', () => {
     const looked = await user.call('getTransaction', 'GET', `/v1/tx/${hash}`);
     assert.equal(looked.body.content.status, 'SUCCESS');
     assert.equal(looked.body.content.ledger, record.ledger);
-    const events = await svc.deps.db('outbox_events').whereRaw(`data->>'txHash' = ? or data->>'hash' = ?`, [hash, hash]).select('type');
+    const events = await svc.deps
+      .db('outbox_events')
+      .whereRaw(`data->>'txHash' = ? or data->>'hash' = ?`, [hash, hash])
+      .select('type');
     assert.deepEqual(events.map((e) => e.type).sort(), ['payment.sent', 'stellar.tx']);
   });
 
@@ -99,7 +116,11 @@ describe('the confirmation worker', () => {
     });
     assert.equal((await findTransaction(svc.deps.db, record.id))!.hash, hash);
     const events = await svc.deps.db('outbox_events').whereRaw(`data->>'hash' = ?`, [hash]).select('type');
-    assert.deepEqual(events.map((e) => e.type), ['stellar.tx'], 'one stellar.tx however many passes saw it');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['stellar.tx'],
+      'one stellar.tx however many passes saw it',
+    );
   });
 
   test('a recorded fee-bump past its time bound unapplied ends FAILED tx_too_late', async () => {
@@ -116,20 +137,30 @@ describe('the confirmation worker', () => {
     const user = await fundedUser();
     const { record } = await signedRecord(user, '1');
     const claimedAt = new Date();
-    assert.equal(await reserveDailyOps(svc.deps.db, { appId: app.id, userId: user.userId, at: claimedAt, ops: 1, cap: 10 }), true);
-    await svc.deps.db('transactions').where({ id: record.id }).update({ stage: 'submitted', submitted_at: claimedAt, next_check_at: new Date(claimedAt.getTime() - 1) });
+    assert.equal(
+      await reserveDailyOps(svc.deps.db, { appId: app.id, userId: user.userId, at: claimedAt, ops: 1, cap: 10 }),
+      true,
+    );
+    await svc.deps
+      .db('transactions')
+      .where({ id: record.id })
+      .update({ stage: 'submitted', submitted_at: claimedAt, next_check_at: new Date(claimedAt.getTime() - 1) });
     await confirmDue(svc.deps);
     const after = (await findTransaction(svc.deps.db, record.id))!;
     assert.deepEqual([after.status, after.stage], ['PENDING', 'signed']);
     assert.equal(await opsUsedToday(svc.deps.db, { appId: app.id, userId: user.userId, at: claimedAt }), 0);
     // and it can be submitted again
-    const submitted = await user.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: after.signedXdr } });
+    const submitted = await user.call('submitTransaction', 'POST', '/v1/tx/submit', {
+      body: { signedXdr: after.signedXdr },
+    });
     assert.equal(submitted.status, 200, submitted.text);
   });
 
   test('a built transaction never submitted expires FAILED tx_too_late after its time bound', async () => {
     const user = await fundedUser();
-    const built = await user.call('buildTransaction', 'POST', '/v1/tx/build', { body: { ...pay('1'), timeoutSeconds: 10 } });
+    const built = await user.call('buildTransaction', 'POST', '/v1/tx/build', {
+      body: { ...pay('1'), timeoutSeconds: 10 },
+    });
     const record = (await findTransaction(svc.deps.db, built.body.content.txId))!;
     await confirmDue({ ...svc.deps, clock: { now: () => new Date(record.validUntil!.getTime() + 11_000) } });
     const after = (await findTransaction(svc.deps.db, record.id))!;

@@ -28,7 +28,14 @@ async function allPages(walletId: string, limit: number): Promise<{ pages: TxHis
 }
 
 function isCursorRefusal(err: unknown): boolean {
-  return err instanceof AppError && err.code === 'VALIDATION_ERROR' && JSON.stringify(err.details) === JSON.stringify({ fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] } });
+  return (
+    err instanceof AppError &&
+    err.code === 'VALIDATION_ERROR' &&
+    JSON.stringify(err.details) ===
+      JSON.stringify({
+        fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] },
+      })
+  );
 }
 
 describe('listWalletHistory', () => {
@@ -47,12 +54,17 @@ describe('listWalletHistory', () => {
     await db.transaction(async (trx) => {
       for (let i = 0; i < 45; i++) {
         const at = i >= 20 && i < 25 ? base + 20_000 : base + i * 1000; // five rows tie on created_at
-        const over: Partial<NewTx> = i === 0 ? { feeStroops: undefined, resultCode: undefined, status: 'PENDING', stage: 'submitted' } : {};
-        const tx = await insertTransaction(trx, newTx(appId, a.id, new Date(at), over), [{ walletId: a.id, direction: 'sent', summary: `a-${i}` }]);
+        const over: Partial<NewTx> =
+          i === 0 ? { feeStroops: undefined, resultCode: undefined, status: 'PENDING', stage: 'submitted' } : {};
+        const tx = await insertTransaction(trx, newTx(appId, a.id, new Date(at), over), [
+          { walletId: a.id, direction: 'sent', summary: `a-${i}` },
+        ]);
         rows.push({ id: tx!.id, at });
       }
       for (let i = 0; i < 3; i++) {
-        await insertTransaction(trx, newTx(appId, b.id, new Date(base + i)), [{ walletId: b.id, direction: 'sent', summary: `b-${i}` }]);
+        await insertTransaction(trx, newTx(appId, b.id, new Date(base + i)), [
+          { walletId: b.id, direction: 'sent', summary: `b-${i}` },
+        ]);
       }
     });
     expected = rows.sort((x, y) => y.at - x.at || (x.id < y.id ? 1 : -1)).map((r) => r.id);
@@ -62,10 +74,16 @@ describe('listWalletHistory', () => {
     const page = await listWalletHistory(db, { walletId: a.id, limit: 20, offset: 0 });
     assert.equal(page.total, 45);
     assert.equal(page.offset, 0);
-    assert.deepEqual(page.records.map((r) => r.id), expected.slice(0, 20));
+    assert.deepEqual(
+      page.records.map((r) => r.id),
+      expected.slice(0, 20),
+    );
     assert.ok(page.nextCursor);
     const newest = page.records[0]!;
-    assert.deepEqual(Object.keys(newest).sort(), ['createdAt', 'feeXlm', 'hash', 'id', 'network', 'operation', 'resultCode', 'status', 'summary'].sort());
+    assert.deepEqual(
+      Object.keys(newest).sort(),
+      ['createdAt', 'feeXlm', 'hash', 'id', 'network', 'operation', 'resultCode', 'status', 'summary'].sort(),
+    );
     assert.equal(newest.feeXlm, '0.00002', 'fee_stroops 200 as XLM');
     assert.equal(newest.summary, 'a-44', "the history row's own summary");
     assert.equal(newest.createdAt, '2026-11-01T00:00:44.000Z');
@@ -94,16 +112,30 @@ describe('listWalletHistory', () => {
   test('cursor pages walk the same list as offset pages, with the offset each page sits at', async () => {
     for (const limit of [1, 7, 20, 45, 100]) {
       const { pages, offsets } = await allPages(a.id, limit);
-      assert.deepEqual(pages.flat().map((r) => r.id), expected, `limit ${limit}`);
-      assert.deepEqual(offsets, pages.map((_, i) => i * limit));
+      assert.deepEqual(
+        pages.flat().map((r) => r.id),
+        expected,
+        `limit ${limit}`,
+      );
+      assert.deepEqual(
+        offsets,
+        pages.map((_, i) => i * limit),
+      );
     }
   });
 
   test('a record added after a cursor was handed out does not shift the cursor pages (offset pages do shift)', async () => {
     const first = await listWalletHistory(db, { walletId: a.id, limit: 10, offset: 0 });
-    await db.transaction((trx) => insertTransaction(trx, newTx(appId, a.id, new Date('2026-11-02T00:00:00Z')), [{ walletId: a.id, direction: 'sent', summary: 'newer' }]));
+    await db.transaction((trx) =>
+      insertTransaction(trx, newTx(appId, a.id, new Date('2026-11-02T00:00:00Z')), [
+        { walletId: a.id, direction: 'sent', summary: 'newer' },
+      ]),
+    );
     const next = await listWalletHistory(db, { walletId: a.id, limit: 10, offset: 0, cursor: first.nextCursor! });
-    assert.deepEqual(next.records.map((r) => r.id), expected.slice(10, 20));
+    assert.deepEqual(
+      next.records.map((r) => r.id),
+      expected.slice(10, 20),
+    );
     assert.equal(next.total, 46);
     const shifted = await listWalletHistory(db, { walletId: a.id, limit: 10, offset: 10 });
     assert.equal(shifted.records[0]!.id, expected[9]);
@@ -113,18 +145,36 @@ describe('listWalletHistory', () => {
     const ofB = (await listWalletHistory(db, { walletId: b.id, limit: 1, offset: 0 })).nextCursor!;
     assert.ok(ofB);
     await assert.rejects(listWalletHistory(db, { walletId: a.id, limit: 20, offset: 0, cursor: ofB }), isCursorRefusal);
-    for (const cursor of ['garbage!', encodeCursor({ afterId: 'tx_doesNotExist', offset: 0 }), encodeCursor({ afterId: 'aud_0123456789ABCDEFabcdef', offset: 20 })]) {
-      await assert.rejects(listWalletHistory(db, { walletId: a.id, limit: 20, offset: 0, cursor }), isCursorRefusal, cursor);
+    for (const cursor of [
+      'garbage!',
+      encodeCursor({ afterId: 'tx_doesNotExist', offset: 0 }),
+      encodeCursor({ afterId: 'aud_0123456789ABCDEFabcdef', offset: 20 }),
+    ]) {
+      await assert.rejects(
+        listWalletHistory(db, { walletId: a.id, limit: 20, offset: 0, cursor }),
+        isCursorRefusal,
+        cursor,
+      );
     }
   });
 
   test("a transaction in two wallets' histories shows each wallet its own summary, and is counted in both", async () => {
     const tx = await db.transaction(async (trx) => {
-      const tx = await insertTransaction(trx, newTx(appId, a.id, new Date('2026-11-03T00:00:00Z')), [{ walletId: a.id, direction: 'sent', summary: 'Sent to b' }]);
-      await addHistory(trx, tx!.id, [{ walletId: b.id, direction: 'received', summary: 'Received from a' }], new Date('2026-11-03T00:00:05Z'));
+      const tx = await insertTransaction(trx, newTx(appId, a.id, new Date('2026-11-03T00:00:00Z')), [
+        { walletId: a.id, direction: 'sent', summary: 'Sent to b' },
+      ]);
+      await addHistory(
+        trx,
+        tx!.id,
+        [{ walletId: b.id, direction: 'received', summary: 'Received from a' }],
+        new Date('2026-11-03T00:00:05Z'),
+      );
       return tx!;
     });
-    const [ofA, ofB] = await Promise.all([listWalletHistory(db, { walletId: a.id, limit: 1, offset: 0 }), listWalletHistory(db, { walletId: b.id, limit: 1, offset: 0 })]);
+    const [ofA, ofB] = await Promise.all([
+      listWalletHistory(db, { walletId: a.id, limit: 1, offset: 0 }),
+      listWalletHistory(db, { walletId: b.id, limit: 1, offset: 0 }),
+    ]);
     assert.deepEqual([ofA.records[0]!.id, ofA.records[0]!.summary, ofA.total], [tx.id, 'Sent to b', 47]);
     assert.deepEqual([ofB.records[0]!.id, ofB.records[0]!.summary, ofB.total], [tx.id, 'Received from a', 4]);
     assert.equal(ofB.records[0]!.createdAt, '2026-11-03T00:00:05.000Z', "the wallet's own history time");
@@ -133,7 +183,9 @@ describe('listWalletHistory', () => {
   test('findWalletTransaction: by hash or inner hash, only in the wallet whose history holds it', async () => {
     const inner = randomBytes(32).toString('hex');
     const tx = await db.transaction(async (trx) =>
-      insertTransaction(trx, newTx(appId, a.id, new Date(), { innerHash: inner, ledger: 123, envelopeXdr: 'AAAA' }), [{ walletId: a.id, direction: 'sent', summary: 'x' }]),
+      insertTransaction(trx, newTx(appId, a.id, new Date(), { innerHash: inner, ledger: 123, envelopeXdr: 'AAAA' }), [
+        { walletId: a.id, direction: 'sent', summary: 'x' },
+      ]),
     );
     for (const hash of [tx!.hash, inner]) {
       const found = await findWalletTransaction(db, { walletId: a.id, network: 'testnet', hash });
@@ -147,6 +199,11 @@ describe('listWalletHistory', () => {
 
   test('a wallet without history: no records, total 0, no cursor', async () => {
     const empty = await walletRow(db, appId);
-    assert.deepEqual(await listWalletHistory(db, { walletId: empty.id, limit: 20, offset: 0 }), { records: [], total: 0, offset: 0, nextCursor: null });
+    assert.deepEqual(await listWalletHistory(db, { walletId: empty.id, limit: 20, offset: 0 }), {
+      records: [],
+      total: 0,
+      offset: 0,
+      nextCursor: null,
+    });
   });
 });

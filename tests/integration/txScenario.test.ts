@@ -35,7 +35,9 @@ after(async () => {
 async function balances(user: UserClient): Promise<Record<string, string>> {
   const res = await user.call('getWalletBalances', 'GET', '/v1/wallet/balances');
   assert.equal(res.status, 200, res.text);
-  return Object.fromEntries(res.body.content.balances.map((b: { asset: string; balance: string }) => [b.asset, b.balance]));
+  return Object.fromEntries(
+    res.body.content.balances.map((b: { asset: string; balance: string }) => [b.asset, b.balance]),
+  );
 }
 
 async function history(user: UserClient): Promise<any[]> {
@@ -56,11 +58,18 @@ describe('scenario: sign in, receive USDC, pay another user, zero XLM spent', ()
     const gw = gatewayOf(svc);
     const distribution = (await appWalletFor(svc.deps.db, app.id, app.network, 'distribution'))!;
     const source = (await gw.loadAccount(distribution.publicKey))!;
-    const grant = new TransactionBuilder(new Account(distribution.publicKey, source.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+    const grant = new TransactionBuilder(new Account(distribution.publicKey, source.sequence), {
+      fee: '100',
+      networkPassphrase: gw.networkPassphrase,
+    })
       .addOperation(Operation.payment({ destination: aliceKey, asset: parseAsset(usdc), amount: '50' }))
       .setTimeout(60)
       .build();
-    await withWalletKeypair(svc.deps, { walletId: distribution.id, purpose: 'test.grant', actor: SYSTEM_ACTOR }, async (kp) => grant.sign(kp));
+    await withWalletKeypair(
+      svc.deps,
+      { walletId: distribution.id, purpose: 'test.grant', actor: SYSTEM_ACTOR },
+      async (kp) => grant.sign(kp),
+    );
     await gw.submitAndConfirm(grant);
     assert.equal((await balances(alice))[usdc], '50');
     const aliceXlmBefore = (await balances(alice)).native;
@@ -69,20 +78,29 @@ describe('scenario: sign in, receive USDC, pay another user, zero XLM spent', ()
 
     // 3. Alice pays Bob 10 USDC: build, sign, submit (the three-step path)
     const built = await alice.call('buildTransaction', 'POST', '/v1/tx/build', {
-      body: { operation: { type: 'payment', destination: bobKey, asset: usdc, amount: '10' }, memo: { type: 'text', value: 'lunch' } },
+      body: {
+        operation: { type: 'payment', destination: bobKey, asset: usdc, amount: '10' },
+        memo: { type: 'text', value: 'lunch' },
+      },
     });
     assert.equal(built.status, 201, built.text);
     assert.equal(built.body.content.status, 'built');
-    const signed = await alice.call('signTransaction', 'POST', '/v1/tx/sign', { body: { txId: built.body.content.txId } });
+    const signed = await alice.call('signTransaction', 'POST', '/v1/tx/sign', {
+      body: { txId: built.body.content.txId },
+    });
     assert.equal(signed.status, 200, signed.text);
-    const submitted = await alice.call('submitTransaction', 'POST', '/v1/tx/submit', { body: { signedXdr: signed.body.content.signedXdr } });
+    const submitted = await alice.call('submitTransaction', 'POST', '/v1/tx/submit', {
+      body: { signedXdr: signed.body.content.signedXdr },
+    });
     assert.equal(submitted.status, 200, submitted.text);
     assert.equal(submitted.body.content.status, 'success', JSON.stringify(submitted.body));
     assert.equal(submitted.body.content.resultCode, 'tx_success');
     const hash: string = submitted.body.content.hash;
 
     // 4. and once more in one call (runTransaction)
-    const ran = await alice.call('runTransaction', 'POST', '/v1/tx/run', { body: { operation: { type: 'payment', destination: bobKey, asset: usdc, amount: '2.5' } } });
+    const ran = await alice.call('runTransaction', 'POST', '/v1/tx/run', {
+      body: { operation: { type: 'payment', destination: bobKey, asset: usdc, amount: '2.5' } },
+    });
     assert.equal(ran.status, 200, ran.text);
     assert.equal(ran.body.content.status, 'success', JSON.stringify(ran.body));
 
@@ -91,11 +109,18 @@ describe('scenario: sign in, receive USDC, pay another user, zero XLM spent', ()
     assert.equal(after[usdc], '37.5');
     assert.equal(after.native, aliceXlmBefore, 'the user paid no fee');
     assert.equal((await balances(bob))[usdc], '12.5');
-    const fees = await svc.deps.db('transactions').whereIn('hash', [hash, ran.body.content.hash]).select('fee_source', 'fee_stroops', 'status');
+    const fees = await svc.deps
+      .db('transactions')
+      .whereIn('hash', [hash, ran.body.content.hash])
+      .select('fee_source', 'fee_stroops', 'status');
     assert.equal(fees.length, 2);
     for (const f of fees) assert.deepEqual([f.fee_source, f.status], [gas.publicKey, 'SUCCESS']);
     const paid = fees.reduce((sum, f) => sum + BigInt(f.fee_stroops), 0n);
-    assert.equal(gasBefore - (await gw.loadAccount(gas.publicKey))!.balanceStroops, paid, 'the gas wallet paid exactly the recorded fees');
+    assert.equal(
+      gasBefore - (await gw.loadAccount(gas.publicKey))!.balanceStroops,
+      paid,
+      'the gas wallet paid exactly the recorded fees',
+    );
 
     // 6. both histories show the payment SUCCESS, each from its own side
     const aliceRecord = (await history(alice)).find((r) => r.hash === hash);
@@ -103,7 +128,9 @@ describe('scenario: sign in, receive USDC, pay another user, zero XLM spent', ()
     assert.equal(aliceRecord.status, 'SUCCESS');
     assert.equal(aliceRecord.operation, 'payment');
     assert.match(aliceRecord.summary, /^Sent 10 USDC to /);
-    await eventually('the payment is in the receiver history', async () => (await history(bob)).some((r) => r.hash === hash));
+    await eventually('the payment is in the receiver history', async () =>
+      (await history(bob)).some((r) => r.hash === hash),
+    );
     const bobRecord = (await history(bob)).find((r) => r.hash === hash);
     assert.equal(bobRecord.status, 'SUCCESS');
     assert.match(bobRecord.summary, /^Received 10 USDC from /);
@@ -113,10 +140,17 @@ describe('scenario: sign in, receive USDC, pay another user, zero XLM spent', ()
 
     // 7. the events of the payment
     await eventually('payment.received is recorded', async () => {
-      const n = await svc.deps.db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'txHash' = ?`, [hash]).count<{ count: string }[]>('* as count');
+      const n = await svc.deps
+        .db('outbox_events')
+        .where({ type: 'payment.received' })
+        .whereRaw(`data->>'txHash' = ?`, [hash])
+        .count<{ count: string }[]>('* as count');
       return Number(n[0]!.count) === 1;
     });
-    const events = await svc.deps.db('outbox_events').whereRaw(`data->>'txHash' = ? or data->>'hash' = ?`, [hash, hash]).select('type', 'data');
+    const events = await svc.deps
+      .db('outbox_events')
+      .whereRaw(`data->>'txHash' = ? or data->>'hash' = ?`, [hash, hash])
+      .select('type', 'data');
     assert.deepEqual(events.map((e) => e.type).sort(), ['payment.received', 'payment.sent', 'stellar.tx']);
     const sent = events.find((e) => e.type === 'payment.sent')!.data;
     assert.deepEqual([sent.from, sent.to, sent.asset, sent.amount], [aliceKey, bobKey, usdc, '10']);

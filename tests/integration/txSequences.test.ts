@@ -5,7 +5,14 @@
 // (PostgreSQL + localnet, a ledger every 200 ms, the confirmation worker every 100 ms).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Keypair,
+  Operation,
+  TransactionBuilder,
+  type FeeBumpTransaction,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import type { App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { saveFeePolicy, DEFAULT_FEE_POLICY, type FeePolicy } from '../../src/domain/feePolicy/policy';
@@ -27,7 +34,12 @@ after(async () => {
 });
 
 async function setPolicy(patch: Partial<FeePolicy>): Promise<void> {
-  await saveFeePolicy(svc.deps.db, { appId: app.id, policy: { ...DEFAULT_FEE_POLICY, ...patch }, actor: SYSTEM_ACTOR, at: new Date() });
+  await saveFeePolicy(svc.deps.db, {
+    appId: app.id,
+    policy: { ...DEFAULT_FEE_POLICY, ...patch },
+    actor: SYSTEM_ACTOR,
+    at: new Date(),
+  });
 }
 
 /** A signed-in user whose funded wallet holds `xlm` more XLM, from an outside account. */
@@ -60,7 +72,10 @@ async function chainSequence(address: string): Promise<bigint> {
 async function bumpOutside(walletId: string, publicKey: string, by: bigint): Promise<void> {
   const gw = gatewayOf(svc);
   const current = await chainSequence(publicKey);
-  const tx = new TransactionBuilder(new Account(publicKey, current.toString()), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(publicKey, current.toString()), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(Operation.bumpSequence({ bumpTo: (current + by).toString() }))
     .setTimeout(60)
     .build();
@@ -70,7 +85,9 @@ async function bumpOutside(walletId: string, publicKey: string, by: bigint): Pro
   await gw.submitAndConfirm(tx);
 }
 
-const pay = (destination: string, amount: string) => ({ operation: { type: 'payment', destination, asset: 'native', amount } });
+const pay = (destination: string, amount: string) => ({
+  operation: { type: 'payment', destination, asset: 'native', amount },
+});
 
 interface Settled {
   id: string;
@@ -89,7 +106,10 @@ async function settled(txIds: string[], timeoutMs = 60_000): Promise<Settled[]> 
   await eventually(
     `${txIds.length} transactions settle`,
     async () => {
-      rows = await svc.deps.db('transactions').whereIn('id', txIds).select('id', 'status', 'result_code', 'seq_num', 'ledger', 'created_at', 'sent_at', 'confirmed_at');
+      rows = await svc.deps
+        .db('transactions')
+        .whereIn('id', txIds)
+        .select('id', 'status', 'result_code', 'seq_num', 'ledger', 'created_at', 'sent_at', 'confirmed_at');
       return rows.length === txIds.length && rows.every((r) => r.status !== 'PENDING');
     },
     timeoutMs,
@@ -106,7 +126,12 @@ async function concurrentRuns(amounts: string[], keyPrefix: string): Promise<voi
   const sequenceBefore = await chainSequence(publicKey);
 
   const answers = await Promise.all(
-    amounts.map((amount, i) => user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': `${keyPrefix}-${i}` }, body: pay(destination, amount) })),
+    amounts.map((amount, i) =>
+      user.rawCall('POST', '/v1/tx/run', {
+        headers: { 'idempotency-key': `${keyPrefix}-${i}` },
+        body: pay(destination, amount),
+      }),
+    ),
   );
   for (const a of answers) {
     assert.equal(a.status, 200, `${a.status} ${a.text}`);
@@ -130,7 +155,8 @@ async function concurrentRuns(amounts: string[], keyPrefix: string): Promise<voi
   // In order: sequence numbers sequenceBefore+1.., applied in ledgers that grow with them.
   const bySequence = [...rows].sort((a, b) => (BigInt(a.seq_num) < BigInt(b.seq_num) ? -1 : 1));
   bySequence.forEach((r, i) => assert.equal(BigInt(r.seq_num), sequenceBefore + BigInt(i + 1)));
-  for (let i = 1; i < bySequence.length; i++) assert.ok(bySequence[i]!.ledger > bySequence[i - 1]!.ledger, 'one per ledger, in sequence order');
+  for (let i = 1; i < bySequence.length; i++)
+    assert.ok(bySequence[i]!.ledger > bySequence[i - 1]!.ledger, 'one per ledger, in sequence order');
   // Each answer that said success named the hash that is on the ledger.
   for (const a of answers.filter((x) => x.body.content.status === 'success')) {
     assert.equal((await gatewayOf(svc).transactionStatus(a.body.content.hash)).status, 'SUCCESS');
@@ -156,12 +182,18 @@ describe('one request, one transaction', () => {
     await setPolicy({});
     const { user } = await userWithXlm('20');
     const destination = await outsideAccount();
-    const [a, b] = await Promise.all([user.rawCall('POST', '/v1/tx/build', { body: pay(destination, '1') }), user.rawCall('POST', '/v1/tx/build', { body: pay(destination, '1') })]);
+    const [a, b] = await Promise.all([
+      user.rawCall('POST', '/v1/tx/build', { body: pay(destination, '1') }),
+      user.rawCall('POST', '/v1/tx/build', { body: pay(destination, '1') }),
+    ]);
     assert.equal(a.status, 201, a.text);
     assert.equal(b.status, 201, b.text);
     assert.notEqual(a.body.content.txId, b.body.content.txId);
     assert.notEqual(a.body.content.unsignedXdr, b.body.content.unsignedXdr);
-    const rows = await svc.deps.db('transactions').whereIn('id', [a.body.content.txId, b.body.content.txId]).select('seq_num');
+    const rows = await svc.deps
+      .db('transactions')
+      .whereIn('id', [a.body.content.txId, b.body.content.txId])
+      .select('seq_num');
     const seqs = rows.map((r: { seq_num: string }) => BigInt(r.seq_num)).sort();
     assert.equal(seqs[1]! - seqs[0]!, 1n);
   });
@@ -197,13 +229,19 @@ describe('recovery', () => {
     const runB = user.rawCall('POST', '/v1/tx/run', { body: pay(destination, '2') });
     let idB = '';
     await eventually('B waits for its turn', async () => {
-      const rows = await svc.deps.db('transactions').where({ source_account: publicKey, stage: 'submitted' }).whereNotNull('envelope_xdr').select('id');
+      const rows = await svc.deps
+        .db('transactions')
+        .where({ source_account: publicKey, stage: 'submitted' })
+        .whereNotNull('envelope_xdr')
+        .select('id');
       idB = rows[0]?.id ?? '';
       return rows.length === 1;
     });
     // A is denied: its number never reaches the chain.
     await setPolicy({ maxFeeStroops: 1n });
-    const deniedA = await user.rawCall('POST', '/v1/tx/submit', { body: { signedXdr: signedA.body.content.signedXdr } });
+    const deniedA = await user.rawCall('POST', '/v1/tx/submit', {
+      body: { signedXdr: signedA.body.content.signedXdr },
+    });
     assert.equal(deniedA.status, 403, deniedA.text);
     await setPolicy({});
     const b = await runB;

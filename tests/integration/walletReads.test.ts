@@ -40,11 +40,16 @@ async function walletOf(user: UserClient, appId: string): Promise<WalletRecord> 
 async function sendFromWallet(wallet: WalletRecord, op: ReturnType<typeof Operation.changeTrust>): Promise<string> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(wallet.publicKey))!;
-  const tx = new TransactionBuilder(new Account(wallet.publicKey, account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(wallet.publicKey, account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+  })
     .addOperation(op)
     .setTimeout(60)
     .build();
-  await withWalletKeypair(svc.deps, { walletId: wallet.id, purpose: 'test.send', actor: SYSTEM_ACTOR }, async (kp) => tx.sign(kp));
+  await withWalletKeypair(svc.deps, { walletId: wallet.id, purpose: 'test.send', actor: SYSTEM_ACTOR }, async (kp) =>
+    tx.sign(kp),
+  );
   return (await gw.submitAndConfirm(tx)).hash;
 }
 
@@ -52,7 +57,10 @@ async function sendFromWallet(wallet: WalletRecord, op: ReturnType<typeof Operat
 async function walletlessRequest(operationId: 'getWallet' | 'getWalletBalances', path: string) {
   const { creds } = await appWithWallet(svc, { funded: false });
   const sessions = await withSessions(svc.deps, creds);
-  const headers = await headersFor(['publishableKey', 'userSession', 'dpopProof'], sessions, { method: 'GET', url: `${svc.url}${path}` });
+  const headers = await headersFor(['publishableKey', 'userSession', 'dpopProof'], sessions, {
+    method: 'GET',
+    url: `${svc.url}${path}`,
+  });
   return call(svc.url, operationId, 'GET', path, { headers });
 }
 
@@ -93,7 +101,7 @@ describe('GET /v1/wallet', () => {
 });
 
 describe('GET /v1/wallet/balances', () => {
-  test('funded, no configured asset: one XLM line, 0 held, 0 available (the reserve is the sponsor\'s)', async () => {
+  test("funded, no configured asset: one XLM line, 0 held, 0 available (the reserve is the sponsor's)", async () => {
     const { creds } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } });
     const user = await signInUser(svc, creds);
     const res = await getBalances(user);
@@ -110,19 +118,40 @@ describe('GET /v1/wallet/balances', () => {
   });
 
   test('funded with one configured asset: the trustline made at activation is listed; a payment to it shows', async () => {
-    const { assets: [usdc], keypair } = await issuer(svc, ['USDC']);
-    const { creds } = await appWithWallet(svc, { settings: { fundingMode: 'immediate', assets: [usdc!], startingBalanceXlm: '1.5' } });
+    const {
+      assets: [usdc],
+      keypair,
+    } = await issuer(svc, ['USDC']);
+    const { creds } = await appWithWallet(svc, {
+      settings: { fundingMode: 'immediate', assets: [usdc!], startingBalanceXlm: '1.5' },
+    });
     const user = await signInUser(svc, creds);
     const first = await getBalances(user);
     assert.equal(first.status, 200);
     const issuerKey = keypair.publicKey();
     assert.deepEqual(first.body.content.balances, [
       { asset: 'native', code: 'XLM', balance: '1.5', available: '1.5', type: 'native', enabledInApp: true },
-      { asset: usdc, code: 'USDC', issuer: issuerKey, balance: '0', available: '0', type: 'credit_alphanum4', enabledInApp: true },
+      {
+        asset: usdc,
+        code: 'USDC',
+        issuer: issuerKey,
+        balance: '0',
+        available: '0',
+        type: 'credit_alphanum4',
+        enabledInApp: true,
+      },
     ]);
     await payFromIssuer(svc, keypair, user.signIn.wallet.publicKey, usdc!, '125.5');
     const second = await getBalances(user);
-    assert.deepEqual(second.body.content.balances[1], { asset: usdc, code: 'USDC', issuer: issuerKey, balance: '125.5', available: '125.5', type: 'credit_alphanum4', enabledInApp: true });
+    assert.deepEqual(second.body.content.balances[1], {
+      asset: usdc,
+      code: 'USDC',
+      issuer: issuerKey,
+      balance: '125.5',
+      available: '125.5',
+      type: 'credit_alphanum4',
+      enabledInApp: true,
+    });
   });
 
   test('unfunded (Deferred mode): funded false and no balances, not an error', async () => {
@@ -139,9 +168,14 @@ describe('GET /v1/wallet/balances', () => {
     assert.equal(res.body.code, 'WALLET_NOT_FOUND');
   });
 
-  test('after a friendbot top-up the balance is the ledger\'s; trustlines of the wallet\'s own lock 0.5 XLM each', async () => {
-    const { assets: [usdc] } = await issuer(svc, ['USDC']);
-    const { assets: [tracked, untracked], keypair: otherIssuer } = await issuer(svc, ['LONGCODE', 'EURC']);
+  test("after a friendbot top-up the balance is the ledger's; trustlines of the wallet's own lock 0.5 XLM each", async () => {
+    const {
+      assets: [usdc],
+    } = await issuer(svc, ['USDC']);
+    const {
+      assets: [tracked, untracked],
+      keypair: otherIssuer,
+    } = await issuer(svc, ['LONGCODE', 'EURC']);
     const { creds, app } = await appWithWallet(svc, { settings: { fundingMode: 'immediate', assets: [usdc!] } });
     const user = await signInUser(svc, creds);
     const wallet = await walletOf(user, app.id);
@@ -152,7 +186,14 @@ describe('GET /v1/wallet/balances', () => {
     assert.equal(account.balanceStroops, 100_000_000_000n, 'friendbot tops up to 10,000 XLM');
     const topped = await getBalances(user);
     // The account's and the configured trustline's reserves are sponsored: nothing of its own is locked.
-    assert.deepEqual(topped.body.content.balances[0], { asset: 'native', code: 'XLM', balance: '10000', available: '10000', type: 'native', enabledInApp: true });
+    assert.deepEqual(topped.body.content.balances[0], {
+      asset: 'native',
+      code: 'XLM',
+      balance: '10000',
+      available: '10000',
+      type: 'native',
+      enabledInApp: true,
+    });
 
     // A trustline the wallet adds itself (unsponsored: it locks 0.5 XLM of its own), recorded as the service records
     // a changeTrust it made for the wallet; and one added outside the service, which Stellar RPC cannot discover.
@@ -161,9 +202,22 @@ describe('GET /v1/wallet/balances', () => {
       insertTransaction(
         trx,
         {
-          appId: app.id, network: 'testnet', walletId: wallet.id, userId: user.userId, origin: 'built', status: 'SUCCESS', stage: 'confirmed',
-          operation: 'changeTrust', opsCount: 1, summary: 'Added LONGCODE', sourceAccount: wallet.publicKey, destination: null, asset: tracked!,
-          amount: null, hash, at: new Date(),
+          appId: app.id,
+          network: 'testnet',
+          walletId: wallet.id,
+          userId: user.userId,
+          origin: 'built',
+          status: 'SUCCESS',
+          stage: 'confirmed',
+          operation: 'changeTrust',
+          opsCount: 1,
+          summary: 'Added LONGCODE',
+          sourceAccount: wallet.publicKey,
+          destination: null,
+          asset: tracked!,
+          amount: null,
+          hash,
+          at: new Date(),
         },
         [{ walletId: wallet.id, direction: 'sent', summary: 'Added LONGCODE' }],
       ),
@@ -176,20 +230,51 @@ describe('GET /v1/wallet/balances', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.content.balances, [
       // (2 + 3 subentries - 3 sponsored) x 0.5 XLM: its two own trustlines lock 1 XLM.
-      { asset: 'native', code: 'XLM', balance: fromStroops(account.balanceStroops), available: fromStroops(account.balanceStroops - 10_000_000n), type: 'native', enabledInApp: true },
-      { asset: usdc, code: 'USDC', issuer: usdc!.split(':')[1], balance: '0', available: '0', type: 'credit_alphanum4', enabledInApp: true },
-      { asset: tracked, code: 'LONGCODE', issuer: otherIssuer.publicKey(), balance: '0', available: '0', type: 'credit_alphanum12', enabledInApp: false },
+      {
+        asset: 'native',
+        code: 'XLM',
+        balance: fromStroops(account.balanceStroops),
+        available: fromStroops(account.balanceStroops - 10_000_000n),
+        type: 'native',
+        enabledInApp: true,
+      },
+      {
+        asset: usdc,
+        code: 'USDC',
+        issuer: usdc!.split(':')[1],
+        balance: '0',
+        available: '0',
+        type: 'credit_alphanum4',
+        enabledInApp: true,
+      },
+      {
+        asset: tracked,
+        code: 'LONGCODE',
+        issuer: otherIssuer.publicKey(),
+        balance: '0',
+        available: '0',
+        type: 'credit_alphanum12',
+        enabledInApp: false,
+      },
     ]);
     assert.equal(account.balanceStroops, 100_000_000_000n - 200n, 'two fees of 100 stroops paid by the wallet');
   });
 
   test('Stellar RPC unreachable: 503 STELLAR_UNAVAILABLE (not a 500)', async () => {
     const { app } = await appWithWallet(svc, { funded: false });
-    const wallet = { id: 'wal_none', publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2', network: 'testnet' } as WalletRecord;
-    const down = () => Promise.reject(new StellarUnavailableError('Stellar RPC getLedgerEntries failed: connection refused'));
+    const wallet = {
+      id: 'wal_none',
+      publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2',
+      network: 'testnet',
+    } as WalletRecord;
+    const down = () =>
+      Promise.reject(new StellarUnavailableError('Stellar RPC getLedgerEntries failed: connection refused'));
     const gateway = { ...gatewayOf(svc), loadAccount: down, trustlines: down, ledgerFigures: down } as StellarGateway;
     await assert.rejects(
-      walletBalances({ db: svc.deps.db, stellar: { ...svc.deps.stellar!, gateways: { testnet: gateway } } }, { app, wallet }),
+      walletBalances(
+        { db: svc.deps.db, stellar: { ...svc.deps.stellar!, gateways: { testnet: gateway } } },
+        { app, wallet },
+      ),
       (err: unknown) => appErrorOf(err)?.code === 'STELLAR_UNAVAILABLE' && appErrorOf(err)?.status === 503,
     );
   });

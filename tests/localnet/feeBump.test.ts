@@ -2,7 +2,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Asset, Keypair, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
-import { balanceOf, build, call, innerTxCode, newAccounts, opCodes, submit, submitOk, txCode, txHash, type TestNet, startTestLocalnet } from '../support/localnet';
+import {
+  balanceOf,
+  build,
+  call,
+  innerTxCode,
+  newAccounts,
+  opCodes,
+  submit,
+  submitOk,
+  txCode,
+  txHash,
+  type TestNet,
+  startTestLocalnet,
+} from '../support/localnet';
 
 describe('localnet: fee-bump transactions', () => {
   let net: TestNet;
@@ -22,7 +35,9 @@ describe('localnet: fee-bump transactions', () => {
   };
 
   test('success: the fee source pays, the inner source pays nothing; found by the outer and the inner hash', async () => {
-    const inner = await build(net, wallet, [Operation.payment({ destination: friend.publicKey(), asset: Asset.native(), amount: '1' })]);
+    const inner = await build(net, wallet, [
+      Operation.payment({ destination: friend.publicKey(), asset: Asset.native(), amount: '1' }),
+    ]);
     const fb = bump(inner);
     const payerBefore = await balanceOf(net, payer.publicKey());
     const walletBefore = await balanceOf(net, wallet.publicKey());
@@ -42,7 +57,9 @@ describe('localnet: fee-bump transactions', () => {
   });
 
   test('inner failure at apply: FAILED, txFEE_BUMP_INNER_FAILED with the inner operation result; the fee is charged', async () => {
-    const inner = await build(net, wallet, [Operation.payment({ destination: Keypair.random().publicKey(), asset: Asset.native(), amount: '1' })]);
+    const inner = await build(net, wallet, [
+      Operation.payment({ destination: Keypair.random().publicKey(), asset: Asset.native(), amount: '1' }),
+    ]);
     const payerBefore = await balanceOf(net, payer.publicKey());
     const got = await submit(net, bump(inner));
     assert.equal(got.status, 'FAILED');
@@ -54,7 +71,9 @@ describe('localnet: fee-bump transactions', () => {
 
   test('an inner validity error (bad sequence) comes back at submission as txFEE_BUMP_INNER_FAILED', async () => {
     const account = await net.server.getAccount(wallet.publicKey());
-    const inner = await build(net, wallet, [Operation.bumpSequence({ bumpTo: '0' })], { sequence: (BigInt(account.sequenceNumber()) + 5n).toString() });
+    const inner = await build(net, wallet, [Operation.bumpSequence({ bumpTo: '0' })], {
+      sequence: (BigInt(account.sequenceNumber()) + 5n).toString(),
+    });
     const sent = await net.server.sendTransaction(bump(inner));
     assert.equal(sent.status, 'ERROR');
     assert.equal(txCode(sent.errorResult!), 'txFeeBumpInnerFailed');
@@ -70,7 +89,10 @@ describe('localnet: fee-bump transactions', () => {
     const wire = xdr.TransactionEnvelope.schema.decode(Buffer.from(bump(pricey, '500').toXDR(), 'base64')) as any;
     wire.feeBump.tx.fee = 600n; // >= 100 x 2, but 600 x 1 < 500 x 2
     wire.feeBump.signatures = [];
-    const under = TransactionBuilder.fromXDR(Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'), net.passphrase);
+    const under = TransactionBuilder.fromXDR(
+      Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'),
+      net.passphrase,
+    );
     under.sign(payer);
     assert.equal(txCode((await net.server.sendTransaction(under)).errorResult!), 'txInsufficientFee');
     assert.equal(txCode((await net.server.sendTransaction(low)).errorResult!), 'txBadAuth');
@@ -78,7 +100,10 @@ describe('localnet: fee-bump transactions', () => {
 
   test('one fee account pays for several fee-bumps in the same ledger', async () => {
     const [a, b] = await newAccounts(net, 2, '5');
-    const fbs = [bump(await build(net, a, [Operation.bumpSequence({ bumpTo: '0' })])), bump(await build(net, b, [Operation.bumpSequence({ bumpTo: '0' })]))];
+    const fbs = [
+      bump(await build(net, a, [Operation.bumpSequence({ bumpTo: '0' })])),
+      bump(await build(net, b, [Operation.bumpSequence({ bumpTo: '0' })])),
+    ];
     for (const fb of fbs) assert.equal((await net.server.sendTransaction(fb)).status, 'PENDING');
     const closed = await net.localnet.closeLedger();
     assert.equal(closed.transactions.length, 2);

@@ -20,7 +20,10 @@ describe('localnet: friendbot', () => {
     assert.ok(tx.status === 'SUCCESS');
     const env = tx.envelopeXdr;
     assert.ok(env.type === 'envelopeTypeTx');
-    assert.notEqual(Buffer.from(env.v1.tx.sourceAccount.toXdr()).toString('hex'), Buffer.from(net.root.xdrMuxedAccount().toXdr()).toString('hex'));
+    assert.notEqual(
+      Buffer.from(env.v1.tx.sourceAccount.toXdr()).toString('hex'),
+      Buffer.from(net.root.xdrMuxedAccount().toXdr()).toString('hex'),
+    );
   });
 
   test('requestAirdrop returns the created account with its sequence number', async () => {

@@ -14,11 +14,20 @@ describe('localnet: transaction history', () => {
     firstLedger = (await net.server.getLatestLedger()).sequence + 1;
     // Three ledgers: 3 transactions, none, 2 transactions.
     for (const group of [accounts.slice(0, 3), [], accounts.slice(0, 2)]) {
-      const txs = await Promise.all(group.map((a) => build(net, a, [Operation.payment({ destination: accounts[3].publicKey(), asset: Asset.native(), amount: '1' })])));
+      const txs = await Promise.all(
+        group.map((a) =>
+          build(net, a, [
+            Operation.payment({ destination: accounts[3].publicKey(), asset: Asset.native(), amount: '1' }),
+          ]),
+        ),
+      );
       for (const tx of txs) assert.equal((await net.server.sendTransaction(tx)).status, 'PENDING');
       const closed = await net.localnet.closeLedger();
       hashes.push(...closed.transactions.map((t) => t.hash));
-      assert.deepEqual(closed.transactions.map((t) => t.hash), txs.map(txHash));
+      assert.deepEqual(
+        closed.transactions.map((t) => t.hash),
+        txs.map(txHash),
+      );
     }
   });
   after(() => net?.stop());
@@ -33,7 +42,8 @@ describe('localnet: transaction history', () => {
       page = await net.server.getTransactions({ pagination: { cursor: page.cursor, limit: 2 } });
     }
     assert.deepEqual(seen, hashes);
-    const first = (await net.server.getTransactions({ startLedger: firstLedger, pagination: { limit: 1 } })).transactions[0]!;
+    const first = (await net.server.getTransactions({ startLedger: firstLedger, pagination: { limit: 1 } }))
+      .transactions[0]!;
     assert.equal(first.status, 'SUCCESS');
     assert.equal(first.ledger, firstLedger);
     assert.equal(first.applicationOrder, 1);
@@ -49,9 +59,19 @@ describe('localnet: transaction history', () => {
     const all = await net.server.getTransactions({ startLedger: 1 });
     assert.equal(all.transactions.length, hashes.length + 1 /* newAccounts' transaction */);
     const latest = (await net.server.getLatestLedger()).sequence;
-    await assert.rejects(net.server.getTransactions({ startLedger: latest + 1 }), (e: { code: number; message: string }) => e.code === -32600 && /must be between the oldest ledger: 1 and the latest ledger/.test(e.message));
-    await assert.rejects(net.server.getTransactions({ startLedger: 1, pagination: { limit: 201 } }), (e: { code: number }) => e.code === -32600);
-    await assert.rejects(net.server.getTransactions({ startLedger: 1, pagination: { cursor: '1' } } as never), (e: { code: number }) => e.code === -32600);
+    await assert.rejects(
+      net.server.getTransactions({ startLedger: latest + 1 }),
+      (e: { code: number; message: string }) =>
+        e.code === -32600 && /must be between the oldest ledger: 1 and the latest ledger/.test(e.message),
+    );
+    await assert.rejects(
+      net.server.getTransactions({ startLedger: 1, pagination: { limit: 201 } }),
+      (e: { code: number }) => e.code === -32600,
+    );
+    await assert.rejects(
+      net.server.getTransactions({ startLedger: 1, pagination: { cursor: '1' } } as never),
+      (e: { code: number }) => e.code === -32600,
+    );
   });
 });
 
@@ -71,7 +91,10 @@ describe('localnet: retention window', () => {
       assert.equal(health.oldestLedger, gone.oldestLedger);
       // getLedgerEntries reads current state, whatever the window.
       assert.ok(await net.server.getAccount(a.publicKey()));
-      await assert.rejects(net.server.getTransactions({ startLedger: got.ledger }), (e: { code: number }) => e.code === -32600);
+      await assert.rejects(
+        net.server.getTransactions({ startLedger: got.ledger }),
+        (e: { code: number }) => e.code === -32600,
+      );
     } finally {
       await net.stop();
     }

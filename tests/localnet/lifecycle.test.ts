@@ -22,7 +22,11 @@ describe('localnet: lifecycle', () => {
 
   test('the CLI prints the RPC URL, friendbot URL, passphrase and root account, and stops cleanly on SIGINT', async () => {
     // The same Node as the tests (the project's Node 24), with tsx as the loader, like `npm run localnet`.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/localnet/cli.ts', '--port', '0', '--ledger-seconds', 'manual'], { cwd: projectRoot });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/localnet/cli.ts', '--port', '0', '--ledger-seconds', 'manual'],
+      { cwd: projectRoot },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await new Promise<void>((resolve, reject) => {

@@ -15,7 +15,12 @@ describe('localnet: persistence', () => {
       const kp = Keypair.random();
       const first = await startTestLocalnet({ dataDir });
       await first.server.fundAddress(kp.publicKey());
-      const paid = await submitOk(first, await build(first, kp, [Operation.payment({ destination: first.root.publicKey(), asset: Asset.native(), amount: '1' })]));
+      const paid = await submitOk(
+        first,
+        await build(first, kp, [
+          Operation.payment({ destination: first.root.publicKey(), asset: Asset.native(), amount: '1' }),
+        ]),
+      );
       const seq = (await first.server.getAccount(kp.publicKey())).sequenceNumber();
       const ledger = (await first.server.getLatestLedger()).sequence;
       await first.stop();
@@ -34,7 +39,10 @@ describe('localnet: persistence', () => {
       } finally {
         await second.stop();
       }
-      await assert.rejects(startLocalnet({ dataDir, ledgerCloseMs: 'manual', networkPassphrase: 'Standalone Network ; February 2017' }), /holds a localnet for/);
+      await assert.rejects(
+        startLocalnet({ dataDir, ledgerCloseMs: 'manual', networkPassphrase: 'Standalone Network ; February 2017' }),
+        /holds a localnet for/,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

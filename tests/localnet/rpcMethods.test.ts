@@ -3,7 +3,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Asset, Keypair, Networks, Operation, hash, rpc, xdr } from '@stellar/stellar-sdk';
-import { accountLedgerKey, build, call, newAccounts, rawEntries, rawRpc, submitOk, trustlineLedgerKey, type TestNet, startTestLocalnet } from '../support/localnet';
+import {
+  accountLedgerKey,
+  build,
+  call,
+  newAccounts,
+  rawEntries,
+  rawRpc,
+  submitOk,
+  trustlineLedgerKey,
+  type TestNet,
+  startTestLocalnet,
+} from '../support/localnet';
 
 describe('localnet: RPC methods', () => {
   let net: TestNet;
@@ -63,7 +74,9 @@ describe('localnet: RPC methods', () => {
 
   test('simulateTransaction answers a result with an error (never a JSON-RPC error): no contract execution here', async () => {
     const contract = 'CA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQGAXE';
-    const invoke = await build(net, alice, [Operation.invokeContractFunction({ contract, function: 'hello', args: [] })]);
+    const invoke = await build(net, alice, [
+      Operation.invokeContractFunction({ contract, function: 'hello', args: [] }),
+    ]);
     const sim = await net.server.simulateTransaction(invoke);
     assert.ok(rpc.Api.isSimulationError(sim));
     assert.match(sim.error, /does not execute Soroban contracts/);
@@ -82,7 +95,9 @@ describe('localnet: RPC methods', () => {
     assert.deepEqual(e.events, []);
     assert.equal(e.latestLedger, latest);
     assert.match(e.cursor, /^\d{19}-\d{10}$/);
-    const raw = (await call(net, 'getEvents', { startLedger: 1, filters: [{ type: 'contract' }], pagination: { limit: 10 } })).result;
+    const raw = (
+      await call(net, 'getEvents', { startLedger: 1, filters: [{ type: 'contract' }], pagination: { limit: 10 } })
+    ).result;
     assert.equal(typeof raw.latestLedgerCloseTime, 'string');
     const outOfRange = await call(net, 'getEvents', { startLedger: latest + 10 });
     assert.equal(outOfRange.error.code, -32600);
@@ -102,7 +117,10 @@ describe('localnet: RPC methods', () => {
     const unknown = await call(net, 'getLedgers', {});
     assert.equal(unknown.error.code, -32601);
     assert.equal((await call(net, 'getTransaction', { hash: 42 })).error.code, -32602);
-    assert.equal((await rawRpc(net, { jsonrpc: '2.0', id: 7, method: 'getHealth', params: [] })).json.error.code, -32602);
+    assert.equal(
+      (await rawRpc(net, { jsonrpc: '2.0', id: 7, method: 'getHealth', params: [] })).json.error.code,
+      -32602,
+    );
     // The SDK throws the error object as is.
     await assert.rejects(net.server.getTransaction('zz'), (err: { code: number }) => err.code === -32602);
   });
@@ -117,17 +135,29 @@ describe('localnet: RPC methods', () => {
     const raw = await rawEntries(net, keys);
     assert.equal(xdr.LedgerEntryExt.fromXdr(raw[0]!.extXdr, 'base64').type, 'v0');
     assert.equal(typeof raw[0]!.lastModifiedLedgerSeq, 'number');
-    const noLine = await net.server.getLedgerEntries(trustlineLedgerKey(alice.publicKey(), new Asset('USD', net.root.publicKey())));
+    const noLine = await net.server.getLedgerEntries(
+      trustlineLedgerKey(alice.publicKey(), new Asset('USD', net.root.publicKey())),
+    );
     assert.deepEqual(noLine.entries, []);
 
     const ttl = xdr.LedgerKey.ttl(new xdr.LedgerKeyTtl({ keyHash: new Uint8Array(32) }));
     const ttlErr = await call(net, 'getLedgerEntries', { keys: [ttl.toXdr('base64')] });
-    assert.deepEqual([ttlErr.error.code, ttlErr.error.message], [-32602, 'ledger ttl entries cannot be queried directly']);
+    assert.deepEqual(
+      [ttlErr.error.code, ttlErr.error.message],
+      [-32602, 'ledger ttl entries cannot be queried directly'],
+    );
     const junk = await call(net, 'getLedgerEntries', { keys: ['AAAA'] });
     assert.deepEqual([junk.error.code, junk.error.message], [-32602, 'cannot unmarshal key value AAAA at index 0']);
-    const many = await call(net, 'getLedgerEntries', { keys: Array.from({ length: 201 }, () => keys[1]!.toXdr('base64')) });
-    assert.deepEqual([many.error.code, many.error.message], [-32602, 'key count (201) exceeds maximum supported (200)']);
-    const twoHundred = await call(net, 'getLedgerEntries', { keys: Array.from({ length: 200 }, () => keys[1]!.toXdr('base64')) });
+    const many = await call(net, 'getLedgerEntries', {
+      keys: Array.from({ length: 201 }, () => keys[1]!.toXdr('base64')),
+    });
+    assert.deepEqual(
+      [many.error.code, many.error.message],
+      [-32602, 'key count (201) exceeds maximum supported (200)'],
+    );
+    const twoHundred = await call(net, 'getLedgerEntries', {
+      keys: Array.from({ length: 200 }, () => keys[1]!.toXdr('base64')),
+    });
     assert.equal(twoHundred.result.entries.length, 200);
     await assert.rejects(net.server.getAccount(ghost), /Account not found/);
   });

@@ -53,7 +53,12 @@ describe('localnet: sponsorship and reserves', () => {
   }
 
   test('reserve examples: a sponsored wallet with 0, 1, 2, 3 trustlines locks 1, 1.5, 2, 2.5 XLM in the sponsor', async () => {
-    for (const [lines, xlm] of [[0, 1], [1, 1.5], [2, 2], [3, 2.5]] as const) {
+    for (const [lines, xlm] of [
+      [0, 1],
+      [1, 1.5],
+      [2, 2],
+      [3, 2.5],
+    ] as const) {
       const [sponsor] = await newAccounts(net, 1, '20');
       const before = minBalance(await net.server.getAccountEntry(sponsor.publicKey()));
       const wallet = await sponsoredWallet(sponsor, lines);
@@ -66,7 +71,10 @@ describe('localnet: sponsorship and reserves', () => {
       assert.deepEqual(sponsorCounts(walletEntry), { numSponsoring: 0, numSponsored: 2 + lines });
       // The wallet locks nothing of its own.
       assert.equal(minBalance(walletEntry), 0n);
-      const keys = [accountLedgerKey(wallet.publicKey()), ...assets.slice(0, lines).map((a) => trustlineLedgerKey(wallet.publicKey(), a))];
+      const keys = [
+        accountLedgerKey(wallet.publicKey()),
+        ...assets.slice(0, lines).map((a) => trustlineLedgerKey(wallet.publicKey(), a)),
+      ];
       for (const e of await rawEntries(net, keys)) assert.equal(sponsorInExt(e.extXdr), sponsor.publicKey());
     }
   });
@@ -75,14 +83,27 @@ describe('localnet: sponsorship and reserves', () => {
     const [sponsor] = await newAccounts(net, 1, '20');
     const wallet = await sponsoredWallet(sponsor, 2);
     const locked = minBalance(await net.server.getAccountEntry(sponsor.publicKey()));
-    await submitOk(net, await build(net, sponsor, [Operation.changeTrust({ asset: assets[1]!, limit: '0', source: wallet.publicKey() })], { signers: [sponsor, wallet] }));
+    await submitOk(
+      net,
+      await build(
+        net,
+        sponsor,
+        [Operation.changeTrust({ asset: assets[1]!, limit: '0', source: wallet.publicKey() })],
+        { signers: [sponsor, wallet] },
+      ),
+    );
     assert.equal(minBalance(await net.server.getAccountEntry(sponsor.publicKey())), locked - 5_000_000n);
-    assert.deepEqual(sponsorCounts(await net.server.getAccountEntry(wallet.publicKey())), { numSponsoring: 0, numSponsored: 2 + 1 });
+    assert.deepEqual(sponsorCounts(await net.server.getAccountEntry(wallet.publicKey())), {
+      numSponsoring: 0,
+      numSponsored: 2 + 1,
+    });
   });
 
   test('sandwich errors: MALFORMED (self) at submission; ALREADY_SPONSORED, RECURSIVE, NOT_SPONSORED, txBAD_SPONSORSHIP at apply', async () => {
     const [s, a, b] = await newAccounts(net, 3, '20');
-    const self = await net.server.sendTransaction(await build(net, s, [Operation.beginSponsoringFutureReserves({ sponsoredId: s.publicKey() })]));
+    const self = await net.server.sendTransaction(
+      await build(net, s, [Operation.beginSponsoringFutureReserves({ sponsoredId: s.publicKey() })]),
+    );
     assert.equal(txCode(self.errorResult!), 'txFailed');
     assert.deepEqual(opCodes(self.errorResult!), ['beginSponsoringFutureReservesMalformed']);
 
@@ -120,7 +141,10 @@ describe('localnet: sponsorship and reserves', () => {
     const notSponsored = await submit(net, await build(net, a, [Operation.endSponsoringFutureReserves({})]));
     assert.deepEqual(opCodes(notSponsored.resultXdr), ['endSponsoringFutureReservesNotSponsored']);
 
-    const open = await submit(net, await build(net, s, [Operation.beginSponsoringFutureReserves({ sponsoredId: a.publicKey() })]));
+    const open = await submit(
+      net,
+      await build(net, s, [Operation.beginSponsoringFutureReserves({ sponsoredId: a.publicKey() })]),
+    );
     assert.equal(open.status, 'FAILED');
     assert.equal(txCode(open.resultXdr), 'txBadSponsorship');
   });
@@ -148,16 +172,41 @@ describe('localnet: sponsorship and reserves', () => {
   test('revokeSponsorship: DOES_NOT_EXIST, NOT_SPONSOR, LOW_RESERVE (the wallet cannot take the reserve over), success', async () => {
     const [sponsor, stranger] = await newAccounts(net, 2, '20');
     const wallet = await sponsoredWallet(sponsor, 1);
-    const gone = await submit(net, await build(net, sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[2]! })]));
+    const gone = await submit(
+      net,
+      await build(net, sponsor, [
+        Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[2]! }),
+      ]),
+    );
     assert.deepEqual(opCodes(gone.resultXdr), ['revokeSponsorshipDoesNotExist']);
-    const notMine = await submit(net, await build(net, stranger, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! })]));
+    const notMine = await submit(
+      net,
+      await build(net, stranger, [
+        Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! }),
+      ]),
+    );
     assert.deepEqual(opCodes(notMine.resultXdr), ['revokeSponsorshipNotSponsor']);
-    const broke = await submit(net, await build(net, sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! })]));
+    const broke = await submit(
+      net,
+      await build(net, sponsor, [
+        Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! }),
+      ]),
+    );
     assert.deepEqual(opCodes(broke.resultXdr), ['revokeSponsorshipLowReserve']);
     // Once the wallet holds enough XLM, it can take its trustline's reserve over.
-    await submitOk(net, await build(net, sponsor, [Operation.payment({ destination: wallet.publicKey(), asset: Asset.native(), amount: '1' })]));
+    await submitOk(
+      net,
+      await build(net, sponsor, [
+        Operation.payment({ destination: wallet.publicKey(), asset: Asset.native(), amount: '1' }),
+      ]),
+    );
     const before = minBalance(await net.server.getAccountEntry(sponsor.publicKey()));
-    await submitOk(net, await build(net, sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! })]));
+    await submitOk(
+      net,
+      await build(net, sponsor, [
+        Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: assets[0]! }),
+      ]),
+    );
     assert.equal(minBalance(await net.server.getAccountEntry(sponsor.publicKey())), before - 5_000_000n);
     const [line] = await rawEntries(net, [trustlineLedgerKey(wallet.publicKey(), assets[0]!)]);
     assert.equal(sponsorInExt(line!.extXdr), undefined);

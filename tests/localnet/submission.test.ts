@@ -2,21 +2,43 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Asset, Keypair, Operation, Transaction, rpc, xdr } from '@stellar/stellar-sdk';
-import { balanceOf, build, call, newAccounts, opCodes, submit, submitOk, txCode, txHash, type TestNet, startTestLocalnet } from '../support/localnet';
+import {
+  balanceOf,
+  build,
+  call,
+  newAccounts,
+  opCodes,
+  submit,
+  submitOk,
+  txCode,
+  txHash,
+  type TestNet,
+  startTestLocalnet,
+} from '../support/localnet';
 
-const pay = (destination: string, amount = '1', source?: string) => Operation.payment({ destination, asset: Asset.native(), amount, ...(source ? { source } : {}) });
+const pay = (destination: string, amount = '1', source?: string) =>
+  Operation.payment({ destination, asset: Asset.native(), amount, ...(source ? { source } : {}) });
 
 /** An envelope with no operations (TransactionBuilder refuses to build one), signed by `source`. */
 function zeroOperationEnvelope(tx: Transaction, source: Keypair, passphrase: string): string {
-  const wire = xdr.TransactionEnvelope.schema.decode(Buffer.from(tx.toXDR(), 'base64')) as { type: number; v1: { tx: { operations: unknown[] }; signatures: unknown[] } };
+  const wire = xdr.TransactionEnvelope.schema.decode(Buffer.from(tx.toXDR(), 'base64')) as {
+    type: number;
+    v1: { tx: { operations: unknown[] }; signatures: unknown[] };
+  };
   wire.v1.tx.operations = [];
   wire.v1.signatures = [];
-  const empty = new Transaction(Buffer.from(xdr.TransactionEnvelope.schema.encode(wire as never)).toString('base64'), passphrase);
+  const empty = new Transaction(
+    Buffer.from(xdr.TransactionEnvelope.schema.encode(wire as never)).toString('base64'),
+    passphrase,
+  );
   empty.sign(source);
   return empty.toXDR();
 }
 
-async function sendRaw(net: TestNet, envelope: string): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
+async function sendRaw(
+  net: TestNet,
+  envelope: string,
+): Promise<{ status: string; hash: string; errorResultXdr?: string }> {
   const r = await call(net, 'sendTransaction', { transaction: envelope });
   assert.ok(r.result, JSON.stringify(r.error));
   return r.result;
@@ -82,7 +104,9 @@ describe('localnet: submission', () => {
     assert.equal(again.status, 'ERROR');
     assert.equal(txCode(again.errorResult!), 'txBadSeq');
     const account = await net.server.getAccount(alice.publicKey());
-    const skip = await build(net, alice, [pay(bob.publicKey()), pay(carol.publicKey())], { sequence: (BigInt(account.sequenceNumber()) + 1n).toString() });
+    const skip = await build(net, alice, [pay(bob.publicKey()), pay(carol.publicKey())], {
+      sequence: (BigInt(account.sequenceNumber()) + 1n).toString(),
+    });
     const sent = await net.server.sendTransaction(skip);
     assert.equal(sent.status, 'ERROR');
     assert.equal(txCode(sent.errorResult!), 'txBadSeq');
@@ -132,7 +156,9 @@ describe('localnet: submission', () => {
     const ghost = Keypair.random();
     const ghostUnsigned = await build(net, alice, [pay(carol.publicKey(), '1', ghost.publicKey())]);
     assert.deepEqual(opCodes((await net.server.sendTransaction(ghostUnsigned)).errorResult!), ['opBadAuth']);
-    const ghostSigned = await build(net, alice, [pay(carol.publicKey(), '1', ghost.publicKey())], { signers: [alice, ghost] });
+    const ghostSigned = await build(net, alice, [pay(carol.publicKey(), '1', ghost.publicKey())], {
+      signers: [alice, ghost],
+    });
     const got = await submit(net, ghostSigned);
     assert.equal(got.status, 'FAILED');
     assert.deepEqual(opCodes(got.resultXdr), ['opNoAccount']);

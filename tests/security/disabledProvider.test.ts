@@ -26,12 +26,21 @@ after(async () => {
 
 async function setEmailSignIn(enabled: boolean): Promise<void> {
   const off = { enabled: false };
-  await updateAuthProviders(svc.deps.db, svc.deps.secrets, creds.app.id, { email: { enabled }, google: off, github: off }, new Date());
+  await updateAuthProviders(
+    svc.deps.db,
+    svc.deps.secrets,
+    creds.app.id,
+    { email: { enabled }, google: off, github: off },
+    new Date(),
+  );
 }
 
 async function verify(email: string, code: string) {
   const key = await createDpopKey();
-  return sendWithProof(svc.url, key, {}, 'POST', '/v1/auth/email/verify', { headers: { 'x-service-api-key': creds.publishableKey }, body: { email, code } });
+  return sendWithProof(svc.url, key, {}, 'POST', '/v1/auth/email/verify', {
+    headers: { 'x-service-api-key': creds.publishableKey },
+    body: { email, code },
+  });
 }
 
 describe('email sign-in turned off', () => {

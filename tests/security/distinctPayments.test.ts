@@ -10,7 +10,14 @@ import { Keypair } from '@stellar/stellar-sdk';
 import type { SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser } from '../support/users';
-import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from '../integration/fundingSetup';
+import {
+  appWithWallet,
+  createAccountWith,
+  eventually,
+  gatewayOf,
+  issuer,
+  payFromIssuer,
+} from '../integration/fundingSetup';
 
 let svc: TestService;
 let creds: SeededCredentials;
@@ -36,7 +43,11 @@ describe('distinct payments stay distinct', () => {
     const before = (await gw.loadAccount(destination))!.balanceStroops;
 
     const body = { operation: { type: 'payment', destination, asset: 'native', amount: '1' } };
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': `reward-${i}` }, body })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        user.rawCall('POST', '/v1/tx/run', { headers: { 'idempotency-key': `reward-${i}` }, body }),
+      ),
+    );
     for (const a of answers) assert.equal(a.status, 200, a.text);
     const ids = answers.map((a) => a.body.content.txId as string);
     assert.equal(new Set(ids).size, 20, 'one transaction per request');

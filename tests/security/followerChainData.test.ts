@@ -35,7 +35,11 @@ after(async () => {
 async function send(ops: ReturnType<typeof Operation.payment>[], memo?: Memo): Promise<string> {
   const gw = gatewayOf(svc);
   const account = (await gw.loadAccount(outsider.publicKey()))!;
-  const builder = new TransactionBuilder(new Account(outsider.publicKey(), account.sequence), { fee: '100', networkPassphrase: gw.networkPassphrase, ...(memo ? { memo } : {}) }).setTimeout(60);
+  const builder = new TransactionBuilder(new Account(outsider.publicKey(), account.sequence), {
+    fee: '100',
+    networkPassphrase: gw.networkPassphrase,
+    ...(memo ? { memo } : {}),
+  }).setTimeout(60);
   for (const op of ops) builder.addOperation(op);
   const tx = builder.build();
   tx.sign(outsider);
@@ -45,8 +49,14 @@ async function send(ops: ReturnType<typeof Operation.payment>[], memo?: Memo): P
 
 const pay = (amount: string) => Operation.payment({ destination: wallet.publicKey, asset: Asset.native(), amount });
 
-async function historyRow(hash: string): Promise<{ memo: string | null; memo_base64: string | null; summary: string } | undefined> {
-  return svc.deps.db('transactions as t').join('tx_history as h', 'h.transaction_id', 't.id').where({ 't.hash': hash, 'h.wallet_id': wallet.id }).first('t.memo', 't.memo_base64', 'h.summary');
+async function historyRow(
+  hash: string,
+): Promise<{ memo: string | null; memo_base64: string | null; summary: string } | undefined> {
+  return svc.deps
+    .db('transactions as t')
+    .join('tx_history as h', 'h.transaction_id', 't.id')
+    .where({ 't.hash': hash, 'h.wallet_id': wallet.id })
+    .first('t.memo', 't.memo_base64', 'h.summary');
 }
 
 describe('outside chain data never stops the ledger follower', () => {
@@ -57,7 +67,14 @@ describe('outside chain data never stops the ledger follower', () => {
       const nul = await send([pay('1')], Memo.text(Buffer.from([0x61, 0x00, 0x62])));
       const invalid = await send([pay('2')], Memo.text(Buffer.from([0xff, 0xfe, 0x41])));
       const plain = await send([pay('3')], Memo.text('plain'));
-      await eventually('all three are in the wallet history', async () => (await historyRow(plain)) !== undefined && (await historyRow(nul)) !== undefined && (await historyRow(invalid)) !== undefined, 15_000);
+      await eventually(
+        'all three are in the wallet history',
+        async () =>
+          (await historyRow(plain)) !== undefined &&
+          (await historyRow(nul)) !== undefined &&
+          (await historyRow(invalid)) !== undefined,
+        15_000,
+      );
 
       const rowNul = (await historyRow(nul))!;
       assert.equal(rowNul.memo, 'a\uFFFDb', 'NUL shown as U+FFFD');
@@ -67,7 +84,11 @@ describe('outside chain data never stops the ledger follower', () => {
       assert.equal(Buffer.from(rowInvalid.memo_base64!, 'base64').toString('hex'), 'fffe41');
       assert.equal((await historyRow(plain))!.memo, 'plain');
 
-      const events = await svc.deps.db('outbox_events').where({ type: 'payment.received' }).whereRaw(`data->>'txHash' = any(?)`, [[nul, invalid, plain]]).select('data');
+      const events = await svc.deps
+        .db('outbox_events')
+        .where({ type: 'payment.received' })
+        .whereRaw(`data->>'txHash' = any(?)`, [[nul, invalid, plain]])
+        .select('data');
       assert.deepEqual(events.map((e: { data: { amount: string } }) => e.data.amount).sort(), ['1', '2', '3']);
       assert.equal(lines.filter((l) => /ledger follower step failed/.test(l)).length, 0, 'no failed step');
     } finally {
@@ -79,7 +100,9 @@ describe('outside chain data never stops the ledger follower', () => {
     // A database that refuses one transaction (as a stand-in for any recording failure nobody foresaw).
     await svc.deps.db.raw(`create function refuse_poison() returns trigger language plpgsql as $$
       begin if new.memo = 'poison' then raise exception 'poison transaction refused'; end if; return new; end $$`);
-    await svc.deps.db.raw(`create trigger refuse_poison before insert on transactions for each row execute function refuse_poison()`);
+    await svc.deps.db.raw(
+      `create trigger refuse_poison before insert on transactions for each row execute function refuse_poison()`,
+    );
     const { log, lines } = capturingLogger('info');
     const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50 });
     try {

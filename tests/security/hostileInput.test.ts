@@ -20,7 +20,9 @@ let appId: string;
 before(async () => {
   svc = await startTestService();
   operator = await signInOperator(svc);
-  const created = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Hostile input', network: 'testnet' } });
+  const created = await operator.call('createApp', 'POST', '/api/v1/apps', {
+    body: { name: 'Hostile input', network: 'testnet' },
+  });
   assert.equal(created.status, 201, created.text);
   appId = created.body.content.appId;
   ({ creds } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } }));
@@ -30,7 +32,16 @@ after(async () => {
   await svc?.stop();
 });
 
-const PROTOTYPE_NAMES = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString'];
+const PROTOTYPE_NAMES = [
+  'toString',
+  'constructor',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+];
 
 function assertValidationError(res: { status: number; body: any; text: string }, field?: string): void {
   assert.equal(res.status, 400, res.text);
@@ -45,7 +56,10 @@ describe('property names of Object.prototype are plain unknown fields', () => {
       const body = `{"${name}": 1}`;
       const headers = { 'content-type': 'application/json' };
       // Keyed, before any session: email sign-in start.
-      const keyed = await rawCall(svc.url, 'POST', '/v1/auth/email/start', { headers: { ...headers, 'x-service-api-key': creds.publishableKey }, rawBody: body });
+      const keyed = await rawCall(svc.url, 'POST', '/v1/auth/email/start', {
+        headers: { ...headers, 'x-service-api-key': creds.publishableKey },
+        rawBody: body,
+      });
       assertValidationError(keyed);
       // Operator session: create an app.
       assertValidationError(await operator.rawCall('POST', '/api/v1/apps', { headers, rawBody: body }));
@@ -55,7 +69,10 @@ describe('property names of Object.prototype are plain unknown fields', () => {
   }
 
   test('a nested Object.prototype name is refused too, and nothing is polluted', async () => {
-    const res = await operator.rawCall('POST', '/api/v1/apps', { headers: { 'content-type': 'application/json' }, rawBody: '{"name":"x","settings":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}}' });
+    const res = await operator.rawCall('POST', '/api/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"name":"x","settings":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}}',
+    });
     assert.equal(res.status, 400, res.text);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
@@ -63,7 +80,17 @@ describe('property names of Object.prototype are plain unknown fields', () => {
 
 describe('U+0000 and unpaired surrogates are refused, naming the field', () => {
   test('a text memo with NUL', async () => {
-    const res = await user.rawCall('POST', '/v1/tx/build', { body: { operation: { type: 'payment', destination: user.signIn.wallet.publicKey, asset: 'native', amount: '1', memo: 'a\u0000b' } } });
+    const res = await user.rawCall('POST', '/v1/tx/build', {
+      body: {
+        operation: {
+          type: 'payment',
+          destination: user.signIn.wallet.publicKey,
+          asset: 'native',
+          amount: '1',
+          memo: 'a\u0000b',
+        },
+      },
+    });
     assertValidationError(res, 'operation.memo');
   });
 
@@ -72,7 +99,9 @@ describe('U+0000 and unpaired surrogates are refused, naming the field', () => {
   });
 
   test('an API key label with NUL', async () => {
-    const res = await operator.rawCall('POST', `/api/v1/apps/${appId}/api-keys`, { body: { type: 'secret', label: 'ci\u0000' } });
+    const res = await operator.rawCall('POST', `/api/v1/apps/${appId}/api-keys`, {
+      body: { type: 'secret', label: 'ci\u0000' },
+    });
     assertValidationError(res, 'label');
   });
 
@@ -81,17 +110,28 @@ describe('U+0000 and unpaired surrogates are refused, naming the field', () => {
   });
 
   test('a lone surrogate in a string', async () => {
-    const res = await operator.rawCall('POST', '/api/v1/apps', { headers: { 'content-type': 'application/json' }, rawBody: '{"name":"bad\\ud800name"}' });
+    const res = await operator.rawCall('POST', '/api/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"name":"bad\\ud800name"}',
+    });
     assertValidationError(res, 'name');
     assert.match(res.body.details.fieldErrors.name.join(' '), /well-formed Unicode/);
   });
 
   test('NUL in a property name', async () => {
-    assertValidationError(await operator.rawCall('POST', '/api/v1/apps', { headers: { 'content-type': 'application/json' }, rawBody: '{"na\\u0000me":"x"}' }), 'body');
+    assertValidationError(
+      await operator.rawCall('POST', '/api/v1/apps', {
+        headers: { 'content-type': 'application/json' },
+        rawBody: '{"na\\u0000me":"x"}',
+      }),
+      'body',
+    );
   });
 
   test('a well-formed surrogate pair (an emoji) is taken', async () => {
-    const res = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Emoji 🚀 app', network: 'testnet' } });
+    const res = await operator.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Emoji 🚀 app', network: 'testnet' },
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.content.name, 'Emoji 🚀 app');
   });

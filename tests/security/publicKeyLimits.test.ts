@@ -26,7 +26,10 @@ after(async () => {
 });
 
 async function quotaUsed(): Promise<number> {
-  const row = await svc.deps.db('api_key_daily_usage').where({ key_id: creds.publishableKeyId, day: utcDay(new Date()) }).first('count');
+  const row = await svc.deps
+    .db('api_key_daily_usage')
+    .where({ key_id: creds.publishableKeyId, day: utcDay(new Date()) })
+    .first('count');
   return Number(row?.count ?? 0);
 }
 
@@ -37,13 +40,19 @@ describe("a publishable key cannot be turned against the app's users", () => {
     for (let batch = 0; batch < 21; batch++) {
       const answers = await Promise.all(
         Array.from({ length: 50 }, () =>
-          rawCall(svc.url, 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': creds.publishableKey, 'content-type': 'application/json' }, rawBody: '{"nope":1}' }),
+          rawCall(svc.url, 'POST', '/v1/auth/email/start', {
+            headers: { 'x-service-api-key': creds.publishableKey, 'content-type': 'application/json' },
+            rawBody: '{"nope":1}',
+          }),
         ),
       );
       statuses.push(...answers.map((a) => a.status));
     }
     assert.equal(statuses.length, 1050);
-    assert.ok(statuses.every((s) => s === 400 || s === 429), `only 400 and 429: ${[...new Set(statuses)].join(',')}`);
+    assert.ok(
+      statuses.every((s) => s === 400 || s === 429),
+      `only 400 and 429: ${[...new Set(statuses)].join(',')}`,
+    );
     assert.ok(statuses.filter((s) => s === 429).length >= 400, 'the sender is limited in its own bucket');
 
     const wallet = await user.rawCall('GET', '/v1/wallet');

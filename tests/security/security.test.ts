@@ -22,7 +22,13 @@ import { operations, type OperationId, type SecuritySchemeName } from '../../gen
 import { createApiKey, generateApiKey, revokeApiKey, setApiKeyExpiry } from '../../src/domain/apiKeys/apiKeys';
 import type { ApiKeyType } from '../../src/domain/apiKeys/keyFormat';
 import { archiveApp } from '../../src/domain/apps/store';
-import { headersFor, seedCredentials, withSessions, type SeededCredentials, type SessionCredential } from '../support/credentials';
+import {
+  headersFor,
+  seedCredentials,
+  withSessions,
+  type SeededCredentials,
+  type SessionCredential,
+} from '../support/credentials';
 import { createDpopKey, dpopProof } from '../support/dpop';
 import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../../src/domain/sessions/sessions';
 import { call } from '../support/http';
@@ -89,7 +95,11 @@ const withKey = async (op: Protected, f: Fixtures, key: string | undefined) => {
 };
 
 const KEY_CASES: Case[] = [
-  { name: 'missing key', headers: (op, f) => withKey(op, f, undefined), expect: () => ({ status: 401, code: 'INVALID_CREDENTIALS' }) },
+  {
+    name: 'missing key',
+    headers: (op, f) => withKey(op, f, undefined),
+    expect: () => ({ status: 401, code: 'INVALID_CREDENTIALS' }),
+  },
   {
     name: 'malformed key',
     headers: (op, f) => withKey(op, f, `${typeOf(op.requirement) === 'secret' ? 'sec' : 'pub'}_testnet_short!`),
@@ -100,8 +110,16 @@ const KEY_CASES: Case[] = [
     headers: (op, f) => withKey(op, f, generateApiKey(typeOf(op.requirement), 'testnet')),
     expect: () => ({ status: 401, code: 'API_KEY_NOT_FOUND' }),
   },
-  { name: 'revoked key', headers: (op, f) => withKey(op, f, f.revoked[typeOf(op.requirement)]), expect: () => ({ status: 401, code: 'API_KEY_NOT_FOUND' }) },
-  { name: 'expired key', headers: (op, f) => withKey(op, f, f.expired[typeOf(op.requirement)]), expect: () => ({ status: 401, code: 'API_KEY_EXPIRED' }) },
+  {
+    name: 'revoked key',
+    headers: (op, f) => withKey(op, f, f.revoked[typeOf(op.requirement)]),
+    expect: () => ({ status: 401, code: 'API_KEY_NOT_FOUND' }),
+  },
+  {
+    name: 'expired key',
+    headers: (op, f) => withKey(op, f, f.expired[typeOf(op.requirement)]),
+    expect: () => ({ status: 401, code: 'API_KEY_EXPIRED' }),
+  },
   {
     name: 'key of the other type',
     headers: (op, f) => withKey(op, f, keyOf(f.creds, otherType(typeOf(op.requirement)))),
@@ -120,7 +138,8 @@ const KEY_CASES: Case[] = [
 ];
 
 const hasSession = (r: Requirement) => r.includes('userSession') || r.includes('operatorSession');
-const sessionCode = (op: Protected) => (op.requirement.includes('userSession') ? 'SDK_AUTH_INVALID_TOKEN' : 'INVALID_CREDENTIALS');
+const sessionCode = (op: Protected) =>
+  op.requirement.includes('userSession') ? 'SDK_AUTH_INVALID_TOKEN' : 'INVALID_CREDENTIALS';
 const audienceOf = (r: Requirement): 'user' | 'operator' => (r.includes('userSession') ? 'user' : 'operator');
 
 /** Valid headers for the operation, but with another session (token + a proof by that session's key). */
@@ -164,7 +183,8 @@ const SESSION_CASES: (Case & { applies(r: Requirement): boolean })[] = [
   {
     name: 'token of the other surface',
     applies: hasSession,
-    headers: (op, f) => withSession(op, f, audienceOf(op.requirement) === 'user' ? f.creds.operatorSession! : f.creds.userSession!),
+    headers: (op, f) =>
+      withSession(op, f, audienceOf(op.requirement) === 'user' ? f.creds.operatorSession! : f.creds.userSession!),
     expect: () => ({ status: 401, code: 'SDK_AUTH_INVALID_TOKEN' }),
   },
   {
@@ -203,9 +223,20 @@ const SESSION_CASES: (Case & { applies(r: Requirement): boolean })[] = [
     applies: (r) => r.includes('dpopProof'),
     headers: async (op, f) => {
       const h = await valid(op, f);
-      const session = hasSession(op.requirement) ? (audienceOf(op.requirement) === 'user' ? f.creds.userSession! : f.creds.operatorSession!) : f.creds.operatorSession!;
+      const session = hasSession(op.requirement)
+        ? audienceOf(op.requirement) === 'user'
+          ? f.creds.userSession!
+          : f.creds.operatorSession!
+        : f.creds.operatorSession!;
       const t = targetOf(op, f);
-      return { ...h, dpop: await dpopProof(session.key, { method: t.method, url: t.url, ...(hasSession(op.requirement) ? { accessToken: session.accessToken } : {}) }) };
+      return {
+        ...h,
+        dpop: await dpopProof(session.key, {
+          method: t.method,
+          url: t.url,
+          ...(hasSession(op.requirement) ? { accessToken: session.accessToken } : {}),
+        }),
+      };
     },
     expect: () => ({ status: 401, code: 'SDK_AUTH_DPOP_USE_NONCE' }),
   },
@@ -237,7 +268,10 @@ const sessioned = protectedOperations(SESSION_SCHEMES);
 
 async function send(svc: TestService, op: Protected, headers: Record<string, string>) {
   // `call` fails the subtest on any contract violation (status not documented, body or headers off the schema).
-  return call(svc.url, op.id, op.method, urlOf(op.id, op.request), { headers: { ...op.request.headers, ...headers }, body: op.request.body });
+  return call(svc.url, op.id, op.method, urlOf(op.id, op.request), {
+    headers: { ...op.request.headers, ...headers },
+    body: op.request.body,
+  });
 }
 
 function check(res: Awaited<ReturnType<typeof send>>, expected: Expected): void {
@@ -246,14 +280,21 @@ function check(res: Awaited<ReturnType<typeof send>>, expected: Expected): void 
   assert.equal(res.body?.code, expected.code, context);
   if (expected.retryAfter) {
     const retry = res.headers.get('retry-after');
-    assert.ok(retry !== null && /^\d+$/.test(retry) && Number(retry) >= 1, `Retry-After is a positive number of seconds, got ${retry}`);
+    assert.ok(
+      retry !== null && /^\d+$/.test(retry) && Number(retry) >= 1,
+      `Retry-After is a positive number of seconds, got ${retry}`,
+    );
   }
 }
 
 test('the suite covers every protected operation of the contract', () => {
   const all = (Object.keys(operations) as OperationId[]).filter((id) => operations[id].security.length > 0);
   const covered = new Set([...keyed, ...sessioned].map((o) => o.id));
-  assert.deepEqual(all.filter((id) => !covered.has(id)), [], 'protected operations the suite does not reach');
+  assert.deepEqual(
+    all.filter((id) => !covered.has(id)),
+    [],
+    'protected operations the suite does not reach',
+  );
   assert.ok(keyed.length > 0 && sessioned.length > 0);
 });
 
@@ -267,7 +308,12 @@ describe('security: every operation behind an API key or a session', { concurren
     const archived = await seedCredentials(db, { name: 'Archived app' });
     await archiveApp(db, archived.app.id);
     const make = async (type: ApiKeyType, spoil: (id: string) => Promise<void>) => {
-      const key = await createApiKey(db, { appId: creds.app.id, type, network: 'testnet', label: `security suite ${type}` });
+      const key = await createApiKey(db, {
+        appId: creds.app.id,
+        type,
+        network: 'testnet',
+        label: `security suite ${type}`,
+      });
       await spoil(key.id);
       return key.key;
     };
@@ -281,19 +327,29 @@ describe('security: every operation behind an API key or a session', { concurren
     const expiredOf = async (s: SessionCredential, audience: 'user' | 'operator'): Promise<SessionCredential> => ({
       ...s,
       accessToken: await sessions.tokens.sign(
-        { audience, subjectId: s.subjectId, sessionId: s.sessionId, jkt: s.key.jkt, ...(audience === 'user' ? { appId: creds.app.id } : {}) },
+        {
+          audience,
+          subjectId: s.subjectId,
+          sessionId: s.sessionId,
+          jkt: s.key.jkt,
+          ...(audience === 'user' ? { appId: creds.app.id } : {}),
+        },
         new Date(Date.now() - 3_600_000),
         60,
       ),
     });
     const revoked = await withSessions(deps, creds);
-    for (const s of [revoked.operatorSession!, revoked.userSession!]) await sessions.revoke(db, s.sessionId, 'sign_out', new Date());
+    for (const s of [revoked.operatorSession!, revoked.userSession!])
+      await sessions.revoke(db, s.sessionId, 'sign_out', new Date());
     const other = await withSessions(deps, await seedCredentials(db, { name: 'Another app' }));
     return {
       creds,
       archived,
       svcUrl,
-      expiredSession: { operator: await expiredOf(creds.operatorSession!, 'operator'), user: await expiredOf(creds.userSession!, 'user') },
+      expiredSession: {
+        operator: await expiredOf(creds.operatorSession!, 'operator'),
+        user: await expiredOf(creds.userSession!, 'user'),
+      },
       revokedSession: { operator: revoked.operatorSession!, user: revoked.userSession! },
       otherAppUser: other.userSession!,
       revoked: { secret: await make('secret', revoke), publishable: await make('publishable', revoke) },
@@ -314,7 +370,8 @@ describe('security: every operation behind an API key or a session', { concurren
       test(`${op.id}: ${c.name}`, async () => {
         const res = await send(svc, op, await c.headers(op, fixtures));
         check(res, c.expect(op));
-        if (c.name === 'Origin not allowed') assert.equal(res.headers.get('access-control-allow-origin'), null, 'no CORS headers for a refused origin');
+        if (c.name === 'Origin not allowed')
+          assert.equal(res.headers.get('access-control-allow-origin'), null, 'no CORS headers for a refused origin');
       });
     }
   }
@@ -346,12 +403,20 @@ describe('security: over the limit (RATE_LIMIT_PER_KEY_PER_MINUTE=1)', { concurr
   for (const op of keyed) {
     test(`${op.id}: over the limit`, async () => {
       // A fresh key per operation: its one request of the minute passes the limit, the next is refused.
-      const key = await createApiKey(svc.deps.db, { appId: creds.app.id, type: typeOf(op.requirement), network: 'testnet', label: `limit ${op.id}` });
+      const key = await createApiKey(svc.deps.db, {
+        appId: creds.app.id,
+        type: typeOf(op.requirement),
+        network: 'testnet',
+        label: `limit ${op.id}`,
+      });
       // Each request gets its own sessions too (the first may end its session: sign out, which must not hide the 429),
       // of one user: signed-in requests count per user.
       const userId = `usr_limit${op.id.toLowerCase()}`;
       const headers = async () => ({
-        ...(await headersFor(op.requirement, await withSessions(svc.deps, creds, { userId }), { method: op.method, url: svc.url + urlOf(op.id, op.request) })),
+        ...(await headersFor(op.requirement, await withSessions(svc.deps, creds, { userId }), {
+          method: op.method,
+          url: svc.url + urlOf(op.id, op.request),
+        })),
         'x-service-api-key': key.key,
       });
       const first = await send(svc, op, await headers());

@@ -40,20 +40,35 @@ describe('security headers', () => {
   test('answers carrying tokens or secrets are no-store: sign-in, refresh, a new API key, a rotated key', async () => {
     const email = testEmail('headers');
     assert.equal((await rawCall(svc.url, 'POST', '/api/v1/auth/email/start', { body: { email } })).status, 200);
-    const signIn = await sendWithProof(svc.url, await createDpopKey(), {}, 'POST', '/api/v1/auth/email/verify', { body: { email, code: latestCode(svc, email) } });
+    const signIn = await sendWithProof(svc.url, await createDpopKey(), {}, 'POST', '/api/v1/auth/email/verify', {
+      body: { email, code: latestCode(svc, email) },
+    });
     assert.equal(signIn.status, 200, signIn.text);
     assert.equal(signIn.headers.get('cache-control'), 'no-store', 'sign-in (tokens)');
-    const app = await operator.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'Headers app', network: 'testnet' } });
+    const app = await operator.call('createApp', 'POST', '/api/v1/apps', {
+      body: { name: 'Headers app', network: 'testnet' },
+    });
     assert.equal(app.status, 201, app.text);
     assert.equal(app.headers.get('cache-control'), 'no-store');
-    const key = await operator.call('createApiKey', 'POST', `/api/v1/apps/${app.body.content.appId ?? app.body.content.id}/api-keys`, { body: { type: 'secret', label: 'ci' } });
+    const key = await operator.call(
+      'createApiKey',
+      'POST',
+      `/api/v1/apps/${app.body.content.appId ?? app.body.content.id}/api-keys`,
+      { body: { type: 'secret', label: 'ci' } },
+    );
     assert.equal(key.status, 201, key.text);
     assert.equal(key.headers.get('cache-control'), 'no-store');
-    const rotated = await operator.rawCall('POST', `/api/v1/apps/${app.body.content.appId}/api-keys/${key.body.content.keyId}/rotate`, { body: {} });
+    const rotated = await operator.rawCall(
+      'POST',
+      `/api/v1/apps/${app.body.content.appId}/api-keys/${key.body.content.keyId}/rotate`,
+      { body: {} },
+    );
     assert.ok(rotated.status === 200 || rotated.status === 201, rotated.text);
     assert.ok(rotated.body.content.key, 'the rotated key carries its secret');
     assert.equal(rotated.headers.get('cache-control'), 'no-store', 'rotateApiKey (secret)');
-    const refresh = await operator.rawCall('POST', '/api/v1/auth/refresh', { body: { refreshToken: operator.refreshToken } });
+    const refresh = await operator.rawCall('POST', '/api/v1/auth/refresh', {
+      body: { refreshToken: operator.refreshToken },
+    });
     assert.equal(refresh.status, 200, refresh.text);
     assert.equal(refresh.headers.get('cache-control'), 'no-store');
     const start = await rawCall(svc.url, 'POST', '/api/v1/auth/email/start', { body: { email: 'nobody@example.com' } });

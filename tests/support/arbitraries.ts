@@ -17,18 +17,26 @@ function stringArb(schema: Json): fc.Arbitrary<string> {
     // so the pattern still holds), or every valid request naming an account would be refused as it should be.
     return fc
       .stringMatching(new RegExp(schema.pattern))
-      .map((s) => s.replace(/G[A-Z2-7]{55}/g, (g) => StrKey.encodeEd25519PublicKey(createHash('sha256').update(g).digest())))
+      .map((s) =>
+        s.replace(/G[A-Z2-7]{55}/g, (g) => StrKey.encodeEd25519PublicKey(createHash('sha256').update(g).digest())),
+      )
       .filter((s) => s.length >= min && s.length <= max);
   }
   switch (schema.format) {
     case 'date-time':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
     case 'uri':
-      return fc.webUrl({ withQueryParameters: false, withFragments: false }).filter((u) => u.length <= (schema.maxLength ?? 2048));
+      return fc
+        .webUrl({ withQueryParameters: false, withFragments: false })
+        .filter((u) => u.length <= (schema.maxLength ?? 2048));
     case 'email':
       return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254));
     default:
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) }).filter((s) => s.length >= (schema.minLength ?? 0));
+      return fc
+        .string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) })
+        .filter((s) => s.length >= (schema.minLength ?? 0));
   }
 }
 
@@ -38,7 +46,8 @@ export function valueArb(input: Json, depth = 0): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   const alternatives = schema.oneOf ?? schema.anyOf;
   if (alternatives) return fc.oneof(...(alternatives as Json[]).map((s) => valueArb(s, depth + 1)));
-  if (schema.allOf) return valueArb(Object.assign({}, ...(schema.allOf as Json[]).map((s) => resolve(s).node)), depth + 1);
+  if (schema.allOf)
+    return valueArb(Object.assign({}, ...(schema.allOf as Json[]).map((s) => resolve(s).node)), depth + 1);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'string':
@@ -46,7 +55,12 @@ export function valueArb(input: Json, depth = 0): fc.Arbitrary<unknown> {
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -64,7 +78,9 @@ export function valueArb(input: Json, depth = 0): fc.Arbitrary<unknown> {
       for (const [name, sub] of Object.entries<Json>(schema.properties ?? {})) props[name] = valueArb(sub, depth + 1);
       const required = (schema.required ?? []) as string[];
       const optional = depth > MAX_DEPTH ? [] : Object.keys(props).filter((k) => !required.includes(k));
-      const chosen = Object.fromEntries(Object.entries(props).filter(([k]) => required.includes(k) || optional.includes(k)));
+      const chosen = Object.fromEntries(
+        Object.entries(props).filter(([k]) => required.includes(k) || optional.includes(k)),
+      );
       return fc.record(chosen, { requiredKeys: required.filter((k) => k in chosen) });
     }
   }
@@ -86,7 +102,8 @@ export function objectMutations(input: Json): ((value: Record<string, unknown>) 
   for (const [name, sub] of Object.entries<Json>(schema.properties ?? {})) {
     const prop = resolve(sub).node;
     const type = Array.isArray(prop.type) ? prop.type[0] : prop.type;
-    if (type === 'string' || prop.pattern || prop.enum || prop.const !== undefined) mutations.push((v) => ({ ...v, [name]: { not: 'a string' } }));
+    if (type === 'string' || prop.pattern || prop.enum || prop.const !== undefined)
+      mutations.push((v) => ({ ...v, [name]: { not: 'a string' } }));
     else if (type === 'integer' || type === 'number') mutations.push((v) => ({ ...v, [name]: 'not-a-number' }));
     else if (type === 'boolean') mutations.push((v) => ({ ...v, [name]: 'yes' }));
     else if (type === 'array') mutations.push((v) => ({ ...v, [name]: 'not-an-array' }));

@@ -58,15 +58,27 @@ export interface SeededCredentials extends Credentials {
 let seeded = 0;
 
 /** Stores an operator, an active testnet app (with allowed origins) and one key of each type; returns them. */
-export async function seedCredentials(db: Knex, opts: { origins?: string[]; name?: string } = {}): Promise<SeededCredentials> {
+export async function seedCredentials(
+  db: Knex,
+  opts: { origins?: string[]; name?: string } = {},
+): Promise<SeededCredentials> {
   const origins = opts.origins ?? ['https://app.example.com'];
   return withTx(db, async (trx) => {
     seeded += 1;
     const operator = await createOperator(trx, { email: `owner-${process.pid}-${Date.now()}-${seeded}@example.com` });
-    const app = await createApp(trx, { name: opts.name ?? 'Test app', network: 'testnet', ownerOperatorId: operator.id });
+    const app = await createApp(trx, {
+      name: opts.name ?? 'Test app',
+      network: 'testnet',
+      ownerOperatorId: operator.id,
+    });
     await addAppOrigins(trx, app.id, origins);
     const secret = await createApiKey(trx, { appId: app.id, type: 'secret', network: 'testnet', label: 'test secret' });
-    const publishable = await createApiKey(trx, { appId: app.id, type: 'publishable', network: 'testnet', label: 'test publishable' });
+    const publishable = await createApiKey(trx, {
+      appId: app.id,
+      type: 'publishable',
+      network: 'testnet',
+      label: 'test publishable',
+    });
     return {
       ...sampleCredentials,
       secretKey: secret.key,
@@ -86,7 +98,11 @@ export async function seedCredentials(db: Knex, opts: { origins?: string[]; name
  * DPoP key. Call it again for fresh sessions (e.g. after a test signed one out); `userId` gives the end-user session to
  * that user (a new one by default), e.g. so that several sessions count in one user's rate limit.
  */
-export async function withSessions(deps: Pick<Deps, 'db' | 'secrets'>, creds: SeededCredentials, opts: { userId?: string } = {}): Promise<SeededCredentials> {
+export async function withSessions(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  creds: SeededCredentials,
+  opts: { userId?: string } = {},
+): Promise<SeededCredentials> {
   const sessions = createSessionService(deps.secrets, DEFAULT_SESSION_SETTINGS);
   const now = new Date();
   const mint = async (audience: 'operator' | 'user', subjectId: string): Promise<SessionCredential> => {
@@ -122,9 +138,17 @@ export interface ProofTarget {
  * Headers satisfying one security requirement (a list of scheme names that must all pass). With live sessions and a
  * target, the session headers are the access token and a fresh proof for that request; otherwise placeholders.
  */
-export async function headersFor(requirement: readonly string[], credentials: Credentials = sampleCredentials, target?: ProofTarget): Promise<Record<string, string>> {
+export async function headersFor(
+  requirement: readonly string[],
+  credentials: Credentials = sampleCredentials,
+  target?: ProofTarget,
+): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
-  const session = requirement.includes('userSession') ? credentials.userSession : requirement.includes('operatorSession') ? credentials.operatorSession : undefined;
+  const session = requirement.includes('userSession')
+    ? credentials.userSession
+    : requirement.includes('operatorSession')
+      ? credentials.operatorSession
+      : undefined;
   for (const scheme of requirement as SecuritySchemeName[]) {
     switch (scheme) {
       case 'secretKey':

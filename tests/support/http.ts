@@ -10,7 +10,12 @@ export interface CallOptions {
   rawBody?: string;
 }
 
-export async function rawCall(baseUrl: string, method: string, path: string, opts: CallOptions = {}): Promise<ObservedResponse> {
+export async function rawCall(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<ObservedResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   let body: string | undefined = opts.rawBody;
   if (opts.body !== undefined) {
@@ -29,15 +34,33 @@ export async function rawCall(baseUrl: string, method: string, path: string, opt
 }
 
 /** Throws unless `res` conforms to the operation's contract (for clients that send their own requests). */
-export function conforming<T extends ObservedResponse>(operationId: OperationId, method: string, path: string, res: T): T {
+export function conforming<T extends ObservedResponse>(
+  operationId: OperationId,
+  method: string,
+  path: string,
+  res: T,
+): T {
   const violations = responseViolations(operationId, res);
-  if (violations.length) throw new Error(`${method} ${path} answered ${res.status} against the contract: ${violations.join('; ')}\n${res.text.slice(0, 300)}`);
+  if (violations.length)
+    throw new Error(
+      `${method} ${path} answered ${res.status} against the contract: ${violations.join('; ')}\n${res.text.slice(0, 300)}`,
+    );
   return res;
 }
 
 /** Calls an operation and asserts the answer conforms to the contract. */
-export async function call(baseUrl: string, operationId: OperationId, method: string, path: string, opts: CallOptions = {}): Promise<ObservedResponse & { body: any }> {
+export async function call(
+  baseUrl: string,
+  operationId: OperationId,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<ObservedResponse & { body: any }> {
   const res = await rawCall(baseUrl, method, path, opts);
-  assert.deepEqual(responseViolations(operationId, res), [], `${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  assert.deepEqual(
+    responseViolations(operationId, res),
+    [],
+    `${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`,
+  );
   return res;
 }

@@ -47,16 +47,29 @@ export async function startFakeKms(): Promise<FakeKms> {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', master, iv).setAAD(aad(body.EncryptionContext));
       const sealed = Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
-      answer(200, { KeyId: keyArn, Plaintext: plaintext.toString('base64'), CiphertextBlob: sealed.toString('base64') });
+      answer(200, {
+        KeyId: keyArn,
+        Plaintext: plaintext.toString('base64'),
+        CiphertextBlob: sealed.toString('base64'),
+      });
     } else if (target === 'TrentService.Decrypt') {
       const sealed = Buffer.from(body.CiphertextBlob ?? '', 'base64');
       try {
-        const decipher = createDecipheriv('aes-256-gcm', master, sealed.subarray(0, 12)).setAAD(aad(body.EncryptionContext));
+        const decipher = createDecipheriv('aes-256-gcm', master, sealed.subarray(0, 12)).setAAD(
+          aad(body.EncryptionContext),
+        );
         decipher.setAuthTag(sealed.subarray(sealed.length - 16));
         const plaintext = Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
-        answer(200, { KeyId: keyArn, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' });
+        answer(200, {
+          KeyId: keyArn,
+          Plaintext: plaintext.toString('base64'),
+          EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+        });
       } catch {
-        answer(400, { __type: 'InvalidCiphertextException', message: 'The ciphertext or the encryption context is not valid' });
+        answer(400, {
+          __type: 'InvalidCiphertextException',
+          message: 'The ciphertext or the encryption context is not valid',
+        });
       }
     } else {
       answer(400, { __type: 'UnsupportedOperationException', message: `${target} is not supported by the test KMS` });

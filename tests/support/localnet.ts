@@ -1,7 +1,18 @@
 // Drives a localnet only the way any client would: through @stellar/stellar-sdk (rpc.Server, TransactionBuilder,
 // Keypair, Operation, Asset) over HTTP. Ledgers close on demand (closeLedger), so tests never sleep.
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Operation, StrKey, TransactionBuilder, rpc, xdr, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Asset,
+  Keypair,
+  Operation,
+  StrKey,
+  TransactionBuilder,
+  rpc,
+  xdr,
+  type FeeBumpTransaction,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { startLocalnet, type Localnet, type LocalnetOptions } from '../../src/localnet';
 
 export interface TestNet {
@@ -37,7 +48,12 @@ export interface BuildOptions {
 }
 
 /** Builds and signs a transaction from `source`, reading its sequence number through getAccount. */
-export async function build(net: TestNet, source: Keypair, ops: xdr.Operation[], opts: BuildOptions = {}): Promise<Transaction> {
+export async function build(
+  net: TestNet,
+  source: Keypair,
+  ops: xdr.Operation[],
+  opts: BuildOptions = {},
+): Promise<Transaction> {
   const sequence = opts.sequence ?? (await net.server.getAccount(source.publicKey())).sequenceNumber();
   const builder = new TransactionBuilder(new Account(source.publicKey(), sequence), {
     fee: String(opts.fee ?? 100),
@@ -52,9 +68,16 @@ export async function build(net: TestNet, source: Keypair, ops: xdr.Operation[],
 }
 
 /** Sends, expecting PENDING; closes a ledger; returns getTransaction's answer (SUCCESS or FAILED). */
-export async function submit(net: TestNet, tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse> {
+export async function submit(
+  net: TestNet,
+  tx: Transaction | FeeBumpTransaction,
+): Promise<rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse> {
   const sent = await net.server.sendTransaction(tx);
-  assert.equal(sent.status, 'PENDING', `sendTransaction: ${sent.status} ${sent.errorResult ? txCode(sent.errorResult) : ''}`);
+  assert.equal(
+    sent.status,
+    'PENDING',
+    `sendTransaction: ${sent.status} ${sent.errorResult ? txCode(sent.errorResult) : ''}`,
+  );
   await net.localnet.closeLedger();
   const got = await net.server.getTransaction(sent.hash);
   assert.notEqual(got.status, rpc.Api.GetTransactionStatus.NOT_FOUND, `${sent.hash} not in the closed ledger`);
@@ -62,9 +85,16 @@ export async function submit(net: TestNet, tx: Transaction | FeeBumpTransaction)
 }
 
 /** submit() and expect SUCCESS. */
-export async function submitOk(net: TestNet, tx: Transaction | FeeBumpTransaction): Promise<rpc.Api.GetSuccessfulTransactionResponse> {
+export async function submitOk(
+  net: TestNet,
+  tx: Transaction | FeeBumpTransaction,
+): Promise<rpc.Api.GetSuccessfulTransactionResponse> {
   const got = await submit(net, tx);
-  assert.equal(got.status, rpc.Api.GetTransactionStatus.SUCCESS, `expected SUCCESS, got ${txCode(got.resultXdr)} ${opCodes(got.resultXdr).join(',')}`);
+  assert.equal(
+    got.status,
+    rpc.Api.GetTransactionStatus.SUCCESS,
+    `expected SUCCESS, got ${txCode(got.resultXdr)} ${opCodes(got.resultXdr).join(',')}`,
+  );
   return got;
 }
 
@@ -92,17 +122,34 @@ function innerResults(r: xdr.InnerTransactionResultResult): xdr.OperationResult[
 /** The inner transaction's code of a fee-bump result. */
 export function innerTxCode(result: xdr.TransactionResult): string | undefined {
   const r = result.result;
-  return r.type === 'txFeeBumpInnerFailed' || r.type === 'txFeeBumpInnerSuccess' ? r.innerResultPair.result.result.type : undefined;
+  return r.type === 'txFeeBumpInnerFailed' || r.type === 'txFeeBumpInnerSuccess'
+    ? r.innerResultPair.result.result.type
+    : undefined;
 }
 
-type Tuple<N extends number, T, R extends T[] = []> = number extends N ? T[] : R['length'] extends N ? R : Tuple<N, T, [...R, T]>;
+type Tuple<N extends number, T, R extends T[] = []> = number extends N
+  ? T[]
+  : R['length'] extends N
+    ? R
+    : Tuple<N, T, [...R, T]>;
 
 /** Creates accounts funded from root (one transaction, up to 100 createAccount operations), closing a ledger. */
-export async function newAccounts<N extends number>(net: TestNet, count: N, startingBalance = '100'): Promise<Tuple<N, Keypair>> {
+export async function newAccounts<N extends number>(
+  net: TestNet,
+  count: N,
+  startingBalance = '100',
+): Promise<Tuple<N, Keypair>> {
   const kps = Array.from({ length: count }, () => Keypair.random()) as Tuple<N, Keypair> & Keypair[];
   for (let i = 0; i < kps.length; i += 100) {
     const batch = kps.slice(i, i + 100);
-    await submitOk(net, await build(net, net.root, batch.map((k) => Operation.createAccount({ destination: k.publicKey(), startingBalance }))));
+    await submitOk(
+      net,
+      await build(
+        net,
+        net.root,
+        batch.map((k) => Operation.createAccount({ destination: k.publicKey(), startingBalance })),
+      ),
+    );
   }
   return kps;
 }
@@ -148,7 +195,10 @@ export function sponsorInExt(extXdr: string): string | undefined {
 }
 
 /** The raw getLedgerEntries answer for keys (to see extXdr, which the SDK's parser drops). */
-export async function rawEntries(net: TestNet, keys: xdr.LedgerKey[]): Promise<{ key: string; xdr: string; extXdr: string; lastModifiedLedgerSeq: number }[]> {
+export async function rawEntries(
+  net: TestNet,
+  keys: xdr.LedgerKey[],
+): Promise<{ key: string; xdr: string; extXdr: string; lastModifiedLedgerSeq: number }[]> {
   const r = await call(net, 'getLedgerEntries', { keys: keys.map((k) => k.toXdr('base64')) });
   assert.ok(r.result, JSON.stringify(r.error));
   return r.result.entries;
@@ -159,7 +209,12 @@ export function accountLedgerKey(address: string): xdr.LedgerKey {
 }
 
 export function trustlineLedgerKey(address: string, asset: Asset): xdr.LedgerKey {
-  return xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(address).xdrAccountId(), asset: asset.toTrustLineXdrObject() }));
+  return xdr.LedgerKey.trustline(
+    new xdr.LedgerKeyTrustLine({
+      accountId: Keypair.fromPublicKey(address).xdrAccountId(),
+      asset: asset.toTrustLineXdrObject(),
+    }),
+  );
 }
 
 /** A transaction's hash as RPC writes it (hex). */

@@ -65,7 +65,11 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
         };
         const timer = setTimeout(() => {
           listeners.delete(listener);
-          reject(new Error(`no matching message within ${timeoutMs} ms; received: ${JSON.stringify(messages.map((m) => ({ to: m.to, subject: m.subject })))}`));
+          reject(
+            new Error(
+              `no matching message within ${timeoutMs} ms; received: ${JSON.stringify(messages.map((m) => ({ to: m.to, subject: m.subject })))}`,
+            ),
+          );
         }, timeoutMs);
         listeners.add(listener);
       });
@@ -96,7 +100,10 @@ function splitPart(raw: string): Part {
 function parseMessage(raw: string): { subject: string; text: string } {
   const message = splitPart(raw);
   const textPart = findTextPart(message);
-  return { subject: decodeEncodedWords(message.headers.get('subject') ?? ''), text: textPart ? decodeBody(textPart) : '' };
+  return {
+    subject: decodeEncodedWords(message.headers.get('subject') ?? ''),
+    text: textPart ? decodeBody(textPart) : '',
+  };
 }
 
 function findTextPart(part: Part): Part | undefined {

@@ -25,7 +25,11 @@ export function pkcePair(): { codeVerifier: string; codeChallenge: string } {
 
 /** A client id and secret that are unique per call. */
 export function testClient(label: string, redirectUris: string[]): OAuthTestClient {
-  return { clientId: `${label}-${randomBytes(6).toString('hex')}`, clientSecret: `secret-${randomBytes(24).toString('base64url')}`, redirectUris };
+  return {
+    clientId: `${label}-${randomBytes(6).toString('hex')}`,
+    clientSecret: `secret-${randomBytes(24).toString('base64url')}`,
+    redirectUris,
+  };
 }
 
 async function listen(server: Server): Promise<string> {
@@ -51,7 +55,8 @@ class CookieJar {
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq).trim();
       const value = pair.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*expires=.*1970/i.test(a)) || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
+      const expired =
+        attributes.some((a) => /^\s*expires=.*1970/i.test(a)) || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
       if (expired || value === '') this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
@@ -102,7 +107,12 @@ export async function startGoogleStandIn(clients: OAuthTestClient[]): Promise<Go
       if (!account) return undefined;
       return {
         accountId: sub,
-        claims: async () => ({ sub, email: account.email, email_verified: account.emailVerified, ...(account.name ? { name: account.name } : {}) }),
+        claims: async () => ({
+          sub,
+          email: account.email,
+          email_verified: account.emailVerified,
+          ...(account.name ? { name: account.name } : {}),
+        }),
       };
     },
     pkce: { required: () => true },
@@ -119,7 +129,11 @@ export async function startGoogleStandIn(clients: OAuthTestClient[]): Promise<Go
       const jar = new CookieJar();
       let next: { url: URL; init: RequestInit } = { url: new URL(authorizationUrl), init: { method: 'GET' } };
       for (let step = 0; step < 20; step++) {
-        const res = await fetch(next.url, { ...next.init, redirect: 'manual', headers: { ...(next.init.headers as Record<string, string>), cookie: jar.header() } });
+        const res = await fetch(next.url, {
+          ...next.init,
+          redirect: 'manual',
+          headers: { ...(next.init.headers as Record<string, string>), cookie: jar.header() },
+        });
         jar.store(res);
         const location = res.headers.get('location');
         if (res.status >= 300 && res.status < 400 && location) {
@@ -131,9 +145,17 @@ export async function startGoogleStandIn(clients: OAuthTestClient[]): Promise<Go
         const html = await res.text();
         const action = html.match(/<form[^>]*action="([^"]+)"[^>]*method="post"/)?.[1];
         const prompt = html.match(/name="prompt" value="(login|consent)"/)?.[1];
-        if (res.status !== 200 || !action || !prompt) throw new Error(`the provider answered ${res.status} at ${next.url.pathname}: ${html.slice(0, 500)}`);
+        if (res.status !== 200 || !action || !prompt)
+          throw new Error(`the provider answered ${res.status} at ${next.url.pathname}: ${html.slice(0, 500)}`);
         const form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt });
-        next = { url: new URL(action.replaceAll('&amp;', '&'), next.url), init: { method: 'POST', body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } } };
+        next = {
+          url: new URL(action.replaceAll('&amp;', '&'), next.url),
+          init: {
+            method: 'POST',
+            body: form.toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          },
+        };
       }
       throw new Error('the provider never redirected back');
     },
@@ -193,7 +215,13 @@ export async function startGithubStandIn(clients: OAuthTestClient[]): Promise<Gi
         const client = clients.find((c) => c.clientId === q.get('client_id'));
         const login = req.headers['x-test-login'];
         const redirectUri = q.get('redirect_uri') ?? '';
-        if (!client || !client.redirectUris.includes(redirectUri) || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || typeof login !== 'string') {
+        if (
+          !client ||
+          !client.redirectUris.includes(redirectUri) ||
+          q.get('code_challenge_method') !== 'S256' ||
+          !q.get('code_challenge') ||
+          typeof login !== 'string'
+        ) {
           return json(400, { error: 'bad authorization request' });
         }
         const code = randomBytes(10).toString('hex');
@@ -216,7 +244,9 @@ export async function startGithubStandIn(clients: OAuthTestClient[]): Promise<Gi
         codes.delete(form.get('code') ?? '');
         if (!pending || pending.clientId !== client.clientId) return refuse('bad_verification_code');
         if (pending.redirectUri !== form.get('redirect_uri')) return refuse('redirect_uri_mismatch');
-        const challenge = createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url');
+        const challenge = createHash('sha256')
+          .update(form.get('code_verifier') ?? '')
+          .digest('base64url');
         if (challenge !== pending.codeChallenge) return refuse('invalid_code_verifier');
         const accessToken = `gho_${randomBytes(18).toString('base64url')}`;
         tokens.set(accessToken, pending.login);
@@ -226,7 +256,11 @@ export async function startGithubStandIn(clients: OAuthTestClient[]): Promise<Gi
         const token = req.headers.authorization?.match(/^(?:Bearer|token) (.+)$/i)?.[1];
         const account = accounts.get(tokens.get(token ?? '') ?? '');
         if (!account) return json(401, { message: 'Bad credentials' });
-        if (url.pathname === '/api/user/emails') return json(200, account.emails.map((e) => ({ ...e, visibility: null })));
+        if (url.pathname === '/api/user/emails')
+          return json(
+            200,
+            account.emails.map((e) => ({ ...e, visibility: null })),
+          );
         return json(200, { id: account.id, login: account.login, name: account.name, email: null });
       }
       json(404, { message: 'Not Found' });
@@ -241,7 +275,8 @@ export async function startGithubStandIn(clients: OAuthTestClient[]): Promise<Gi
     async authorize(authorizationUrl, login) {
       const res = await fetch(authorizationUrl, { redirect: 'manual', headers: { 'x-test-login': login } });
       const location = res.headers.get('location');
-      if (res.status !== 302 || !location) throw new Error(`GitHub stand-in answered ${res.status}: ${await res.text()}`);
+      if (res.status !== 302 || !location)
+        throw new Error(`GitHub stand-in answered ${res.status}: ${await res.text()}`);
       return new URL(location);
     },
     stop: () => close(server),

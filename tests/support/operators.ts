@@ -16,7 +16,12 @@ export interface OperatorClient {
   refreshToken: string;
   sessionId: string;
   /** Calls an operation with the session (token + fresh proof) and checks the answer against the contract. */
-  call(operationId: OperationId, method: string, path: string, opts?: CallOptions): Promise<ObservedResponse & { body: any }>;
+  call(
+    operationId: OperationId,
+    method: string,
+    path: string,
+    opts?: CallOptions,
+  ): Promise<ObservedResponse & { body: any }>;
   /** The same without the contract check, for answers outside it. */
   rawCall(method: string, path: string, opts?: CallOptions): Promise<ObservedResponse & { body: any }>;
 }
@@ -70,7 +75,12 @@ export async function sendWithProof(
   opts: CallOptions & { accessToken?: string } = {},
 ): Promise<ObservedResponse & { body: any }> {
   for (let attempt = 0; ; attempt++) {
-    const proof = await dpopProof(key, { method, url: baseUrl + path, ...(opts.accessToken ? { accessToken: opts.accessToken } : {}), ...(state.nonce ? { nonce: state.nonce } : {}) });
+    const proof = await dpopProof(key, {
+      method,
+      url: baseUrl + path,
+      ...(opts.accessToken ? { accessToken: opts.accessToken } : {}),
+      ...(state.nonce ? { nonce: state.nonce } : {}),
+    });
     const headers: Record<string, string> = { ...opts.headers, dpop: proof };
     if (opts.accessToken) headers.authorization = `DPoP ${opts.accessToken}`;
     const res = (await rawCall(baseUrl, method, path, { ...opts, headers })) as ObservedResponse & { body: any };
@@ -83,11 +93,15 @@ export async function sendWithProof(
 
 /** Signs an operator in by email code (creating them on first sign-in) and returns a client for their session. */
 export async function signInOperator(svc: TestService, email: string = testEmail()): Promise<OperatorClient> {
-  const start = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', { body: { email } });
+  const start = await call(svc.url, 'startOperatorEmailSignIn', 'POST', '/api/v1/auth/email/start', {
+    body: { email },
+  });
   if (start.status !== 200) throw new Error(`email start answered ${start.status}: ${start.text}`);
   const key = await createDpopKey();
   const state: { nonce?: string } = {};
-  const verify = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', { body: { email, code: latestCode(svc, email) } });
+  const verify = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/email/verify', {
+    body: { email, code: latestCode(svc, email) },
+  });
   if (verify.status !== 200) throw new Error(`email verify answered ${verify.status}: ${verify.text}`);
   const { tokens, operator } = verify.body.content;
   const client: OperatorClient = {

@@ -21,7 +21,12 @@ function prismDocument(): string {
   const doc = JSON.parse(readFileSync(join(projectRoot, 'openapi/dist/openapi.json'), 'utf8'));
   for (const [name, scheme] of Object.entries<Record<string, unknown>>(doc.components.securitySchemes)) {
     if (scheme.type === 'http' && scheme.scheme === 'DPoP') {
-      doc.components.securitySchemes[name] = { type: 'apiKey', in: 'header', name: 'Authorization', description: scheme.description };
+      doc.components.securitySchemes[name] = {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description: scheme.description,
+      };
     }
   }
   const file = join(mkdtempSync(join(tmpdir(), 'onboard-prism-')), 'openapi.json');
@@ -33,10 +38,14 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Pro
   const port = await freePort();
   const spec = prismDocument();
   const args = mode === 'mock' ? ['mock', spec] : ['proxy', spec, upstream!, '--errors', '--validate-request=false'];
-  const child: ChildProcess = spawn(join(projectRoot, 'node_modules/.bin/prism'), [...args, '--host', '127.0.0.1', '--port', String(port)], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    join(projectRoot, 'node_modules/.bin/prism'),
+    [...args, '--host', '127.0.0.1', '--port', String(port)],
+    {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -19,7 +19,9 @@ export function parametersOf(op: Json): Json[] {
 
 export function bodySchemaPointer(id: OperationId): string | undefined {
   const { op, pointer } = operationObject(id);
-  return op.requestBody?.content?.['application/json']?.schema ? `${pointer}/requestBody/content/${escapePointer('application/json')}/schema` : undefined;
+  return op.requestBody?.content?.['application/json']?.schema
+    ? `${pointer}/requestBody/content/${escapePointer('application/json')}/schema`
+    : undefined;
 }
 
 export function requestArb(id: OperationId): fc.Arbitrary<GeneratedRequest> {
@@ -33,14 +35,19 @@ export function requestArb(id: OperationId): fc.Arbitrary<GeneratedRequest> {
   };
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   const bodyPointer = bodySchemaPointer(id);
-  const bodyArb = bodySchema ? valueArb(bodySchema).filter((b) => validatorAt(bodyPointer!)(b)) : fc.constant(undefined);
-  const stringify = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)]));
-  return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body: bodyArb }).map((r) => ({
-    path: stringify(r.path),
-    query: stringify(r.query),
-    headers: stringify(r.headers),
-    body: r.body,
-  }));
+  const bodyArb = bodySchema
+    ? valueArb(bodySchema).filter((b) => validatorAt(bodyPointer!)(b))
+    : fc.constant(undefined);
+  const stringify = (r: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)]));
+  return fc
+    .record({ path: group('path'), query: group('query'), headers: group('header'), body: bodyArb })
+    .map((r) => ({
+      path: stringify(r.path),
+      query: stringify(r.query),
+      headers: stringify(r.headers),
+      body: r.body,
+    }));
 }
 
 export function urlOf(id: OperationId, req: GeneratedRequest): string {
@@ -54,8 +61,11 @@ export function urlOf(id: OperationId, req: GeneratedRequest): string {
  * Headers for the operation's first security requirement: form-only sample credentials unless others are given; with
  * live sessions, `target` (the request's method and absolute URL) gets a fresh DPoP proof.
  */
-export async function credentials(id: OperationId, creds?: Credentials, target?: ProofTarget): Promise<Record<string, string>> {
+export async function credentials(
+  id: OperationId,
+  creds?: Credentials,
+  target?: ProofTarget,
+): Promise<Record<string, string>> {
   const first = operations[id].security[0];
   return first ? headersFor(first, creds, target) : {};
 }
-

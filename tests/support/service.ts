@@ -47,7 +47,9 @@ export async function startTestService(
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
-  const closer = opts.closeLedgersEveryMs ? setInterval(() => void service.localnet?.closeLedger().catch(() => undefined), opts.closeLedgersEveryMs) : undefined;
+  const closer = opts.closeLedgersEveryMs
+    ? setInterval(() => void service.localnet?.closeLedger().catch(() => undefined), opts.closeLedgersEveryMs)
+    : undefined;
   return {
     ...service,
     database: db,

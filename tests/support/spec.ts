@@ -35,7 +35,10 @@ export function escapePointer(segment: string): string {
 export function resolve(node: Json): { node: Json; pointer?: string } {
   if (typeof node?.$ref !== 'string') return { node };
   const pointer = node.$ref;
-  const target = pointer.slice(2).split('/').reduce((at: Json, k: string) => at[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+  const target = pointer
+    .slice(2)
+    .split('/')
+    .reduce((at: Json, k: string) => at[k.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
   return { node: target, pointer };
 }
 
@@ -62,7 +65,8 @@ export function responseViolations(id: OperationId, res: ObservedResponse): stri
   const documented = op.responses[String(res.status)];
   // 405/413/415 are transport-level answers the router gives to any operation (see the README's error section).
   if (!documented) {
-    if (![405, 413, 415].includes(res.status)) violations.push(`status_code_conformance: ${res.status} is not documented for ${id}`);
+    if (![405, 413, 415].includes(res.status))
+      violations.push(`status_code_conformance: ${res.status} is not documented for ${id}`);
     return violations.concat(catalogueViolations(res));
   }
   const { node: response, pointer: responsePointer } = resolve(documented);
@@ -74,7 +78,9 @@ export function responseViolations(id: OperationId, res: ObservedResponse): stri
   } else if (contentType === 'application/json') {
     const validate = validatorAt(`${base}/content/${escapePointer(contentType)}/schema`);
     if (!validate(res.body)) {
-      violations.push(`response_schema_conformance: ${id} ${res.status}: ${ajv.errorsText(validate.errors)} in ${res.text.slice(0, 300)}`);
+      violations.push(
+        `response_schema_conformance: ${id} ${res.status}: ${ajv.errorsText(validate.errors)} in ${res.text.slice(0, 300)}`,
+      );
     }
   }
   for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
@@ -89,6 +95,7 @@ function catalogueViolations(res: ObservedResponse): string[] {
   if (res.status < 400 || !body || typeof body.code !== 'string') return [];
   const entry = (errorCatalogue as Record<string, { status: number }>)[body.code];
   if (!entry) return [`error_catalogue: unknown code ${body.code}`];
-  if (entry.status !== res.status) return [`error_catalogue: ${body.code} answered with ${res.status}, catalogue says ${entry.status}`];
+  if (entry.status !== res.status)
+    return [`error_catalogue: ${body.code} answered with ${res.status}, catalogue says ${entry.status}`];
   return [];
 }

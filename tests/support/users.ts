@@ -21,27 +21,53 @@ export interface UserClient {
   /** The newest DPoP nonce the server sent this client. */
   state: { nonce?: string };
   /** Calls an SDK operation with the key and the session (token + fresh proof), checking the answer against the contract. */
-  call(operationId: OperationId, method: string, path: string, opts?: CallOptions): Promise<ObservedResponse & { body: any }>;
+  call(
+    operationId: OperationId,
+    method: string,
+    path: string,
+    opts?: CallOptions,
+  ): Promise<ObservedResponse & { body: any }>;
   /** The same without the contract check. */
   rawCall(method: string, path: string, opts?: CallOptions): Promise<ObservedResponse & { body: any }>;
 }
 
 /** Asks for a sign-in code for `email` in the app of `publishableKey`. */
-export async function startUserEmailSignIn(svc: TestService, publishableKey: string, email: string): Promise<ObservedResponse & { body: any }> {
-  return call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', { headers: { 'x-service-api-key': publishableKey }, body: { email } });
+export async function startUserEmailSignIn(
+  svc: TestService,
+  publishableKey: string,
+  email: string,
+): Promise<ObservedResponse & { body: any }> {
+  return call(svc.url, 'startEmailSignIn', 'POST', '/v1/auth/email/start', {
+    headers: { 'x-service-api-key': publishableKey },
+    body: { email },
+  });
 }
 
 /**
  * Signs an end user in by email code in the app of `creds.publishableKey` (creating the user and their wallet on the
  * first sign-in) and returns a client for their session.
  */
-export async function signInUser(svc: TestService, creds: { publishableKey: string }, email: string = testEmail('user')): Promise<UserClient> {
+export async function signInUser(
+  svc: TestService,
+  creds: { publishableKey: string },
+  email: string = testEmail('user'),
+): Promise<UserClient> {
   const start = await startUserEmailSignIn(svc, creds.publishableKey, email);
   if (start.status !== 200) throw new Error(`email start answered ${start.status}: ${start.text}`);
   const key = await createDpopKey();
   const state: { nonce?: string } = {};
-  const withKey = (opts: CallOptions = {}): CallOptions => ({ ...opts, headers: { ...opts.headers, 'x-service-api-key': creds.publishableKey } });
-  const verify = await sendWithProof(svc.url, key, state, 'POST', '/v1/auth/email/verify', withKey({ body: { email, code: latestCode(svc, email) } }));
+  const withKey = (opts: CallOptions = {}): CallOptions => ({
+    ...opts,
+    headers: { ...opts.headers, 'x-service-api-key': creds.publishableKey },
+  });
+  const verify = await sendWithProof(
+    svc.url,
+    key,
+    state,
+    'POST',
+    '/v1/auth/email/verify',
+    withKey({ body: { email, code: latestCode(svc, email) } }),
+  );
   if (verify.status !== 200) throw new Error(`email verify answered ${verify.status}: ${verify.text}`);
   const { tokens, user } = verify.body.content;
   const client: UserClient = {

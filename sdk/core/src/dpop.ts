@@ -20,7 +20,7 @@ async function sha256Base64url(text: string): Promise<string> {
 
 /** A signer for `keyPair`, or for a new ES256 key pair whose private key cannot be exported. */
 export async function createDpopSigner(keyPair?: CryptoKeyPair): Promise<DpopSigner> {
-  const pair = keyPair ?? ((await generateKeyPair('ES256', { extractable: false })));
+  const pair = keyPair ?? (await generateKeyPair('ES256', { extractable: false }));
   const jwk: JWK = await exportJWK(pair.publicKey);
   const publicJwk: JWK = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y ? { y: jwk.y } : {}) };
   const alg = publicJwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
@@ -60,11 +60,19 @@ export function dpopFetch(signer: DpopSigner, tokens: TokenSource, baseFetch: ty
     for (let attempt = 0; ; attempt++) {
       const request = original.clone();
       const accessToken = tokens.accessToken();
-      request.headers.set('dpop', await signer.proof(request.method, request.url, { ...(accessToken ? { accessToken } : {}), ...(nonce ? { nonce } : {}) }));
+      request.headers.set(
+        'dpop',
+        await signer.proof(request.method, request.url, {
+          ...(accessToken ? { accessToken } : {}),
+          ...(nonce ? { nonce } : {}),
+        }),
+      );
       if (accessToken) request.headers.set('authorization', `DPoP ${accessToken}`);
       const response = await baseFetch(request);
       const fresh = response.headers.get('dpop-nonce');
-      const askedForNonce = (response.status === 401 || response.status === 400) && /use_dpop_nonce/.test(response.headers.get('www-authenticate') ?? '');
+      const askedForNonce =
+        (response.status === 401 || response.status === 400) &&
+        /use_dpop_nonce/.test(response.headers.get('www-authenticate') ?? '');
       if (fresh) nonce = fresh;
       if (askedForNonce && fresh && attempt === 0) continue;
       return response;

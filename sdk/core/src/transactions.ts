@@ -9,7 +9,10 @@ import type { Failure, Outcome } from './outcome.js';
 import type { OnboardClient } from './types.js';
 
 /** The operations these helpers call (an OnboardClient, or a stand-in with the same methods). */
-export type TxClient = Pick<OnboardClient, 'buildTransaction' | 'signTransaction' | 'submitTransaction' | 'runTransaction' | 'getTransaction'>;
+export type TxClient = Pick<
+  OnboardClient,
+  'buildTransaction' | 'signTransaction' | 'submitTransaction' | 'runTransaction' | 'getTransaction'
+>;
 
 export type TxBuilt = BuiltTransaction;
 export type TxPolicy = NonNullable<TxOutcome['policy']>;
@@ -87,14 +90,27 @@ function submittedOf(out: Outcome<TxOutcome>, idempotencyKey: string): TxResult 
   if (c.status === 'dry_run') {
     if (!c.policy) return invalid('a dry run without a policy decision', out.status);
     if (c.policy.decision === 'allow') {
-      return { status: 'dry_run', ...(c.txId !== undefined ? { txId: c.txId } : {}), ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}), policy: c.policy };
+      return {
+        status: 'dry_run',
+        ...(c.txId !== undefined ? { txId: c.txId } : {}),
+        ...(c.feeXlm !== undefined ? { feeXlm: c.feeXlm } : {}),
+        policy: c.policy,
+      };
     }
     const first = c.policy.reasons[0];
     if (!first) return invalid('a denied dry run without reasons', out.status);
-    return { status: 'error', code: first.code, httpStatus: out.status, message: first.message, details: { policy: c.policy, dryRun: true, ...(c.txId !== undefined ? { txId: c.txId } : {}) } };
+    return {
+      status: 'error',
+      code: first.code,
+      httpStatus: out.status,
+      message: first.message,
+      details: { policy: c.policy, dryRun: true, ...(c.txId !== undefined ? { txId: c.txId } : {}) },
+    };
   }
-  if (c.status !== 'success' && c.status !== 'pending') return invalid(`unknown outcome status ${String(c.status)}`, out.status);
-  if (c.txId === undefined || c.hash === undefined) return invalid(`a ${c.status} outcome without txId and hash`, out.status);
+  if (c.status !== 'success' && c.status !== 'pending')
+    return invalid(`unknown outcome status ${String(c.status)}`, out.status);
+  if (c.txId === undefined || c.hash === undefined)
+    return invalid(`a ${c.status} outcome without txId and hash`, out.status);
   return {
     status: c.status,
     txId: c.txId,
@@ -110,7 +126,11 @@ function submittedOf(out: Outcome<TxOutcome>, idempotencyKey: string): TxResult 
  * Builds an unsigned transaction for the session user's wallet (recorded in history as PENDING). Nothing is paid, but
  * the request still carries an Idempotency-Key (given or generated) so a repeated request does not record it twice.
  */
-export async function build(client: TxClient, input: BuildInput, options: SubmitOptions = {}): Promise<TxBuilt | TxError> {
+export async function build(
+  client: TxClient,
+  input: BuildInput,
+  options: SubmitOptions = {},
+): Promise<TxBuilt | TxError> {
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
   const out = await client.buildTransaction({ body: input, headers: { 'Idempotency-Key': idempotencyKey } });
   if (!out.ok) return errorOf(out);
@@ -128,12 +148,21 @@ export async function build(client: TxClient, input: BuildInput, options: Submit
  * request (the DPoP nonce retry, or the caller's own retry with the same key) replays the first outcome instead of
  * paying twice. An error outcome returns the key used; pass it back when retrying after an ambiguous NETWORK_ERROR.
  */
-export async function signAndSubmit(client: TxClient, tx: { txId: string } | { unsignedXdr: string }, options: SubmitOptions = {}): Promise<TxResult> {
+export async function signAndSubmit(
+  client: TxClient,
+  tx: { txId: string } | { unsignedXdr: string },
+  options: SubmitOptions = {},
+): Promise<TxResult> {
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
-  const signed = await client.signTransaction({ body: 'txId' in tx ? { txId: tx.txId } : { unsignedXdr: tx.unsignedXdr } });
+  const signed = await client.signTransaction({
+    body: 'txId' in tx ? { txId: tx.txId } : { unsignedXdr: tx.unsignedXdr },
+  });
   // Nothing was submitted yet, so a sign failure carries no key to reuse.
   if (!signed.ok) return errorOf(signed);
-  const submitted = await client.submitTransaction({ body: { signedXdr: signed.content.signedXdr }, headers: { 'Idempotency-Key': idempotencyKey } });
+  const submitted = await client.submitTransaction({
+    body: { signedXdr: signed.content.signedXdr },
+    headers: { 'Idempotency-Key': idempotencyKey },
+  });
   return submittedOf(submitted, idempotencyKey);
 }
 
@@ -146,7 +175,11 @@ export async function signAndSubmit(client: TxClient, tx: { txId: string } | { u
  * (the DPoP nonce retry, or the caller's own retry with the same key and input) never pays twice. An error outcome
  * returns the key used.
  */
-export async function run(client: TxClient, input: BuildInput, options: SubmitOptions & { dryRun?: boolean } = {}): Promise<TxResult> {
+export async function run(
+  client: TxClient,
+  input: BuildInput,
+  options: SubmitOptions & { dryRun?: boolean } = {},
+): Promise<TxResult> {
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
   const out = await client.runTransaction({
     body: { ...input, ...(options.dryRun !== undefined ? { dryRun: options.dryRun } : {}) },

@@ -20,7 +20,13 @@ describe('@onboard/core client', () => {
         seen.push({ method: req.method, url: req.url, key: req.headers['x-service-api-key'] as string, body });
         res.setHeader('content-type', 'application/json');
         if (req.url === '/v1/wallets/fund' && JSON.parse(body).publicKey === G) {
-          res.end(JSON.stringify({ content: { publicKey: G, startingBalance: '0' }, code: 'SERVER_WALLET_FUNDED', success: true }));
+          res.end(
+            JSON.stringify({
+              content: { publicKey: G, startingBalance: '0' },
+              code: 'SERVER_WALLET_FUNDED',
+              success: true,
+            }),
+          );
         } else if (req.url === '/v1/wallets/fund') {
           res.statusCode = 409;
           res.end(JSON.stringify({ code: 'WALLET_ALREADY_FUNDED', success: false, message: 'already funded' }));
@@ -30,7 +36,13 @@ describe('@onboard/core client', () => {
           res.end('<html>bad gateway</html>');
         } else {
           res.statusCode = 400;
-          res.end(JSON.stringify({ code: 'VALIDATION_ERROR', success: false, details: { fieldErrors: { limit: ['must be >= 1'] } } }));
+          res.end(
+            JSON.stringify({
+              code: 'VALIDATION_ERROR',
+              success: false,
+              details: { fieldErrors: { limit: ['must be >= 1'] } },
+            }),
+          );
         }
       });
     });
@@ -42,14 +54,21 @@ describe('@onboard/core client', () => {
   test('a success envelope becomes { ok: true, code, content } and the key is sent', async () => {
     const client = createOnboardClient({ baseUrl, apiKey: KEY });
     const out = await client.fundWallet({ body: { publicKey: G } });
-    assert.deepEqual(out, { ok: true, status: 200, code: 'SERVER_WALLET_FUNDED', content: { publicKey: G, startingBalance: '0' } });
+    assert.deepEqual(out, {
+      ok: true,
+      status: 200,
+      code: 'SERVER_WALLET_FUNDED',
+      content: { publicKey: G, startingBalance: '0' },
+    });
     assert.equal(seen.at(-1)?.key, KEY);
     assert.equal(client.network, 'testnet');
   });
 
   test('an error envelope becomes { ok: false, code, status } without throwing', async () => {
     const client = createOnboardClient({ baseUrl, apiKey: KEY });
-    const out = await client.fundWallet({ body: { publicKey: 'GA2UVK3AHD3LAKYQSELNKDEZRA2EK3MXABMAF7KDRZCGLUZ2GCMPW27N' } });
+    const out = await client.fundWallet({
+      body: { publicKey: 'GA2UVK3AHD3LAKYQSELNKDEZRA2EK3MXABMAF7KDRZCGLUZ2GCMPW27N' },
+    });
     assert.equal(out.ok, false);
     assert.equal(out.status, 409);
     assert.equal(out.ok === false && out.code, 'WALLET_ALREADY_FUNDED');

@@ -28,7 +28,9 @@ test('an operator signs in, calls the Dashboard API and refreshes through the cl
   const me = await client.getCurrentOperator();
   assert.ok(me.ok, JSON.stringify(me));
   assert.equal(me.content.operator.email, email);
-  const refreshed = await client.refreshOperatorSession({ body: { refreshToken: client.session.current()!.refreshToken } });
+  const refreshed = await client.refreshOperatorSession({
+    body: { refreshToken: client.session.current()!.refreshToken },
+  });
   assert.ok(refreshed.ok, JSON.stringify(refreshed));
   client.session.set(refreshed.content);
   assert.equal((await client.getCurrentOperator()).ok, true);
@@ -42,7 +44,7 @@ test('an operator signs in, calls the Dashboard API and refreshes through the cl
 
 test('the default signer keeps its private key non-extractable', async () => {
   const { generateKeyPair } = await import('jose');
-  const pair = (await generateKeyPair('ES256', { extractable: false }));
+  const pair = await generateKeyPair('ES256', { extractable: false });
   const signer = await createDpopSigner(pair);
   assert.match(signer.jkt, /^[A-Za-z0-9_-]{43}$/);
   await assert.rejects(crypto.subtle.exportKey('jwk', pair.privateKey));

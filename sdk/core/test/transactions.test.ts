@@ -37,28 +37,46 @@ function fakeClient(route: (seen: Seen, count: number) => Answer) {
     seen.push(entry);
     const answer = route(entry, seen.filter((s) => s.path === entry.path).length);
     if (answer === 'network-down') throw new TypeError('fetch failed');
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(answer.body), {
+      status: answer.status,
+      headers: { 'content-type': 'application/json' },
+    });
   };
   return { client: createOnboardClient({ baseUrl: 'http://onboard.test', fetch }), seen };
 }
 
-const ok = (status: number, code: string, content: unknown): Answer => ({ status, body: { content, code, success: true } });
+const ok = (status: number, code: string, content: unknown): Answer => ({
+  status,
+  body: { content, code, success: true },
+});
 const fail = (status: number, body: Record<string, unknown>): Answer => ({ status, body: { success: false, ...body } });
 const signed = ok(200, 'TX_SIGNED', { txId: BUILT.txId, signedXdr: 'AAAAAgSIGNED=' });
 
 describe('@onboard/core tx', () => {
   test('build answers { status: built, ... } with the fields of the built transaction', async () => {
     const { client, seen } = fakeClient(() => ok(201, 'TX_BUILT', BUILT));
-    const out = await tx.build(client, { operation: PAYMENT, memo: { type: 'text', value: 'order 42' }, timeoutSeconds: 30 });
+    const out = await tx.build(client, {
+      operation: PAYMENT,
+      memo: { type: 'text', value: 'order 42' },
+      timeoutSeconds: 30,
+    });
     assert.deepEqual(out, BUILT);
-    assert.deepEqual(seen[0]?.body, { operation: PAYMENT, memo: { type: 'text', value: 'order 42' }, timeoutSeconds: 30 });
+    assert.deepEqual(seen[0]?.body, {
+      operation: PAYMENT,
+      memo: { type: 'text', value: 'order 42' },
+      timeoutSeconds: 30,
+    });
     assert.equal(seen[0]?.path, '/v1/tx/build');
     assert.match(seen[0]?.idempotencyKey ?? '', /^[0-9a-f-]{36}$/);
   });
 
   test('build errors become { status: error, code, message, details } without throwing', async () => {
     const { client } = fakeClient(() =>
-      fail(400, { code: 'VALIDATION_ERROR', message: 'Request validation failed', details: { fieldErrors: { 'operation.amount': ['bad'] } } }),
+      fail(400, {
+        code: 'VALIDATION_ERROR',
+        message: 'Request validation failed',
+        details: { fieldErrors: { 'operation.amount': ['bad'] } },
+      }),
     );
     const out = await tx.build(client, { operation: PAYMENT });
     assert.deepEqual(out, {
@@ -74,7 +92,15 @@ describe('@onboard/core tx', () => {
     const { client, seen } = fakeClient(({ path }) =>
       path === '/v1/tx/sign'
         ? signed
-        : ok(200, 'TX_SUBMITTED', { txId: BUILT.txId, hash: HASH, status: 'success', resultCode: 'tx_success', feeXlm: '0.0000200', ledger: 42, policy: { decision: 'allow', reasons: [] } }),
+        : ok(200, 'TX_SUBMITTED', {
+            txId: BUILT.txId,
+            hash: HASH,
+            status: 'success',
+            resultCode: 'tx_success',
+            feeXlm: '0.0000200',
+            ledger: 42,
+            policy: { decision: 'allow', reasons: [] },
+          }),
     );
     const out = await tx.signAndSubmit(client, { txId: BUILT.txId }, { idempotencyKey: 'pay-order-42' });
     assert.deepEqual(out, {
@@ -86,10 +112,13 @@ describe('@onboard/core tx', () => {
       resultCode: 'tx_success',
       policy: { decision: 'allow', reasons: [] },
     });
-    assert.deepEqual(seen.map((s) => [s.path, s.body]), [
-      ['/v1/tx/sign', { txId: BUILT.txId }],
-      ['/v1/tx/submit', { signedXdr: 'AAAAAgSIGNED=' }],
-    ]);
+    assert.deepEqual(
+      seen.map((s) => [s.path, s.body]),
+      [
+        ['/v1/tx/sign', { txId: BUILT.txId }],
+        ['/v1/tx/submit', { signedXdr: 'AAAAAgSIGNED=' }],
+      ],
+    );
     assert.equal(seen[1]?.idempotencyKey, 'pay-order-42');
   });
 
@@ -99,7 +128,9 @@ describe('@onboard/core tx', () => {
       if (path === '/v1/tx/sign') return signed;
       submits++;
       // The first submit is answered like a lost connection; the library does not retry it on its own...
-      return submits === 1 ? 'network-down' : ok(200, 'TX_SUBMITTED', { txId: BUILT.txId, hash: HASH, status: 'pending', feeXlm: '0.0000200' });
+      return submits === 1
+        ? 'network-down'
+        : ok(200, 'TX_SUBMITTED', { txId: BUILT.txId, hash: HASH, status: 'pending', feeXlm: '0.0000200' });
     });
     const first = await tx.signAndSubmit(client, { unsignedXdr: 'AAAAAgAAAAA=' });
     assert.equal(first.status, 'error');
@@ -111,7 +142,10 @@ describe('@onboard/core tx', () => {
     assert.equal(first.status === 'error' && first.idempotencyKey, key);
     const retry = await tx.signAndSubmit(client, { unsignedXdr: 'AAAAAgAAAAA=' }, { idempotencyKey: key! });
     assert.deepEqual(retry, { status: 'pending', txId: BUILT.txId, hash: HASH, feeXlm: '0.0000200' });
-    assert.deepEqual(seen.filter((s) => s.path === '/v1/tx/submit').map((s) => s.idempotencyKey), [key, key]);
+    assert.deepEqual(
+      seen.filter((s) => s.path === '/v1/tx/submit').map((s) => s.idempotencyKey),
+      [key, key],
+    );
     assert.deepEqual(seen[0]?.body, { unsignedXdr: 'AAAAAgAAAAA=' });
     // A new call without a key is a new submission.
     await tx.signAndSubmit(client, { unsignedXdr: 'AAAAAgAAAAA=' });
@@ -124,12 +158,21 @@ describe('@onboard/core tx', () => {
       const request = new Request(input, init);
       const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
         new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-      if (new URL(request.url).pathname === '/v1/tx/sign') return json(200, { content: { txId: BUILT.txId, signedXdr: 'AAAA' }, code: 'TX_SIGNED', success: true });
+      if (new URL(request.url).pathname === '/v1/tx/sign')
+        return json(200, { content: { txId: BUILT.txId, signedXdr: 'AAAA' }, code: 'TX_SIGNED', success: true });
       submits.push(request.headers.get('idempotency-key'));
       if (submits.length === 1) {
-        return json(401, { code: 'SDK_AUTH_DPOP_USE_NONCE', success: false }, { 'dpop-nonce': 'n2', 'www-authenticate': 'DPoP error="use_dpop_nonce"' });
+        return json(
+          401,
+          { code: 'SDK_AUTH_DPOP_USE_NONCE', success: false },
+          { 'dpop-nonce': 'n2', 'www-authenticate': 'DPoP error="use_dpop_nonce"' },
+        );
       }
-      return json(200, { content: { txId: BUILT.txId, hash: HASH, status: 'pending' }, code: 'TX_SUBMITTED', success: true });
+      return json(200, {
+        content: { txId: BUILT.txId, hash: HASH, status: 'pending' },
+        code: 'TX_SUBMITTED',
+        success: true,
+      });
     };
     const client = createOnboardClient({ baseUrl: 'http://onboard.test', fetch, dpop: await createDpopSigner() });
     const out = await tx.signAndSubmit(client, { txId: BUILT.txId });
@@ -141,7 +184,13 @@ describe('@onboard/core tx', () => {
 
   test('TX_SUBMIT_FAILED passes resultCode through; a sign failure stops before submit', async () => {
     const { client, seen } = fakeClient(({ path }) =>
-      path === '/v1/tx/sign' ? signed : fail(422, { code: 'TX_SUBMIT_FAILED', message: 'Stellar rejected the transaction', resultCode: 'op_underfunded' }),
+      path === '/v1/tx/sign'
+        ? signed
+        : fail(422, {
+            code: 'TX_SUBMIT_FAILED',
+            message: 'Stellar rejected the transaction',
+            resultCode: 'op_underfunded',
+          }),
     );
     const out = await tx.signAndSubmit(client, { txId: BUILT.txId }, { idempotencyKey: 'k1' });
     assert.deepEqual(out, {
@@ -153,16 +202,27 @@ describe('@onboard/core tx', () => {
       idempotencyKey: 'k1',
     });
 
-    const refused = fakeClient(() => fail(422, { code: 'TX_UNSUPPORTED_OPERATION', message: 'setOptions changing signers is not signed' }));
+    const refused = fakeClient(() =>
+      fail(422, { code: 'TX_UNSUPPORTED_OPERATION', message: 'setOptions changing signers is not signed' }),
+    );
     const denied = await tx.signAndSubmit(refused.client, { unsignedXdr: 'AAAA' });
     assert.equal(denied.status === 'error' && denied.code, 'TX_UNSUPPORTED_OPERATION');
-    assert.deepEqual(refused.seen.map((s) => s.path), ['/v1/tx/sign']);
+    assert.deepEqual(
+      refused.seen.map((s) => s.path),
+      ['/v1/tx/sign'],
+    );
     assert.equal(seen.length, 2);
   });
 
   test('run: success, pending and policy denials (403) map to outcomes; the key is sent', async () => {
     const answers: Answer[] = [
-      ok(200, 'TX_RUN_COMPLETED', { txId: BUILT.txId, hash: HASH, status: 'success', ledger: 7, resultCode: 'tx_success' }),
+      ok(200, 'TX_RUN_COMPLETED', {
+        txId: BUILT.txId,
+        hash: HASH,
+        status: 'success',
+        ledger: 7,
+        resultCode: 'tx_success',
+      }),
       ok(200, 'TX_RUN_COMPLETED', { txId: BUILT.txId, hash: HASH, status: 'pending' }),
       fail(403, { code: 'TX_POLICY_ASSET_NOT_APPROVED', message: 'EURC is not an approved asset' }),
     ];
@@ -187,7 +247,12 @@ describe('@onboard/core tx', () => {
   test('run dryRun: an allow is dry_run with the policy and fee (no hash); a deny is an error with details.policy', async () => {
     const policy = { decision: 'deny', reasons: [{ code: 'TX_POLICY_MAX_FEE_EXCEEDED', message: 'fee too high' }] };
     const answers: Answer[] = [
-      ok(200, 'TX_RUN_COMPLETED', { status: 'dry_run', dryRun: true, feeXlm: '0.00002', policy: { decision: 'allow', reasons: [] } }),
+      ok(200, 'TX_RUN_COMPLETED', {
+        status: 'dry_run',
+        dryRun: true,
+        feeXlm: '0.00002',
+        policy: { decision: 'allow', reasons: [] },
+      }),
       ok(200, 'TX_RUN_COMPLETED', { status: 'dry_run', dryRun: true, feeXlm: '0.00002', policy }),
       // A dry run cannot be read as a submission: a success without its hash is a malformed answer.
       ok(200, 'TX_RUN_COMPLETED', { status: 'success', txId: BUILT.txId }),
@@ -214,7 +279,13 @@ describe('@onboard/core tx', () => {
   test('an unreachable service and a non-envelope answer are error outcomes', async () => {
     const down = fakeClient(() => 'network-down');
     const out = await tx.run(down.client, { operation: PAYMENT }, { idempotencyKey: 'k' });
-    assert.deepEqual(out, { status: 'error', code: 'NETWORK_ERROR', httpStatus: 0, message: 'fetch failed', idempotencyKey: 'k' });
+    assert.deepEqual(out, {
+      status: 'error',
+      code: 'NETWORK_ERROR',
+      httpStatus: 0,
+      message: 'fetch failed',
+      idempotencyKey: 'k',
+    });
     const built = await tx.build(down.client, { operation: PAYMENT });
     assert.equal(built.status === 'error' && built.code, 'NETWORK_ERROR');
     const html = fakeClient(() => ({ status: 502, body: 'bad gateway' }));
@@ -223,13 +294,34 @@ describe('@onboard/core tx', () => {
   });
 
   const record = (status: string, extra: Record<string, unknown> = {}) =>
-    ok(200, 'TX_FETCHED', { id: BUILT.txId, hash: HASH, network: 'testnet', status, operation: 'payment', summary: 'Sent 10 XLM', createdAt: '2026-11-21T10:15:30.000Z', ...extra });
+    ok(200, 'TX_FETCHED', {
+      id: BUILT.txId,
+      hash: HASH,
+      network: 'testnet',
+      status,
+      operation: 'payment',
+      summary: 'Sent 10 XLM',
+      createdAt: '2026-11-21T10:15:30.000Z',
+      ...extra,
+    });
 
   test('waitForTransaction polls through PENDING and a network blip until SUCCESS', async () => {
-    const answers: Answer[] = [record('PENDING'), 'network-down', record('PENDING'), record('SUCCESS', { ledger: 99, feeXlm: '0.0000200', resultCode: 'tx_success' })];
+    const answers: Answer[] = [
+      record('PENDING'),
+      'network-down',
+      record('PENDING'),
+      record('SUCCESS', { ledger: 99, feeXlm: '0.0000200', resultCode: 'tx_success' }),
+    ];
     const { client, seen } = fakeClient((_, n) => answers[n - 1]!);
     const out = await tx.waitForTransaction(client, HASH, { intervalMs: 1 });
-    assert.deepEqual(out, { status: 'success', txId: BUILT.txId, hash: HASH, feeXlm: '0.0000200', ledger: 99, resultCode: 'tx_success' });
+    assert.deepEqual(out, {
+      status: 'success',
+      txId: BUILT.txId,
+      hash: HASH,
+      feeXlm: '0.0000200',
+      ledger: 99,
+      resultCode: 'tx_success',
+    });
     assert.equal(seen.length, 4);
     assert.ok(seen.every((s) => s.method === 'GET' && s.path === `/v1/tx/${HASH}`));
   });

@@ -24,7 +24,8 @@ test('hash is hex SHA-256 of the whole key; display prefix keeps four random cha
 });
 
 test('ids: prefix + 22 base62 characters', () => {
-  for (const prefix of ['op', 'app', 'key'] as const) assert.match(newId(prefix), new RegExp(`^${prefix}_[0-9A-Za-z]{22}$`));
+  for (const prefix of ['op', 'app', 'key'] as const)
+    assert.match(newId(prefix), new RegExp(`^${prefix}_[0-9A-Za-z]{22}$`));
   const ids = new Set(Array.from({ length: 1000 }, () => newId('app')));
   assert.equal(ids.size, 1000);
 });

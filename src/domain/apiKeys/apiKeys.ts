@@ -122,13 +122,21 @@ export async function createApiKey(db: Knex, input: CreateApiKeyInput): Promise<
 
 /** The key stored for a presented key (revoked and expired ones included: the caller decides), or undefined. */
 export async function findApiKey(db: Knex, presentedKey: string): Promise<ApiKeyRecord | undefined> {
-  const row = (await db('api_keys').where({ key_hash: hashApiKey(presentedKey) }).first()) as ApiKeyRow | undefined;
+  const row = (await db('api_keys')
+    .where({ key_hash: hashApiKey(presentedKey) })
+    .first()) as ApiKeyRow | undefined;
   return row ? toRecord(row) : undefined;
 }
 
 /** An app's keys, newest first, at most `limit`. */
 export async function listApiKeys(db: Knex, appId: string, limit: number): Promise<ApiKeyRecord[]> {
-  const rows = (await db('api_keys').where({ app_id: appId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit)) as ApiKeyRow[];
+  const rows = (await db('api_keys')
+    .where({ app_id: appId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)) as ApiKeyRow[];
   return rows.map(toRecord);
 }
 
@@ -141,13 +149,26 @@ export async function revokeApiKey(db: Knex, keyId: string, at: Date = new Date(
  * Revokes a key of an app and returns it, or undefined when the app has no key with this id (a key id of another app
  * is never touched). Idempotent: revoking a revoked key keeps its first revocation time.
  */
-export async function revokeAppApiKey(db: Knex, appId: string, keyId: string, at: Date): Promise<ApiKeyRecord | undefined> {
+export async function revokeAppApiKey(
+  db: Knex,
+  appId: string,
+  keyId: string,
+  at: Date,
+): Promise<ApiKeyRecord | undefined> {
   const row = await revokeMatching(db, { id: keyId, app_id: appId }, at);
   return row ? toRecord(row) : undefined;
 }
 
-async function revokeMatching(db: Knex, match: { id: string; app_id?: string }, at: Date): Promise<ApiKeyRow | undefined> {
-  const [revoked] = (await db('api_keys').where(match).whereNull('revoked_at').update({ revoked_at: at }).returning('*')) as ApiKeyRow[];
+async function revokeMatching(
+  db: Knex,
+  match: { id: string; app_id?: string },
+  at: Date,
+): Promise<ApiKeyRow | undefined> {
+  const [revoked] = (await db('api_keys')
+    .where(match)
+    .whereNull('revoked_at')
+    .update({ revoked_at: at })
+    .returning('*')) as ApiKeyRow[];
   return revoked ?? ((await db('api_keys').where(match).first()) as ApiKeyRow | undefined);
 }
 
@@ -176,12 +197,17 @@ export interface RotatedApiKey {
  * API_KEY_ALREADY_REVOKED or API_KEY_ALREADY_ROTATED.
  */
 export async function rotateApiKey(trx: Knex.Transaction, input: RotateApiKeyInput): Promise<RotatedApiKey> {
-  const old = (await trx('api_keys').where({ id: input.keyId, app_id: input.appId }).forUpdate().first()) as ApiKeyRow | undefined;
+  const old = (await trx('api_keys').where({ id: input.keyId, app_id: input.appId }).forUpdate().first()) as
+    ApiKeyRow | undefined;
   if (!old) throw new AppError('API_KEY_ID_NOT_FOUND', { message: 'No API key with this id in the app' });
-  if (old.revoked_at) throw new AppError('API_KEY_ALREADY_REVOKED', { message: 'The key was revoked and cannot be rotated; generate a new key' });
+  if (old.revoked_at)
+    throw new AppError('API_KEY_ALREADY_REVOKED', {
+      message: 'The key was revoked and cannot be rotated; generate a new key',
+    });
   if (old.replaced_by_key_id) {
     throw new AppError('API_KEY_ALREADY_ROTATED', {
-      message: 'The key was already replaced by a rotation; rotate its replacement, or revoke this key to end its overlap now',
+      message:
+        'The key was already replaced by a rotation; rotate its replacement, or revoke this key to end its overlap now',
       details: { replacedByKeyId: old.replaced_by_key_id },
     });
   }
@@ -219,7 +245,9 @@ export async function findKeyForGate(db: Knex, presentedKey: string): Promise<Ke
     .where('k.key_hash', hashApiKey(presentedKey))
     .select('k.*', 'a.id as app_row_id', 'a.status as app_status')
     .select(db.raw('array(select o.origin from app_origins o where o.app_id = k.app_id) as origins'))
-    .first()) as (ApiKeyRow & { app_row_id: string | null; app_status: 'active' | 'archived' | null; origins: string[] }) | undefined;
+    .first()) as
+    | (ApiKeyRow & { app_row_id: string | null; app_status: 'active' | 'archived' | null; origins: string[] })
+    | undefined;
   if (!row) return undefined;
   return {
     key: toRecord(row),

@@ -27,15 +27,24 @@ export function appNotFound(): AppError {
 }
 
 /** The app and the operator's role in it, or AppError 404 APPLICATION_NOT_FOUND / 403 FORBIDDEN. */
-export async function requireAppAccess(db: Knex, operatorId: string, appId: string, req: AccessRequirement = {}): Promise<AppAccess> {
-  const member = await db<{ app_id: string; operator_id: string; role: MemberRole }>('app_members').where({ app_id: appId, operator_id: operatorId }).first('role');
+export async function requireAppAccess(
+  db: Knex,
+  operatorId: string,
+  appId: string,
+  req: AccessRequirement = {},
+): Promise<AppAccess> {
+  const member = await db<{ app_id: string; operator_id: string; role: MemberRole }>('app_members')
+    .where({ app_id: appId, operator_id: operatorId })
+    .first('role');
   if (!member) throw appNotFound();
   const app = await findApp(db, appId);
   if (!app) throw appNotFound();
   if (app.status === 'archived' && !req.allowArchived) throw appNotFound();
   const { role } = member;
   if (req.roles && !req.roles.includes(role)) {
-    throw new AppError('FORBIDDEN', { message: `This needs the ${req.roles.join(' or ')} role; you are ${role === 'admin' ? 'an' : 'a'} ${role}` });
+    throw new AppError('FORBIDDEN', {
+      message: `This needs the ${req.roles.join(' or ')} role; you are ${role === 'admin' ? 'an' : 'a'} ${role}`,
+    });
   }
   return { app, role };
 }

@@ -7,7 +7,10 @@ const ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
 const BAD_CHECKSUM = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA6';
 
 test('issued assets with a valid issuer are accepted', () => {
-  assert.deepEqual(assetsFieldErrors([`USDC:${ISSUER}`, `EURC:${ISSUER}`, `A:${ISSUER}`, `ABCDEFGHIJKL:${ISSUER}`]), {});
+  assert.deepEqual(
+    assetsFieldErrors([`USDC:${ISSUER}`, `EURC:${ISSUER}`, `A:${ISSUER}`, `ABCDEFGHIJKL:${ISSUER}`]),
+    {},
+  );
   assert.deepEqual(assetsFieldErrors([]), {});
 });
 

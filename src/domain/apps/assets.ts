@@ -12,7 +12,8 @@ export function assetsFieldErrors(assets: string[]): Record<string, string[]> {
     const [code, issuer, ...rest] = asset.split(':');
     if (asset === 'native') messages.push('native XLM needs no trustline: list issued assets only');
     else if (!code || !/^[A-Za-z0-9]{1,12}$/.test(code) || !issuer || rest.length) messages.push('must be CODE:ISSUER');
-    else if (!StrKey.isValidEd25519PublicKey(issuer)) messages.push('the issuer is not a valid Stellar account id (G..., checksum)');
+    else if (!StrKey.isValidEd25519PublicKey(issuer))
+      messages.push('the issuer is not a valid Stellar account id (G..., checksum)');
     if (seen.has(asset)) messages.push('is listed twice');
     seen.add(asset);
     if (messages.length) out[`assets.${i}`] = messages;

@@ -70,7 +70,10 @@ export function domainsFieldErrors(domains: AppDomains): Record<string, string[]
 }
 
 export async function getAppDomains(db: Knex, appId: string): Promise<AppDomains> {
-  const redirectUris = (await db('app_redirect_uris').where({ app_id: appId }).orderBy('position').pluck('uri')) as string[];
+  const redirectUris = (await db('app_redirect_uris')
+    .where({ app_id: appId })
+    .orderBy('position')
+    .pluck('uri')) as string[];
   return { origins: await listAppOrigins(db, appId), redirectUris };
 }
 
@@ -82,6 +85,8 @@ export async function replaceAppDomains(trx: Knex, appId: string, domains: AppDo
     await trx('app_origins').insert(domains.origins.map((origin, position) => ({ app_id: appId, origin, position })));
   }
   if (domains.redirectUris.length) {
-    await trx('app_redirect_uris').insert(domains.redirectUris.map((uri, position) => ({ app_id: appId, uri, position })));
+    await trx('app_redirect_uris').insert(
+      domains.redirectUris.map((uri, position) => ({ app_id: appId, uri, position })),
+    );
   }
 }

@@ -82,14 +82,25 @@ export async function changeTeamAsOwner<T>(
  * Adds the operator with this email (created if the address never signed in) to the app, with `joinedAt` null until
  * they sign in. 409 MEMBER_ALREADY_EXISTS when they are a member already. The caller sends the invitation after commit.
  */
-export async function addMember(trx: Knex, input: { appId: string; email: string; role: Exclude<MemberRole, 'owner'>; at: Date }): Promise<Member> {
+export async function addMember(
+  trx: Knex,
+  input: { appId: string; email: string; role: Exclude<MemberRole, 'owner'>; at: Date },
+): Promise<Member> {
   const operator = await findOrCreateOperatorByEmail(trx, input.email);
   const [row] = await trx('app_members')
-    .insert({ id: newId('mem'), app_id: input.appId, operator_id: operator.id, role: input.role, invited_at: input.at, joined_at: null })
+    .insert({
+      id: newId('mem'),
+      app_id: input.appId,
+      operator_id: operator.id,
+      role: input.role,
+      invited_at: input.at,
+      joined_at: null,
+    })
     .onConflict(['app_id', 'operator_id'])
     .ignore()
     .returning<{ id: string }[]>('id');
-  if (!row) throw new AppError('MEMBER_ALREADY_EXISTS', { message: `${operator.email} is already a member of this app` });
+  if (!row)
+    throw new AppError('MEMBER_ALREADY_EXISTS', { message: `${operator.email} is already a member of this app` });
   return (await findMember(trx, input.appId, row.id))!;
 }
 
@@ -118,7 +129,9 @@ export async function changeMemberRole(
   }
   if (input.role === 'owner') {
     // The owner steps down first, so the one-owner index never sees two owners.
-    await trx('app_members').where({ app_id: input.appId, operator_id: input.ownerOperatorId }).update({ role: 'admin' });
+    await trx('app_members')
+      .where({ app_id: input.appId, operator_id: input.ownerOperatorId })
+      .update({ role: 'admin' });
     await trx('apps').where({ id: input.appId }).update({ owner_operator_id: member.operatorId });
   }
   await trx('app_members').where({ id: member.id }).update({ role: input.role });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalDecimal } from './store';
 
-test('PostgreSQL numerics become the API\'s canonical decimal strings, exactly', () => {
+test("PostgreSQL numerics become the API's canonical decimal strings, exactly", () => {
   assert.equal(canonicalDecimal('0.0000000'), '0');
   assert.equal(canonicalDecimal('2.0000000'), '2');
   assert.equal(canonicalDecimal('2.5000000'), '2.5');

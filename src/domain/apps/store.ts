@@ -72,7 +72,13 @@ interface AppRow {
 }
 
 function toOperator(row: OperatorRow): Operator {
-  return { id: row.id, email: row.email, stellarAccount: row.stellar_account, displayName: row.display_name, createdAt: row.created_at };
+  return {
+    id: row.id,
+    email: row.email,
+    stellarAccount: row.stellar_account,
+    displayName: row.display_name,
+    createdAt: row.created_at,
+  };
 }
 
 /** A PostgreSQL numeric as text ("2.5000000") in the API's canonical form ("2.5"): exact, no float on the way. */
@@ -109,7 +115,11 @@ const SETTING_COLUMNS: Record<keyof AppSettings, string> = {
 /** Creates an operator; emails are stored lower-cased (one operator per address). */
 export async function createOperator(db: Knex, input: { email?: string; stellarAccount?: string }): Promise<Operator> {
   const rows = await db<OperatorRow>('operators')
-    .insert({ id: newId('op'), email: input.email?.trim().toLowerCase() ?? null, stellar_account: input.stellarAccount ?? null })
+    .insert({
+      id: newId('op'),
+      email: input.email?.trim().toLowerCase() ?? null,
+      stellar_account: input.stellarAccount ?? null,
+    })
     .returning('*');
   return toOperator(onlyRow(rows, 'insert into operators'));
 }
@@ -118,13 +128,20 @@ export async function createOperator(db: Knex, input: { email?: string; stellarA
 export async function findOrCreateOperatorByEmail(db: Knex, email: string): Promise<Operator> {
   const normalized = email.trim().toLowerCase();
   // ON CONFLICT DO NOTHING waits for a concurrent insert of the same address, after which the lookup sees it.
-  const [row] = await db<OperatorRow>('operators').insert({ id: newId('op'), email: normalized }).onConflict('email').ignore().returning('*');
+  const [row] = await db<OperatorRow>('operators')
+    .insert({ id: newId('op'), email: normalized })
+    .onConflict('email')
+    .ignore()
+    .returning('*');
   return row ? toOperator(row) : (await findOperatorByEmail(db, normalized))!;
 }
 
 /** Records the name of the operator's Google or GitHub profile. */
 export async function setOperatorDisplayName(db: Knex, operatorId: string, displayName: string): Promise<Operator> {
-  const rows = await db<OperatorRow>('operators').where({ id: operatorId }).update({ display_name: displayName }).returning('*');
+  const rows = await db<OperatorRow>('operators')
+    .where({ id: operatorId })
+    .update({ display_name: displayName })
+    .returning('*');
   return toOperator(onlyRow(rows, 'update operators'));
 }
 
@@ -144,7 +161,10 @@ export async function findOperatorByEmail(db: Knex, email: string): Promise<Oper
  * invited and joined at creation. `id` is minted when not given (the app wallet's key is sealed for the app's id
  * before the transaction: wallets/appWallets.ts); `at` defaults to the database's clock. Call inside a transaction.
  */
-export async function createApp(db: Knex, input: { id?: string; name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date }): Promise<App> {
+export async function createApp(
+  db: Knex,
+  input: { id?: string; name: string; network: ApiKeyNetwork; ownerOperatorId: string; at?: Date },
+): Promise<App> {
   const inserted = await db<AppRow>('apps')
     .insert({
       id: input.id ?? newId('app'),
@@ -175,19 +195,30 @@ export async function findApp(db: Knex, appId: string): Promise<App | undefined>
 const MAX_LISTED_APPS = 500;
 
 /** The apps an operator is a member of, newest first, with the operator's role in each. */
-export async function listOperatorApps(db: Knex, operatorId: string, opts: { includeArchived: boolean }): Promise<AppMembership[]> {
+export async function listOperatorApps(
+  db: Knex,
+  operatorId: string,
+  opts: { includeArchived: boolean },
+): Promise<AppMembership[]> {
   const query = db('apps as a')
     .join('app_members as m', 'm.app_id', 'a.id')
     .where('m.operator_id', operatorId)
     .select<(AppRow & { member_role: MemberRole })[]>('a.*', 'm.role as member_role')
-    .orderBy([{ column: 'a.created_at', order: 'desc' }, { column: 'a.id', order: 'desc' }])
+    .orderBy([
+      { column: 'a.created_at', order: 'desc' },
+      { column: 'a.id', order: 'desc' },
+    ])
     .limit(MAX_LISTED_APPS);
   if (!opts.includeArchived) query.where('a.status', 'active');
   return (await query).map((row) => ({ app: toApp(row), role: row.member_role }));
 }
 
 /** Changes the given settings of an active app; undefined when the app is missing or archived. */
-export async function updateAppSettings(db: Knex, appId: string, changes: Partial<AppSettings>): Promise<App | undefined> {
+export async function updateAppSettings(
+  db: Knex,
+  appId: string,
+  changes: Partial<AppSettings>,
+): Promise<App | undefined> {
   const update: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes)) {
     if (value !== undefined) update[SETTING_COLUMNS[key as keyof AppSettings]] = value;
@@ -221,7 +252,8 @@ export function normalizeOrigin(value: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return undefined;
+  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return undefined;
   return url.origin;
 }
 
@@ -239,5 +271,8 @@ export async function addAppOrigins(db: Knex, appId: string, origins: string[]):
 
 /** An app's allowed origins, in the operator's order. */
 export async function listAppOrigins(db: Knex, appId: string): Promise<string[]> {
-  return (await db('app_origins').where({ app_id: appId }).orderBy([{ column: 'position' }, { column: 'origin' }]).pluck('origin')) as string[];
+  return (await db('app_origins')
+    .where({ app_id: appId })
+    .orderBy([{ column: 'position' }, { column: 'origin' }])
+    .pluck('origin')) as string[];
 }

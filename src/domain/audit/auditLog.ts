@@ -27,7 +27,11 @@ export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null };
  * The actor of an authenticated request: the signed-in end user or operator, else the API key (a Server API call).
  * Structural, so domain code does not depend on the HTTP layer's types.
  */
-export function requestActor(auth: { user?: { userId: string }; operator?: { operatorId: string }; apiKey?: { keyId: string } }): AuditActor {
+export function requestActor(auth: {
+  user?: { userId: string };
+  operator?: { operatorId: string };
+  apiKey?: { keyId: string };
+}): AuditActor {
   if (auth.user) return { type: 'user', id: auth.user.userId };
   if (auth.operator) return { type: 'operator', id: auth.operator.operatorId };
   if (auth.apiKey) return { type: 'api_key', id: auth.apiKey.keyId };
@@ -111,7 +115,8 @@ function toEntry(row: AuditRow): AuditEntry {
   return {
     id: row.id,
     action: row.action,
-    actor: row.actor_type === 'system' || row.actor_id === null ? SYSTEM_ACTOR : { type: row.actor_type, id: row.actor_id },
+    actor:
+      row.actor_type === 'system' || row.actor_id === null ? SYSTEM_ACTOR : { type: row.actor_type, id: row.actor_id },
     walletId: row.wallet_id,
     purpose: row.purpose,
     ip: row.ip,
@@ -133,11 +138,15 @@ export async function listAuditLog(db: Knex, q: AuditQuery): Promise<AuditPage> 
     return query;
   };
   const page = matching()
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(q.limit + 1) // one more than asked tells whether a next page exists
     .select<AuditRow[]>('id', 'action', 'actor_type', 'actor_id', 'wallet_id', 'purpose', 'ip', 'created_at');
   // Keyset: strictly after the cursor's entry in (created_at, id) order, read from the row itself (exact timestamps).
-  if (q.cursor) page.whereRaw('(created_at, id) < (select c.created_at, c.id from audit_log c where c.id = ?)', [q.cursor.afterId]);
+  if (q.cursor)
+    page.whereRaw('(created_at, id) < (select c.created_at, c.id from audit_log c where c.id = ?)', [q.cursor.afterId]);
   else page.offset(q.offset);
   const [rows, counted] = await Promise.all([page, matching().count<{ count: string }[]>({ count: '*' })]);
   const offset = q.cursor ? q.cursor.offset : q.offset;
@@ -147,6 +156,7 @@ export async function listAuditLog(db: Knex, q: AuditQuery): Promise<AuditPage> 
     entries,
     total: Number(counted[0]?.count ?? 0),
     offset,
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ afterId: last.id, offset: offset + entries.length }) : null,
+    nextCursor:
+      rows.length > q.limit && last ? encodeCursor({ afterId: last.id, offset: offset + entries.length }) : null,
   };
 }

@@ -28,8 +28,10 @@ let counter = 0;
 /** A distinct address per test, so tests do not share codes or resend windows. */
 const freshEmail = () => `user${++counter}@example.com`;
 
-const issue = (email: string, now = T0, scope: EmailCodeScope = OPERATOR_SCOPE) => issueEmailCode(db, secrets, { scope, email, now });
-const verify = (email: string, code: string, now = T0, scope: EmailCodeScope = OPERATOR_SCOPE) => verifyEmailCode(db, secrets, { scope, email, code, now });
+const issue = (email: string, now = T0, scope: EmailCodeScope = OPERATOR_SCOPE) =>
+  issueEmailCode(db, secrets, { scope, email, now });
+const verify = (email: string, code: string, now = T0, scope: EmailCodeScope = OPERATOR_SCOPE) =>
+  verifyEmailCode(db, secrets, { scope, email, code, now });
 const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 /** The AppError `work` rejects with (fails the test when it resolves or throws anything else). */
@@ -58,14 +60,23 @@ describe('issueEmailCode', () => {
     assert.match(issued.code, /^[0-9]{6}$/);
     assert.deepEqual(issued.expiresAt, at(600));
     assert.equal(issued.resendAfterSeconds, 60);
-    assert.deepEqual(EMAIL_CODE_SETTINGS, { digits: 6, ttlSeconds: 600, resendAfterSeconds: 60, maxAttempts: 5, keepDeadSeconds: 86_400 });
+    assert.deepEqual(EMAIL_CODE_SETTINGS, {
+      digits: 6,
+      ttlSeconds: 600,
+      resendAfterSeconds: 60,
+      maxAttempts: 5,
+      keepDeadSeconds: 86_400,
+    });
   });
 
   test('codes are zero-padded and vary (200 codes: some start with 0, nearly all distinct)', async () => {
     const codes = await Promise.all(Array.from({ length: 200 }, () => issue(freshEmail()).then((i) => i.code)));
     for (const code of codes) assert.match(code, /^[0-9]{6}$/);
     // P(no leading zero in 200 uniform codes) = 0.9^200, about 7e-10
-    assert.ok(codes.some((c) => c.startsWith('0')), 'a code below 100000 is padded with zeros');
+    assert.ok(
+      codes.some((c) => c.startsWith('0')),
+      'a code below 100000 is padded with zeros',
+    );
     assert.ok(new Set(codes).size >= 190, 'codes are random');
   });
 
@@ -73,7 +84,9 @@ describe('issueEmailCode', () => {
     const email = freshEmail();
     const { code } = await issue(email);
     const row = await db('email_codes').where({ scope: OPERATOR_SCOPE, email }).first();
-    const expected = createHmac('sha256', secrets.derive('email-code')).update(JSON.stringify([OPERATOR_SCOPE, email, code])).digest();
+    const expected = createHmac('sha256', secrets.derive('email-code'))
+      .update(JSON.stringify([OPERATOR_SCOPE, email, code]))
+      .digest();
     assert.deepEqual(row.code_hash, expected);
     for (const [column, value] of Object.entries(row as Record<string, unknown>)) {
       const text = Buffer.isBuffer(value) ? value.toString('latin1') + value.toString('hex') : String(value);
@@ -93,7 +106,11 @@ describe('issueEmailCode', () => {
   test('a second code within 60 s is refused with RATE_LIMITED and Retry-After = the seconds left', async () => {
     const email = freshEmail();
     const { code } = await issue(email);
-    for (const [elapsed, retryAfter] of [[0, '60'], [20, '40'], [59.5, '1']] as const) {
+    for (const [elapsed, retryAfter] of [
+      [0, '60'],
+      [20, '40'],
+      [59.5, '1'],
+    ] as const) {
       const err = await refusal(issue(email, at(elapsed)));
       assert.equal(err.code, 'RATE_LIMITED');
       assert.equal(err.status, 429);
@@ -112,7 +129,8 @@ describe('issueEmailCode', () => {
   test('after 60 s a new code replaces the previous one (the old code no longer verifies), with fresh attempts', async () => {
     const email = freshEmail();
     const first = await issue(email);
-    for (let i = 0; i < EMAIL_CODE_SETTINGS.maxAttempts; i++) await assertInvalid(verify(email, wrongCodeFor(first.code), at(1)));
+    for (let i = 0; i < EMAIL_CODE_SETTINGS.maxAttempts; i++)
+      await assertInvalid(verify(email, wrongCodeFor(first.code), at(1)));
     const second = await issue(email, at(60));
     assert.deepEqual(second.expiresAt, at(660));
     assert.equal(await attemptsOf(email), 0);
@@ -165,7 +183,11 @@ describe('withdrawEmailCode', () => {
     const first = await issue(email);
     const second = await issue(email, at(90)); // issued while the first send was still failing
     await withdrawEmailCode(db, { scope: OPERATOR_SCOPE, email, issued: first });
-    assert.equal((await refusal(issue(email, at(91)))).code, 'RATE_LIMITED', 'the later code still holds the resend window');
+    assert.equal(
+      (await refusal(issue(email, at(91)))).code,
+      'RATE_LIMITED',
+      'the later code still holds the resend window',
+    );
     await verify(email, second.code, at(92));
   });
 
@@ -246,7 +268,16 @@ describe('verifyEmailCode', () => {
       },
     ];
     const errors = await Promise.all(reasons.map((reason) => refusal(reason())));
-    const seen = errors.map((e) => JSON.stringify({ code: e.code, status: e.status, message: e.message, details: e.details, fields: e.fields, headers: e.headers }));
+    const seen = errors.map((e) =>
+      JSON.stringify({
+        code: e.code,
+        status: e.status,
+        message: e.message,
+        details: e.details,
+        fields: e.fields,
+        headers: e.headers,
+      }),
+    );
     assert.equal(new Set(seen).size, 1, `refusals differ: ${seen.join(' | ')}`);
     assert.equal(errors[0]!.code, 'EMAIL_CODE_INVALID');
   });
@@ -264,7 +295,8 @@ describe('verifyEmailCode', () => {
     const { code } = await issue(email);
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => verify(email, code, at(1))));
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as AppError).code, 'EMAIL_CODE_INVALID');
+    for (const r of results)
+      if (r.status === 'rejected') assert.equal((r.reason as AppError).code, 'EMAIL_CODE_INVALID');
   });
 
   test('50 concurrent wrong guesses, then the right code: refused, and the count is exactly 5 (none lost, none past 5)', async () => {
@@ -355,7 +387,9 @@ describe('deleteExpiredEmailCodes', () => {
     // at T0 + 1 day + 1000 s: `old` expired at T0+600 (more than a day ago), `recent` at T0+4200 (less than a day ago)
     const deleted = await deleteExpiredEmailCodes(db, at(86_400 + 1000));
     assert.ok(deleted >= 1);
-    const left = (await db('email_codes').where({ scope }).select<{ email: string }[]>('email')).map((r) => r.email).sort();
+    const left = (await db('email_codes').where({ scope }).select<{ email: string }[]>('email'))
+      .map((r) => r.email)
+      .sort();
     assert.deepEqual(left, [recent, live].sort());
   });
 });

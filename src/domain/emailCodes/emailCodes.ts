@@ -49,7 +49,9 @@ const TABLE = 'email_codes';
 
 function hashCode(secrets: Secrets, scope: EmailCodeScope, email: string, code: string): Buffer {
   // JSON keeps the three fields apart: no (scope, email, code) can collide with another by concatenation.
-  return createHmac('sha256', secrets.derive('email-code')).update(JSON.stringify([scope, email, code])).digest();
+  return createHmac('sha256', secrets.derive('email-code'))
+    .update(JSON.stringify([scope, email, code]))
+    .digest();
 }
 
 function newCode(): string {
@@ -69,7 +71,11 @@ export interface IssuedEmailCode {
  * A new code for (scope, email), replacing any previous one; the caller emails it. Throws RATE_LIMITED with
  * Retry-After when the last code for the address was issued less than resendAfterSeconds ago.
  */
-export async function issueEmailCode(db: Knex, secrets: Secrets, input: { scope: EmailCodeScope; email: string; now: Date }): Promise<IssuedEmailCode> {
+export async function issueEmailCode(
+  db: Knex,
+  secrets: Secrets,
+  input: { scope: EmailCodeScope; email: string; now: Date },
+): Promise<IssuedEmailCode> {
   const { scope, now } = input;
   const email = normalizeEmail(input.email);
   const code = newCode();
@@ -77,14 +83,25 @@ export async function issueEmailCode(db: Knex, secrets: Secrets, input: { scope:
   // One statement: the row is replaced only when its code is old enough, so of two concurrent issues the second
   // waits for the first's row and then finds it too recent.
   const replaced = await db(TABLE)
-    .insert({ scope, email, code_hash: hashCode(secrets, scope, email, code), expires_at: expiresAt, attempts: 0, consumed_at: null, sent_at: now, created_at: now })
+    .insert({
+      scope,
+      email,
+      code_hash: hashCode(secrets, scope, email, code),
+      expires_at: expiresAt,
+      attempts: 0,
+      consumed_at: null,
+      sent_at: now,
+      created_at: now,
+    })
     .onConflict(['scope', 'email'])
     .merge(['code_hash', 'expires_at', 'attempts', 'consumed_at', 'sent_at'])
     .where(`${TABLE}.sent_at`, '<=', new Date(now.getTime() - ms(EMAIL_CODE_SETTINGS.resendAfterSeconds)))
     .returning('sent_at');
   if (replaced.length === 0) {
     const last = await db(TABLE).where({ scope, email }).first<{ sent_at: Date } | undefined>('sent_at');
-    const wait = last ? Math.ceil((last.sent_at.getTime() + ms(EMAIL_CODE_SETTINGS.resendAfterSeconds) - now.getTime()) / 1000) : 1;
+    const wait = last
+      ? Math.ceil((last.sent_at.getTime() + ms(EMAIL_CODE_SETTINGS.resendAfterSeconds) - now.getTime()) / 1000)
+      : 1;
     const retryAfter = Math.max(1, wait);
     throw new AppError('RATE_LIMITED', {
       message: `A code was sent to this address less than ${EMAIL_CODE_SETTINGS.resendAfterSeconds} s ago; retry in ${retryAfter} s`,
@@ -98,9 +115,14 @@ export async function issueEmailCode(db: Knex, secrets: Secrets, input: { scope:
  * Takes back a code that could not be delivered (the send failed), so the address may ask again at once. Only that
  * code goes: a later one, issued while a slow send was failing, is left alone.
  */
-export async function withdrawEmailCode(db: Knex, input: { scope: EmailCodeScope; email: string; issued: IssuedEmailCode }): Promise<void> {
+export async function withdrawEmailCode(
+  db: Knex,
+  input: { scope: EmailCodeScope; email: string; issued: IssuedEmailCode },
+): Promise<void> {
   // expires_at identifies one issue: issues for an address are at least resendAfterSeconds apart.
-  await db(TABLE).where({ scope: input.scope, email: normalizeEmail(input.email), expires_at: input.issued.expiresAt }).delete();
+  await db(TABLE)
+    .where({ scope: input.scope, email: normalizeEmail(input.email), expires_at: input.issued.expiresAt })
+    .delete();
 }
 
 /** One answer for every refusal, so it never tells which reason applied (or whether a code exists). */
@@ -121,15 +143,26 @@ export interface ConsumedEmailCode {
  * there is no code, it is wrong, expired, consumed, or its attempts are used up. Each wrong guess counts, and is
  * committed before the refusal: pass the pool handle, not a transaction whose rollback would undo the count.
  */
-export async function verifyEmailCode(db: Knex, secrets: Secrets, input: { scope: EmailCodeScope; email: string; code: string; now: Date }): Promise<ConsumedEmailCode> {
-  if (db.isTransaction) throw new Error('verifyEmailCode must run in its own transaction: a rollback of the caller would undo the wrong-attempt count');
+export async function verifyEmailCode(
+  db: Knex,
+  secrets: Secrets,
+  input: { scope: EmailCodeScope; email: string; code: string; now: Date },
+): Promise<ConsumedEmailCode> {
+  if (db.isTransaction)
+    throw new Error(
+      'verifyEmailCode must run in its own transaction: a rollback of the caller would undo the wrong-attempt count',
+    );
   const { scope, now } = input;
   const email = normalizeEmail(input.email);
   const presented = hashCode(secrets, scope, email, input.code);
   const outcome = await withTx(db, async (trx) => {
     // The row lock serializes verifications of one code: it is consumed once and no wrong attempt is lost.
-    const row = await trx(TABLE).where({ scope, email }).forUpdate().first<CodeRow | undefined>('code_hash', 'expires_at', 'attempts', 'consumed_at');
-    if (!row || row.consumed_at !== null || row.expires_at <= now || row.attempts >= EMAIL_CODE_SETTINGS.maxAttempts) return 'dead';
+    const row = await trx(TABLE)
+      .where({ scope, email })
+      .forUpdate()
+      .first<CodeRow | undefined>('code_hash', 'expires_at', 'attempts', 'consumed_at');
+    if (!row || row.consumed_at !== null || row.expires_at <= now || row.attempts >= EMAIL_CODE_SETTINGS.maxAttempts)
+      return 'dead';
     if (!timingSafeEqual(row.code_hash, presented)) {
       await trx(TABLE).where({ scope, email }).increment('attempts', 1);
       return 'wrong';
@@ -149,11 +182,18 @@ export async function verifyEmailCode(db: Knex, secrets: Secrets, input: { scope
  */
 export async function releaseEmailCode(db: Knex, consumed: ConsumedEmailCode): Promise<void> {
   await db(TABLE)
-    .where({ scope: consumed.scope, email: consumed.email, code_hash: consumed.codeHash, consumed_at: consumed.consumedAt })
+    .where({
+      scope: consumed.scope,
+      email: consumed.email,
+      code_hash: consumed.codeHash,
+      consumed_at: consumed.consumedAt,
+    })
     .update({ consumed_at: null });
 }
 
 /** Deletes codes that have been dead (expired, hence also consumed or used up) for more than keepDeadSeconds. */
 export async function deleteExpiredEmailCodes(db: Knex, now: Date): Promise<number> {
-  return db(TABLE).where('expires_at', '<', new Date(now.getTime() - ms(EMAIL_CODE_SETTINGS.keepDeadSeconds))).delete();
+  return db(TABLE)
+    .where('expires_at', '<', new Date(now.getTime() - ms(EMAIL_CODE_SETTINGS.keepDeadSeconds)))
+    .delete();
 }

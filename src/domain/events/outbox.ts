@@ -20,6 +20,12 @@ export async function recordOutboxEvent(
 ): Promise<string> {
   const id = newId('evt');
   // Event data may carry chain text (jsonb refuses U+0000): stored in its display form.
-  await trx('outbox_events').insert({ id, app_id: input.appId, type: input.type, data: safeJson(input.data), created_at: input.at });
+  await trx('outbox_events').insert({
+    id,
+    app_id: input.appId,
+    type: input.type,
+    data: safeJson(input.data),
+    created_at: input.at,
+  });
   return id;
 }

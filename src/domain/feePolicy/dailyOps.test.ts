@@ -36,13 +36,21 @@ describe('daily operation counts', () => {
   test('a first transaction larger than the cap is refused and leaves no row', async () => {
     const u = who();
     assert.equal(await reserveDailyOps(db, { ...u, at: NOON, ops: 11, cap: 10 }), false);
-    assert.equal(await db('daily_op_counts').where({ app_id: u.appId }).count<{ count: string }[]>({ count: '*' }).then((r) => Number(r[0]!.count)), 0);
+    assert.equal(
+      await db('daily_op_counts')
+        .where({ app_id: u.appId })
+        .count<{ count: string }[]>({ count: '*' })
+        .then((r) => Number(r[0]!.count)),
+      0,
+    );
     assert.equal(await reserveDailyOps(db, { ...u, at: NOON, ops: 10, cap: 10 }), true);
   });
 
   test('100 concurrent reservations of one operation against a cap of 10: exactly 10 succeed, the count is 10', async () => {
     const u = who();
-    const results = await Promise.all(Array.from({ length: 100 }, () => reserveDailyOps(db, { ...u, at: NOON, ops: 1, cap: 10 })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () => reserveDailyOps(db, { ...u, at: NOON, ops: 1, cap: 10 })),
+    );
     assert.equal(results.filter(Boolean).length, 10);
     assert.equal(await opsUsedToday(db, { ...u, at: NOON }), 10);
   });
@@ -61,7 +69,9 @@ describe('daily operation counts', () => {
     const u = who();
     for (let i = 0; i < 3; i++) assert.equal(await reserveDailyOps(db, { ...u, at: NOON, ops: 1000, cap: null }), true);
     assert.equal(await opsUsedToday(db, { ...u, at: NOON }), 3000);
-    const results = await Promise.all(Array.from({ length: 20 }, () => reserveDailyOps(db, { ...u, at: NOON, ops: 1, cap: null })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => reserveDailyOps(db, { ...u, at: NOON, ops: 1, cap: null })),
+    );
     assert.ok(results.every(Boolean));
     assert.equal(await opsUsedToday(db, { ...u, at: NOON }), 3020);
     // a cap set later in the day sees the operations already used
@@ -87,8 +97,16 @@ describe('daily operation counts', () => {
     assert.equal(await reserveDailyOps(db, { ...u, at: lateEvening, ops: 5, cap: 5 }), true);
     assert.equal(await reserveDailyOps(db, { ...u, at: NOON, ops: 1, cap: 5 }), false, 'same UTC day');
     assert.equal(await reserveDailyOps(db, { ...u, at: nextMorning, ops: 5, cap: 5 }), true, 'a new UTC day');
-    assert.equal(await reserveDailyOps(db, { ...u, userId: 'usr_other', at: NOON, ops: 5, cap: 5 }), true, 'another user');
-    assert.equal(await reserveDailyOps(db, { ...u, appId: 'app_other', at: NOON, ops: 5, cap: 5 }), true, 'another app');
+    assert.equal(
+      await reserveDailyOps(db, { ...u, userId: 'usr_other', at: NOON, ops: 5, cap: 5 }),
+      true,
+      'another user',
+    );
+    assert.equal(
+      await reserveDailyOps(db, { ...u, appId: 'app_other', at: NOON, ops: 5, cap: 5 }),
+      true,
+      'another app',
+    );
     await releaseDailyOps(db, { ...u, at: lateEvening, ops: 2 });
     assert.equal(await opsUsedToday(db, { ...u, at: NOON }), 3);
     assert.equal(await opsUsedToday(db, { ...u, at: nextMorning }), 5);
@@ -102,7 +120,13 @@ describe('daily operation counts', () => {
     }
     const removed = await pruneDailyOpCounts(db, new Date('2030-07-04T08:00:00.000Z'));
     assert.ok(removed >= 1);
-    const kept = await db('daily_op_counts').where({ app_id: u.appId }).orderBy('day').select<{ day: string }[]>(db.raw('day::text as day'));
-    assert.deepEqual(kept.map((r) => r.day), ['2030-07-02', '2030-07-03', '2030-07-04']);
+    const kept = await db('daily_op_counts')
+      .where({ app_id: u.appId })
+      .orderBy('day')
+      .select<{ day: string }[]>(db.raw('day::text as day'));
+    assert.deepEqual(
+      kept.map((r) => r.day),
+      ['2030-07-02', '2030-07-03', '2030-07-04'],
+    );
   });
 });

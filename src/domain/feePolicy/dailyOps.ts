@@ -20,7 +20,10 @@ export async function opsUsedToday(db: Knex, input: { appId: string; userId: str
  * counted, false when refused (nothing changes then). A null cap counts them anyway (the count stays meaningful if a
  * cap is set later in the day) and always answers true.
  */
-export async function reserveDailyOps(db: Knex, input: { appId: string; userId: string; at: Date; ops: number; cap: number | null }): Promise<boolean> {
+export async function reserveDailyOps(
+  db: Knex,
+  input: { appId: string; userId: string; at: Date; ops: number; cap: number | null },
+): Promise<boolean> {
   const { appId, userId, ops, cap } = input;
   // The INSERT branch of the upsert has no WHERE: a first transaction larger than the cap is refused here.
   if (cap !== null && ops > cap) return false;
@@ -36,7 +39,10 @@ export async function reserveDailyOps(db: Knex, input: { appId: string; userId: 
 }
 
 /** Gives back operations reserved on the UTC day of `at` (never below zero). */
-export async function releaseDailyOps(db: Knex, input: { appId: string; userId: string; at: Date; ops: number }): Promise<void> {
+export async function releaseDailyOps(
+  db: Knex,
+  input: { appId: string; userId: string; at: Date; ops: number },
+): Promise<void> {
   await db('daily_op_counts')
     .where({ app_id: input.appId, user_id: input.userId, day: utcDay(input.at) })
     .update({ ops: db.raw('greatest(ops - ?, 0)', [input.ops]) });
@@ -47,5 +53,7 @@ const KEPT_DAYS = 2;
 
 /** Deletes the counts of days more than two days before `now`'s: only the current UTC day is ever enforced. */
 export async function pruneDailyOpCounts(db: Knex, now: Date): Promise<number> {
-  return db('daily_op_counts').where('day', '<', utcDay(new Date(now.getTime() - KEPT_DAYS * 86_400_000))).delete();
+  return db('daily_op_counts')
+    .where('day', '<', utcDay(new Date(now.getTime() - KEPT_DAYS * 86_400_000)))
+    .delete();
 }

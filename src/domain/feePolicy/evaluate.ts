@@ -67,7 +67,9 @@ function assetRule(policy: FeePolicy, facts: PolicyFacts): PolicyReason | undefi
       message: `The assets moved by ${undetermined.join(', ')} cannot be determined from the transaction, so the app's fee policy cannot approve them`,
     };
   }
-  const approved = new Set(policy.approvedAssets.length > 0 ? policy.approvedAssets : ['native', ...facts.configuredAssets]);
+  const approved = new Set(
+    policy.approvedAssets.length > 0 ? policy.approvedAssets : ['native', ...facts.configuredAssets],
+  );
   const refused = unique(facts.movedAssets.filter((a) => !approved.has(a)));
   if (refused.length === 0) return undefined;
   const names = refused.map((a) => (a === 'native' ? 'XLM (native)' : a));
@@ -128,7 +130,8 @@ export const GAS_LOW_RETRY_AFTER_SECONDS = 60;
 /** The error a refused submission answers; the daily cap and a low gas wallet say when to retry (Retry-After). */
 export function policyError(reason: PolicyReason, now: Date): AppError {
   const headers: Record<string, string> = {};
-  if (reason.code === 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED') headers['Retry-After'] = String(secondsUntilNextUtcMidnight(now));
+  if (reason.code === 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED')
+    headers['Retry-After'] = String(secondsUntilNextUtcMidnight(now));
   if (reason.code === 'TX_POLICY_GAS_BALANCE_LOW') headers['Retry-After'] = String(GAS_LOW_RETRY_AFTER_SECONDS);
   return new AppError(reason.code, { message: reason.message, headers });
 }

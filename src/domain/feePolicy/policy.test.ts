@@ -52,10 +52,21 @@ describe('loadFeePolicy and saveFeePolicy', () => {
     assert.deepEqual(await saveFeePolicy(db, { appId, policy: custom, actor, at: AT, ip: '203.0.113.7' }), custom);
     assert.deepEqual(await loadFeePolicy(db, appId), custom);
 
-    const replaced: FeePolicy = { ...DEFAULT_FEE_POLICY, approvedAssets: [], accountMergeDestinations: [], dailyOpsCap: 1 };
-    assert.deepEqual(await saveFeePolicy(db, { appId, policy: replaced, actor, at: new Date(AT.getTime() + 1000) }), replaced);
+    const replaced: FeePolicy = {
+      ...DEFAULT_FEE_POLICY,
+      approvedAssets: [],
+      accountMergeDestinations: [],
+      dailyOpsCap: 1,
+    };
+    assert.deepEqual(
+      await saveFeePolicy(db, { appId, policy: replaced, actor, at: new Date(AT.getTime() + 1000) }),
+      replaced,
+    );
     assert.deepEqual(await loadFeePolicy(db, appId), replaced);
-    assert.equal(Number((await db('fee_policies').where({ app_id: appId }).count<{ count: string }[]>({ count: '*' }))[0]!.count), 1);
+    assert.equal(
+      Number((await db('fee_policies').where({ app_id: appId }).count<{ count: string }[]>({ count: '*' }))[0]!.count),
+      1,
+    );
 
     const entries = await db('audit_log').where({ app_id: appId, action: 'fee_policy.updated' }).orderBy('created_at');
     assert.equal(entries.length, 2);
@@ -77,7 +88,10 @@ describe('loadFeePolicy and saveFeePolicy', () => {
     await saveFeePolicy(db, { appId, policy: custom, actor: { type: 'operator', id: operatorId }, at: AT });
     // An operator actor without an id breaks audit_log_actor_check: the upsert before it has already run.
     const unauditable = { type: 'operator', id: null } as unknown as { type: 'operator'; id: string };
-    await assert.rejects(saveFeePolicy(db, { appId, policy: DEFAULT_FEE_POLICY, actor: unauditable, at: AT }), /audit_log_actor_check/);
+    await assert.rejects(
+      saveFeePolicy(db, { appId, policy: DEFAULT_FEE_POLICY, actor: unauditable, at: AT }),
+      /audit_log_actor_check/,
+    );
     assert.deepEqual(await loadFeePolicy(db, appId), custom);
     assert.equal((await db('audit_log').where({ app_id: appId, action: 'fee_policy.updated' })).length, 1);
   });
@@ -106,10 +120,12 @@ describe('feePolicyView and feePolicyFromView', () => {
 
 describe('feePolicyFieldErrors', () => {
   const valid: FeePolicyView = { ...feePolicyView(DEFAULT_FEE_POLICY) };
-  const errors = (changes: Partial<FeePolicyView>, configured: string[] = [USDC]) => feePolicyFieldErrors({ ...valid, ...changes }, configured);
+  const errors = (changes: Partial<FeePolicyView>, configured: string[] = [USDC]) =>
+    feePolicyFieldErrors({ ...valid, ...changes }, configured);
 
   test('maxFeePerTxXlm: 0.01 to 100 XLM, both ends included', () => {
-    for (const ok of ['0.01', '0.0100000', '0.0100001', '10', '99.9999999', '100']) assert.deepEqual(errors({ maxFeePerTxXlm: ok }), {}, ok);
+    for (const ok of ['0.01', '0.0100000', '0.0100001', '10', '99.9999999', '100'])
+      assert.deepEqual(errors({ maxFeePerTxXlm: ok }), {}, ok);
     for (const bad of ['0', '0.0099999', '100.0000001', '101']) {
       assert.deepEqual(errors({ maxFeePerTxXlm: bad }), { maxFeePerTxXlm: ['must be between 0.01 and 100'] }, bad);
     }
@@ -117,14 +133,18 @@ describe('feePolicyFieldErrors', () => {
 
   test('approvedAssets: native or a configured asset', () => {
     assert.deepEqual(errors({ approvedAssets: ['native', USDC] }), {});
-    assert.deepEqual(errors({ approvedAssets: [USDC, EURC] }), { approvedAssets: [`${EURC} is neither native nor one of the app's configured assets`] });
+    assert.deepEqual(errors({ approvedAssets: [USDC, EURC] }), {
+      approvedAssets: [`${EURC} is neither native nor one of the app's configured assets`],
+    });
     assert.deepEqual(Object.keys(errors({ approvedAssets: [USDC] }, [])), ['approvedAssets']);
   });
 
   test('accountMergeDestinations: valid account ids (checksum)', () => {
     const badChecksum = `${DEST.slice(0, -1)}${DEST.endsWith('A') ? 'B' : 'A'}`;
     assert.deepEqual(errors({ accountMergeDestinations: [DEST] }), {});
-    assert.deepEqual(Object.keys(errors({ accountMergeDestinations: [DEST, badChecksum] })), ['accountMergeDestinations']);
+    assert.deepEqual(Object.keys(errors({ accountMergeDestinations: [DEST, badChecksum] })), [
+      'accountMergeDestinations',
+    ]);
   });
 
   test('gasMinimumBalanceXlm: any amount up to one billion XLM (zero included)', () => {

@@ -78,7 +78,10 @@ export async function loadFeePolicy(db: Knex, appId: string): Promise<FeePolicy>
  * Replaces the app's policy and records who did it (`fee_policy.updated`) in one database transaction, so the audit
  * entry exists exactly when the change does. Returns the policy as stored.
  */
-export async function saveFeePolicy(db: Knex, input: { appId: string; policy: FeePolicy; actor: AuditActor; at: Date; ip?: string }): Promise<FeePolicy> {
+export async function saveFeePolicy(
+  db: Knex,
+  input: { appId: string; policy: FeePolicy; actor: AuditActor; at: Date; ip?: string },
+): Promise<FeePolicy> {
   const { appId, policy, at } = input;
   return db.transaction(async (trx) => {
     const values = {
@@ -90,7 +93,11 @@ export async function saveFeePolicy(db: Knex, input: { appId: string; policy: Fe
       account_merge_destinations: policy.accountMergeDestinations,
       updated_at: at,
     };
-    const rows = await trx('fee_policies').insert({ app_id: appId, ...values }).onConflict('app_id').merge(values).returning<FeePolicyRow[]>('*');
+    const rows = await trx('fee_policies')
+      .insert({ app_id: appId, ...values })
+      .onConflict('app_id')
+      .merge(values)
+      .returning<FeePolicyRow[]>('*');
     const view = feePolicyView(policy);
     await recordAudit(trx, {
       appId,
@@ -127,19 +134,26 @@ export function feePolicyView(p: FeePolicy): FeePolicyView {
  * The field errors of a policy an operator sends (the router already checked the contract's forms and ranges);
  * empty when it is valid. `configuredAssets` are the app's issued assets (AppSettings.assets).
  */
-export function feePolicyFieldErrors(input: FeePolicyView, configuredAssets: readonly string[]): Record<string, string[]> {
+export function feePolicyFieldErrors(
+  input: FeePolicyView,
+  configuredAssets: readonly string[],
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const add = (field: string, message: string) => (out[field] ??= []).push(message);
   const maxFee = toStroops(input.maxFeePerTxXlm);
-  if (maxFee < MIN_MAX_FEE_STROOPS || maxFee > MAX_MAX_FEE_STROOPS) add('maxFeePerTxXlm', 'must be between 0.01 and 100');
-  if (toStroops(input.gasMinimumBalanceXlm) > MAX_GAS_MINIMUM_STROOPS) add('gasMinimumBalanceXlm', `must be at most ${fromStroops(MAX_GAS_MINIMUM_STROOPS)}`);
+  if (maxFee < MIN_MAX_FEE_STROOPS || maxFee > MAX_MAX_FEE_STROOPS)
+    add('maxFeePerTxXlm', 'must be between 0.01 and 100');
+  if (toStroops(input.gasMinimumBalanceXlm) > MAX_GAS_MINIMUM_STROOPS)
+    add('gasMinimumBalanceXlm', `must be at most ${fromStroops(MAX_GAS_MINIMUM_STROOPS)}`);
   const configured = new Set(configuredAssets);
   for (const asset of input.approvedAssets) {
-    if (asset !== 'native' && !configured.has(asset)) add('approvedAssets', `${asset} is neither native nor one of the app's configured assets`);
+    if (asset !== 'native' && !configured.has(asset))
+      add('approvedAssets', `${asset} is neither native nor one of the app's configured assets`);
   }
   // The contract's pattern checks the form only; a mistyped address (bad checksum) could never be a merge target.
   for (const destination of input.accountMergeDestinations) {
-    if (!StrKey.isValidEd25519PublicKey(destination)) add('accountMergeDestinations', `${destination} is not a valid Stellar account id (G..., checksum)`);
+    if (!StrKey.isValidEd25519PublicKey(destination))
+      add('accountMergeDestinations', `${destination} is not a valid Stellar account id (G..., checksum)`);
   }
   return out;
 }

@@ -58,7 +58,8 @@ export function operationCount(activation: WalletActivation): number {
 /** What the sponsor must have available for these activations: every reserve and every starting balance (no fee). */
 export function sponsorCostStroops(activations: WalletActivation[], opts: { baseReserveStroops: bigint }): bigint {
   let total = 0n;
-  for (const a of activations) total += reserveStroops(a.assets.length, opts.baseReserveStroops) + toStroops(a.startingBalanceXlm);
+  for (const a of activations)
+    total += reserveStroops(a.assets.length, opts.baseReserveStroops) + toStroops(a.startingBalanceXlm);
   return total;
 }
 
@@ -87,7 +88,14 @@ export function activationOperations(activation: WalletActivation, sponsor: stri
     Operation.endSponsoringFutureReserves({ source: wallet }),
   ];
   if (toStroops(activation.startingBalanceXlm) > 0n) {
-    ops.push(Operation.payment({ destination: wallet, asset: Asset.native(), amount: activation.startingBalanceXlm, source: sponsor }));
+    ops.push(
+      Operation.payment({
+        destination: wallet,
+        asset: Asset.native(),
+        amount: activation.startingBalanceXlm,
+        source: sponsor,
+      }),
+    );
   }
   return ops;
 }
@@ -101,7 +109,9 @@ export function buildActivationTransaction(input: ActivationTransactionInput): T
   const operations = input.activations.flatMap((a) => activationOperations(a, input.sponsor));
   if (operations.length === 0) throw new Error('nothing to activate');
   if (operations.length > MAX_OPERATIONS_PER_TRANSACTION) {
-    throw new Error(`${operations.length} operations do not fit in one transaction (at most ${MAX_OPERATIONS_PER_TRANSACTION})`);
+    throw new Error(
+      `${operations.length} operations do not fit in one transaction (at most ${MAX_OPERATIONS_PER_TRANSACTION})`,
+    );
   }
   const builder = new TransactionBuilder(new Account(input.source.publicKey, input.source.sequence), {
     fee: String(input.feePerOperationStroops),

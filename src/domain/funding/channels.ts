@@ -7,7 +7,14 @@
 // UPDATE ... SKIP LOCKED) for the time of one batch, so no two batches ever share a sequence number. Channel keys are
 // derived from the service secret (HKDF, a purpose per funding wallet and position): nothing to store, the same on
 // every instance of a deployment.
-import { Account, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Keypair,
+  Operation,
+  TransactionBuilder,
+  type FeeBumpTransaction,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
@@ -30,7 +37,9 @@ export async function leaseChannel(
   }));
   await db('funding_channels').insert(rows).onConflict(['sponsor_public_key', 'position']).ignore();
   const leased = await db.transaction(async (trx) => {
-    const free = await trx<{ sponsor_public_key: string; position: number; lease_until: Date | null }>('funding_channels')
+    const free = await trx<{ sponsor_public_key: string; position: number; lease_until: Date | null }>(
+      'funding_channels',
+    )
       .where({ sponsor_public_key: input.sponsorPublicKey })
       .where('position', '<', input.count)
       .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', input.now))
@@ -39,10 +48,14 @@ export async function leaseChannel(
       .forUpdate()
       .skipLocked();
     if (!free) return undefined;
-    await trx('funding_channels').where({ sponsor_public_key: input.sponsorPublicKey, position: free.position }).update({ lease_until: input.leaseUntil });
+    await trx('funding_channels')
+      .where({ sponsor_public_key: input.sponsorPublicKey, position: free.position })
+      .update({ lease_until: input.leaseUntil });
     return free.position;
   });
-  return leased === undefined ? undefined : { position: leased, keypair: channelKeypair(secrets, input.sponsorPublicKey, leased) };
+  return leased === undefined
+    ? undefined
+    : { position: leased, keypair: channelKeypair(secrets, input.sponsorPublicKey, leased) };
 }
 
 export async function releaseChannel(db: Knex, sponsorPublicKey: string, position: number): Promise<void> {

@@ -21,7 +21,11 @@ import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
-import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
+import {
+  StellarUnavailableError,
+  TransactionRejectedError,
+  TransactionUnconfirmedError,
+} from '../../infra/stellar/errors';
 import { availableStroops, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { findApp, type App } from '../apps/store';
@@ -54,7 +58,8 @@ export interface FundingContext {
   activationQueue?: ActivationQueue;
 }
 
-export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding'> & FundingContext;
+export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding'> &
+  FundingContext;
 
 /** Rebuilds after a bad sequence (another transaction of the funding wallet took it) before giving up. */
 const MAX_REBUILDS = 5;
@@ -119,7 +124,13 @@ function recordedTransaction(envelopeXdr: string, networkPassphrase: string): Ac
 async function fundedFromChain(
   deps: FundingDeps,
   d: Drive,
-  input: { sponsor: WalletRecord; ledger: number | null; transaction?: ActivationTransaction; baseReserve: bigint; sponsorBalance?: bigint },
+  input: {
+    sponsor: WalletRecord;
+    ledger: number | null;
+    transaction?: ActivationTransaction;
+    baseReserve: bigint;
+    sponsorBalance?: bigint;
+  },
 ) {
   const role = input.sponsor.role ?? 'funding';
   await markFunded(deps.db, {
@@ -138,7 +149,14 @@ async function fundedFromChain(
     requestedBy: d.activation.requestedBy,
     at: deps.clock.now(),
     ...(input.sponsorBalance !== undefined
-      ? { sponsorBalance: { walletType: role, address: input.sponsor.publicKey, balanceStroops: input.sponsorBalance, thresholdXlm: MINIMUM_BALANCE_XLM[role] } }
+      ? {
+          sponsorBalance: {
+            walletType: role,
+            address: input.sponsor.publicKey,
+            balanceStroops: input.sponsorBalance,
+            thresholdXlm: MINIMUM_BALANCE_XLM[role],
+          },
+        }
       : {}),
   });
 }
@@ -147,14 +165,24 @@ async function fundedFromChain(
  * A previous attempt's envelope (recovery): applied -> funded; still valid -> resent verbatim and confirmed; refused
  * or past its time bound -> dead (the caller builds a new one). Throws when the outcome is still unknown.
  */
-async function settlePrevious(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord): Promise<boolean> {
+async function settlePrevious(
+  deps: FundingDeps,
+  gw: StellarGateway,
+  d: Drive,
+  sponsor: WalletRecord,
+): Promise<boolean> {
   const { txHash, envelopeXdr, validUntil } = d.activation;
   if (!txHash || !envelopeXdr || !validUntil) return false;
   const status = await gw.transactionStatus(txHash);
   const figures = await gw.ledgerFigures();
   const transaction = { ...recordedTransaction(envelopeXdr, gw.networkPassphrase), hash: txHash };
   if (status.status === 'SUCCESS') {
-    await fundedFromChain(deps, d, { sponsor, ledger: status.ledger, transaction, baseReserve: figures.baseReserveStroops });
+    await fundedFromChain(deps, d, {
+      sponsor,
+      ledger: status.ledger,
+      transaction,
+      baseReserve: figures.baseReserveStroops,
+    });
     return true;
   }
   if (status.status === 'FAILED' || status.latestLedgerCloseTime * 1000 > validUntil.getTime()) return false;
@@ -174,7 +202,13 @@ async function settlePrevious(deps: FundingDeps, gw: StellarGateway, d: Drive, s
  * One attempt: the app's settings now, the checks (402 here), then the queue builds, signs, wraps in the gas wallet's
  * fee-bump, records and sends it.
  */
-async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor: WalletRecord, gas: WalletRecord): Promise<string> {
+async function attempt(
+  deps: FundingDeps,
+  gw: StellarGateway,
+  d: Drive,
+  sponsor: WalletRecord,
+  gas: WalletRecord,
+): Promise<string> {
   const sameWallet = gas.publicKey === sponsor.publicKey;
   const [figures, sponsorAccount, gasAccount, walletAccount] = await Promise.all([
     gw.ledgerFigures(),
@@ -184,11 +218,18 @@ async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor:
   ]);
   // An account that already exists was activated by an attempt whose outcome we lost, or by someone else.
   if (walletAccount) {
-    if (walletAccount.sponsor !== sponsor.publicKey) throw new ActivationFailed(`the account ${d.wallet.publicKey} already exists without the funding wallet's sponsorship`);
+    if (walletAccount.sponsor !== sponsor.publicKey)
+      throw new ActivationFailed(
+        `the account ${d.wallet.publicKey} already exists without the funding wallet's sponsorship`,
+      );
     await fundedFromChain(deps, d, { sponsor, ledger: null, baseReserve: figures.baseReserveStroops });
     return d.app.startingBalanceXlm;
   }
-  const activation: WalletActivation = { publicKey: d.wallet.publicKey, assets: d.app.assets, startingBalanceXlm: d.app.startingBalanceXlm };
+  const activation: WalletActivation = {
+    publicKey: d.wallet.publicKey,
+    assets: d.app.assets,
+    startingBalanceXlm: d.app.startingBalanceXlm,
+  };
   const needed = sponsorCostStroops([activation], { baseReserveStroops: figures.baseReserveStroops });
   const fee = activationFeeStroops([activation], figures.baseFeeStroops);
   const reserve = reserveStroops(activation.assets.length, figures.baseReserveStroops);
@@ -197,12 +238,18 @@ async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor:
   }
   const payer = sameWallet ? sponsorAccount : gasAccount;
   if (!payer) throw new GasShortfall(gas.publicKey, fee, 'no_account');
-  if (availableStroops(payer, figures.baseReserveStroops) < fee + (sameWallet ? needed : 0n)) throw new GasShortfall(gas.publicKey, fee, 'balance');
+  if (availableStroops(payer, figures.baseReserveStroops) < fee + (sameWallet ? needed : 0n))
+    throw new GasShortfall(gas.publicKey, fee, 'balance');
 
   // Queued: batched with other activations of this funding wallet, intent recorded before sending.
   let applied: { ledger: number } & ActivationTransaction;
   try {
-    applied = await queueOf(deps).activate(sponsor, gas, gw, { wallet: d.wallet, activation, actor: d.actor, ...(d.ip !== undefined ? { ip: d.ip } : {}) });
+    applied = await queueOf(deps).activate(sponsor, gas, gw, {
+      wallet: d.wallet,
+      activation,
+      actor: d.actor,
+      ...(d.ip !== undefined ? { ip: d.ip } : {}),
+    });
   } catch (err) {
     if (!(err instanceof TransactionRejectedError)) throw err;
     if (err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq') throw new Rebuild(err.message);
@@ -216,7 +263,13 @@ async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor:
   // The reserve stays in the funding wallet's balance (locked); the starting balance leaves it, and the fee too when
   // it is also the gas wallet.
   const balanceAfter = sponsorAccount.balanceStroops - needed + reserve - (sameWallet ? fee : 0n);
-  await fundedFromChain(deps, d, { sponsor, ledger, transaction, baseReserve: figures.baseReserveStroops, sponsorBalance: balanceAfter });
+  await fundedFromChain(deps, d, {
+    sponsor,
+    ledger,
+    transaction,
+    baseReserve: figures.baseReserveStroops,
+    sponsorBalance: balanceAfter,
+  });
   return activation.startingBalanceXlm;
 }
 
@@ -226,7 +279,10 @@ async function attempt(deps: FundingDeps, gw: StellarGateway, d: Drive, sponsor:
  */
 async function drive(deps: FundingDeps, d: Drive): Promise<string> {
   const gw = gatewayFor(deps, d.app.network);
-  const [sponsor, gas] = await Promise.all([appWalletFor(deps.db, d.app.id, d.app.network, 'funding'), appWalletFor(deps.db, d.app.id, d.app.network, 'gas')]);
+  const [sponsor, gas] = await Promise.all([
+    appWalletFor(deps.db, d.app.id, d.app.network, 'funding'),
+    appWalletFor(deps.db, d.app.id, d.app.network, 'gas'),
+  ]);
   if (!sponsor) throw new FundingShortfall(0n, 0n, d.app.startingBalanceXlm);
   // A previous envelope is already paid for (or dead): it needs no gas wallet now.
   if (await settlePrevious(deps, gw, d, sponsor)) return d.app.startingBalanceXlm;
@@ -235,7 +291,8 @@ async function drive(deps: FundingDeps, d: Drive): Promise<string> {
     try {
       return await attempt(deps, gw, d, sponsor, gas);
     } catch (err) {
-      if (!(err instanceof Rebuild) || rebuilds + 1 >= MAX_REBUILDS) throw err instanceof Rebuild ? new StellarUnavailableError(err.message) : err;
+      if (!(err instanceof Rebuild) || rebuilds + 1 >= MAX_REBUILDS)
+        throw err instanceof Rebuild ? new StellarUnavailableError(err.message) : err;
     }
   }
 }
@@ -284,12 +341,21 @@ function toAppError(err: unknown, startingBalanceXlm: string): unknown {
     return new AppError('FUND_XLM_FAILED', { message });
   }
   if (err instanceof ActivationFailed) {
-    return new AppError('WALLET_CREATION_FAILED', { message: 'Stellar refused the activation', ...(err.resultCodes ? { details: { resultCodes: err.resultCodes } } : {}), cause: err });
+    return new AppError('WALLET_CREATION_FAILED', {
+      message: 'Stellar refused the activation',
+      ...(err.resultCodes ? { details: { resultCodes: err.resultCodes } } : {}),
+      cause: err,
+    });
   }
   // An unreachable network (StellarUnavailableError) is left as it is: src/domain/errors.ts maps it.
   if (err instanceof TransactionUnconfirmedError) {
-    const message = 'The Stellar network did not confirm the activation in time; the service follows it up automatically';
-    return new AppError('STELLAR_UNAVAILABLE', { message, headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) }, cause: err });
+    const message =
+      'The Stellar network did not confirm the activation in time; the service follows it up automatically';
+    return new AppError('STELLAR_UNAVAILABLE', {
+      message,
+      headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+      cause: err,
+    });
   }
   return err;
 }
@@ -303,15 +369,28 @@ function toAppError(err: unknown, startingBalanceXlm: string): unknown {
  */
 export async function fundUserWallet(
   deps: FundingDeps,
-  input: { app: App; wallet: WalletRecord; trigger: Exclude<ActivationTrigger, 'sign_in'>; actor: AuditActor; ip?: string },
+  input: {
+    app: App;
+    wallet: WalletRecord;
+    trigger: Exclude<ActivationTrigger, 'sign_in'>;
+    actor: AuditActor;
+    ip?: string;
+  },
 ): Promise<{ publicKey: string; startingBalance: string }> {
   const { app, wallet } = input;
   // 1. already funded or under way: nothing to do (safe to treat as success)
-  if (wallet.fundingState !== 'unfunded') throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });
+  if (wallet.fundingState !== 'unfunded')
+    throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });
   gatewayFor(deps, app.network);
   // 2. claim: of concurrent calls, one wins
   const now = deps.clock.now();
-  const activation = await claim(deps, { app, walletId: wallet.id, trigger: input.trigger, requestedBy: input.actor, now });
+  const activation = await claim(deps, {
+    app,
+    walletId: wallet.id,
+    trigger: input.trigger,
+    requestedBy: input.actor,
+    now,
+  });
   if (!activation) throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });
   // 3. activate, or record why not
   const d: Drive = { app, wallet, activation, actor: input.actor, ...(input.ip !== undefined ? { ip: input.ip } : {}) };
@@ -330,7 +409,14 @@ async function claim(
 ): Promise<ActivationRecord | undefined> {
   const leaseUntil = new Date(input.now.getTime() + settings(deps).activationTimeoutSeconds * 1000 + LEASE_MARGIN_MS);
   const claimed = await deps.db.transaction((trx) =>
-    claimActivation(trx, { walletId: input.walletId, appId: input.app.id, trigger: input.trigger, requestedBy: input.requestedBy, at: input.now, leaseUntil }),
+    claimActivation(trx, {
+      walletId: input.walletId,
+      appId: input.app.id,
+      trigger: input.trigger,
+      requestedBy: input.requestedBy,
+      at: input.now,
+      leaseUntil,
+    }),
   );
   return claimed ? findActivation(deps.db, input.walletId) : undefined;
 }
@@ -340,17 +426,31 @@ async function claim(
  * it a few seconds, and answers the wallet as it stands then. It never fails the sign-in: an activation that cannot
  * complete now stays `activating` and the recovery loop finishes it. Deferred-mode apps: nothing happens.
  */
-export async function activateOnSignIn(deps: FundingDeps, input: { app: App; wallet: WalletRecord }): Promise<WalletRecord> {
+export async function activateOnSignIn(
+  deps: FundingDeps,
+  input: { app: App; wallet: WalletRecord },
+): Promise<WalletRecord> {
   const { app, wallet } = input;
   if (app.fundingMode !== 'immediate' || wallet.fundingState !== 'unfunded' || wallet.userId === null) return wallet;
   const requestedBy: AuditActor = { type: 'user', id: wallet.userId };
   try {
-    const activation = await claim(deps, { app, walletId: wallet.id, trigger: 'sign_in', requestedBy, now: deps.clock.now() });
+    const activation = await claim(deps, {
+      app,
+      walletId: wallet.id,
+      trigger: 'sign_in',
+      requestedBy,
+      now: deps.clock.now(),
+    });
     if (activation) {
       const d: Drive = { app, wallet, activation, actor: requestedBy };
       const running = drive(deps, d).catch(async (err: unknown) => {
-        deps.log.warn({ err, walletId: wallet.id }, 'wallet activation at sign-in did not complete; it is retried in the background');
-        await afterFailure(deps, d, err).catch((e: unknown) => deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'));
+        deps.log.warn(
+          { err, walletId: wallet.id },
+          'wallet activation at sign-in did not complete; it is retried in the background',
+        );
+        await afterFailure(deps, d, err).catch((e: unknown) =>
+          deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'),
+        );
       });
       const waitMs = Math.min(SIGN_IN_WAIT_MS, settings(deps).activationTimeoutSeconds * 1000);
       let timer: NodeJS.Timeout | undefined;
@@ -358,7 +458,10 @@ export async function activateOnSignIn(deps: FundingDeps, input: { app: App; wal
       clearTimeout(timer);
     }
   } catch (err) {
-    deps.log.warn({ err, walletId: wallet.id }, 'wallet activation at sign-in could not start; it is retried in the background');
+    deps.log.warn(
+      { err, walletId: wallet.id },
+      'wallet activation at sign-in could not start; it is retried in the background',
+    );
   }
   return (await findWallet(deps.db, wallet.id)) ?? wallet;
 }
@@ -376,7 +479,10 @@ export async function runActivationRecovery(deps: FundingDeps): Promise<number> 
   await Promise.all(
     [...byApp.values()].map(async (activations) => {
       for (const activation of activations) {
-        const [wallet, app] = await Promise.all([findWallet(deps.db, activation.walletId), findApp(deps.db, activation.appId)]);
+        const [wallet, app] = await Promise.all([
+          findWallet(deps.db, activation.walletId),
+          findApp(deps.db, activation.appId),
+        ]);
         if (!wallet || !app) continue;
         const d: Drive = { app, wallet, activation, actor: SYSTEM_ACTOR };
         try {
@@ -384,7 +490,9 @@ export async function runActivationRecovery(deps: FundingDeps): Promise<number> 
           deps.log.info({ walletId: wallet.id }, 'wallet activation recovered');
         } catch (err) {
           deps.log.warn({ err, walletId: wallet.id }, 'wallet activation retry did not complete');
-          await afterFailure(deps, d, err).catch((e: unknown) => deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'));
+          await afterFailure(deps, d, err).catch((e: unknown) =>
+            deps.log.error({ err: e, walletId: wallet.id }, 'could not schedule the activation retry'),
+          );
         }
       }
     }),
@@ -401,15 +509,24 @@ export async function settleAppliedActivations(deps: FundingDeps): Promise<numbe
   let settled = 0;
   for (const activation of await sentActivations(deps.db, RECOVERY_BATCH)) {
     try {
-      const [wallet, app] = await Promise.all([findWallet(deps.db, activation.walletId), findApp(deps.db, activation.appId)]);
+      const [wallet, app] = await Promise.all([
+        findWallet(deps.db, activation.walletId),
+        findApp(deps.db, activation.appId),
+      ]);
       if (!wallet || !app) continue;
       const gw = gatewayFor(deps, app.network);
       const status = await gw.transactionStatus(activation.txHash!);
       const sponsor = await appWalletFor(deps.db, app.id, app.network, 'funding');
       if (status.status !== 'SUCCESS' || !sponsor) continue;
       const { baseReserveStroops } = await gw.ledgerFigures();
-      const transaction = activation.envelopeXdr ? { ...recordedTransaction(activation.envelopeXdr, gw.networkPassphrase), hash: status.hash } : undefined;
-      await fundedFromChain(deps, { app, wallet, activation, actor: SYSTEM_ACTOR }, { sponsor, ledger: status.ledger, baseReserve: baseReserveStroops, ...(transaction ? { transaction } : {}) });
+      const transaction = activation.envelopeXdr
+        ? { ...recordedTransaction(activation.envelopeXdr, gw.networkPassphrase), hash: status.hash }
+        : undefined;
+      await fundedFromChain(
+        deps,
+        { app, wallet, activation, actor: SYSTEM_ACTOR },
+        { sponsor, ledger: status.ledger, baseReserve: baseReserveStroops, ...(transaction ? { transaction } : {}) },
+      );
       settled += 1;
     } catch (err) {
       deps.log.warn({ err, walletId: activation.walletId }, 'could not reconcile a sent activation at start-up');
@@ -433,7 +550,9 @@ export function startActivationRecovery(deps: FundingDeps): () => Promise<void> 
     pass: async () => {
       if (!reconciled) {
         reconciled = true;
-        await settleAppliedActivations(deps).catch((err: unknown) => deps.log.warn({ err }, 'start-up reconciliation of activations failed'));
+        await settleAppliedActivations(deps).catch((err: unknown) =>
+          deps.log.warn({ err }, 'start-up reconciliation of activations failed'),
+        );
       }
       await runActivationRecovery(deps);
     },

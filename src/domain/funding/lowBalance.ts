@@ -35,7 +35,9 @@ export async function reportLowBalance(trx: Knex.Transaction, reading: SponsorBa
   // One reporter per wallet at a time (until commit): two activations finishing together must not both find no
   // report and both record one.
   await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`sponsor.balance.low:${reading.address}`]);
-  const recent = await trx<{ id: string; app_id: string; type: string; created_at: Date; data: unknown }>('outbox_events')
+  const recent = await trx<{ id: string; app_id: string; type: string; created_at: Date; data: unknown }>(
+    'outbox_events',
+  )
     .where({ app_id: reading.appId, type: 'sponsor.balance.low' })
     .where('created_at', '>', new Date(reading.at.getTime() - LOW_BALANCE_REPEAT_MS))
     .whereRaw(`data->>'address' = ?`, [reading.address])
@@ -45,7 +47,13 @@ export async function reportLowBalance(trx: Knex.Transaction, reading: SponsorBa
   await recordOutboxEvent(trx, {
     appId: reading.appId,
     type: 'sponsor.balance.low',
-    data: { walletType: reading.walletType, address: reading.address, balance: fromStroops(reading.balanceStroops), threshold: reading.thresholdXlm, asset: 'native' },
+    data: {
+      walletType: reading.walletType,
+      address: reading.address,
+      balance: fromStroops(reading.balanceStroops),
+      threshold: reading.thresholdXlm,
+      asset: 'native',
+    },
     at: reading.at,
   });
   return true;

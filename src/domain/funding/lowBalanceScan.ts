@@ -41,17 +41,31 @@ function walletsShown(wallets: WalletRecord[]): WalletRecord[] {
 }
 
 /** One page of active apps on `network` after `afterId` (by id), with their app wallets. */
-async function appWalletsPage(db: Knex, network: NetworkName, afterId: string): Promise<{ lastAppId?: string; wallets: WalletRecord[] }> {
-  const appIds = await db<{ id: string; status: string; network: NetworkName }>('apps').where({ status: 'active', network }).where('id', '>', afterId).orderBy('id').limit(APP_PAGE).pluck('id');
+async function appWalletsPage(
+  db: Knex,
+  network: NetworkName,
+  afterId: string,
+): Promise<{ lastAppId?: string; wallets: WalletRecord[] }> {
+  const appIds = await db<{ id: string; status: string; network: NetworkName }>('apps')
+    .where({ status: 'active', network })
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(APP_PAGE)
+    .pluck('id');
   if (appIds.length === 0) return { wallets: [] };
-  const rows = await db('wallets').whereIn('app_id', appIds).where({ network }).whereNotNull('role').orderBy(['app_id', 'id']).select(PUBLIC_COLUMNS);
+  const rows = await db('wallets')
+    .whereIn('app_id', appIds)
+    .where({ network })
+    .whereNotNull('role')
+    .orderBy(['app_id', 'id'])
+    .select(PUBLIC_COLUMNS);
   return { lastAppId: appIds[appIds.length - 1], wallets: walletsShown(rows.map(toWalletRecord)) };
 }
 
 /** Reads and reports one network's app wallets; answers how many events were recorded. */
 async function scanNetwork(deps: SponsorScanDeps, network: NetworkName, gw: StellarGateway): Promise<number> {
   let recorded = 0;
-  for (let afterId = ''; ; ) {
+  for (let afterId = ''; ;) {
     const page = await appWalletsPage(deps.db, network, afterId);
     if (!page.lastAppId) return recorded;
     afterId = page.lastAppId;
@@ -84,7 +98,10 @@ async function scanNetwork(deps: SponsorScanDeps, network: NetworkName, gw: Stel
  */
 export async function scanSponsorBalances(deps: SponsorScanDeps): Promise<number> {
   let recorded = 0;
-  for (const [network, gw] of Object.entries(deps.stellar?.gateways ?? {}) as [NetworkName, StellarGateway | undefined][]) {
+  for (const [network, gw] of Object.entries(deps.stellar?.gateways ?? {}) as [
+    NetworkName,
+    StellarGateway | undefined,
+  ][]) {
     if (!gw) continue;
     try {
       recorded += await scanNetwork(deps, network, gw);
@@ -100,7 +117,10 @@ export async function scanSponsorBalances(deps: SponsorScanDeps): Promise<number
  * Runs scanSponsorBalances shortly after start, then every `intervalMs` (SPONSOR_SCAN_INTERVAL_MS). A failed pass is
  * logged, never thrown. Returns stop(), which waits for a running pass.
  */
-export function startSponsorBalanceScan(deps: SponsorScanDeps, opts: { intervalMs?: number; firstPassDelayMs?: number } = {}): () => Promise<void> {
+export function startSponsorBalanceScan(
+  deps: SponsorScanDeps,
+  opts: { intervalMs?: number; firstPassDelayMs?: number } = {},
+): () => Promise<void> {
   const intervalMs = opts.intervalMs ?? SPONSOR_SCAN_INTERVAL_MS;
   return repeatPass({
     what: 'sponsor balance scan',

@@ -16,7 +16,15 @@ import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { sponsorFee } from '../transactions/feeBump';
-import { activationFeeStroops, buildActivationTransaction, MAX_OPERATIONS_PER_TRANSACTION, operationCount, reserveStroops, sponsorCostStroops, type WalletActivation } from './activation';
+import {
+  activationFeeStroops,
+  buildActivationTransaction,
+  MAX_OPERATIONS_PER_TRANSACTION,
+  operationCount,
+  reserveStroops,
+  sponsorCostStroops,
+  type WalletActivation,
+} from './activation';
 import { withWalletKeypair } from '../wallets/custody';
 import { ensureChannelAccounts, leaseChannel, releaseChannel } from './channels';
 import { FundingShortfall } from './errors';
@@ -114,7 +122,12 @@ export class ActivationQueue {
   ) {}
 
   /** Queues an activation sponsored by `sponsor`, its fee paid by `gas`; resolves once applied, rejects with why not. */
-  activate(sponsor: WalletRecord, gas: WalletRecord, gw: StellarGateway, item: QueuedActivation): Promise<ActivationApplied> {
+  activate(
+    sponsor: WalletRecord,
+    gas: WalletRecord,
+    gw: StellarGateway,
+    item: QueuedActivation,
+  ): Promise<ActivationApplied> {
     const key = `${sponsor.id}/${gas.id}`;
     let queue = this.queues.get(key);
     if (!queue) {
@@ -188,9 +201,17 @@ export class ActivationQueue {
     for (const entry of batch) {
       const cost = sponsorCostStroops([entry.activation], { baseReserveStroops: figures.baseReserveStroops });
       // The fee-bump's own operation is charged with the first entry.
-      const fee = activationFeeStroops([entry.activation], figures.baseFeeStroops) - (kept.length > 0 ? BigInt(figures.baseFeeStroops) : 0n);
+      const fee =
+        activationFeeStroops([entry.activation], figures.baseFeeStroops) -
+        (kept.length > 0 ? BigInt(figures.baseFeeStroops) : 0n);
       if (cost > sponsorLeft) {
-        entry.reject(new FundingShortfall(cost, reserveStroops(entry.activation.assets.length, figures.baseReserveStroops), entry.activation.startingBalanceXlm));
+        entry.reject(
+          new FundingShortfall(
+            cost,
+            reserveStroops(entry.activation.assets.length, figures.baseReserveStroops),
+            entry.activation.startingBalanceXlm,
+          ),
+        );
         continue;
       }
       const gasAccount = sameWallet ? accounts.sponsor : accounts.gas;
@@ -226,7 +247,12 @@ export class ActivationQueue {
           count: this.channels,
           seal: async (tx) => {
             await this.signWith([sponsor], tx, SYSTEM_ACTOR, undefined);
-            return sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+            return sponsorFee(deps, {
+              gasWallet: gas,
+              inner: tx,
+              networkPassphrase: gw.networkPassphrase,
+              actor: SYSTEM_ACTOR,
+            });
           },
         }).catch((err: unknown) => {
           q.channelsReady = undefined;
@@ -256,7 +282,8 @@ export class ActivationQueue {
       if (batch.length === 0 || !sponsorAccount) return;
       if (channel && !channelAccount) throw new Error(`the channel account ${sourceKey} does not exist on-chain`);
       // The time bound counts from now (creating the channels may have taken a ledger), never before the chain's clock.
-      const validUntilSeconds = Math.max(Math.floor(deps.clock.now().getTime() / 1000), figures.closeTime) + timeoutSeconds;
+      const validUntilSeconds =
+        Math.max(Math.floor(deps.clock.now().getTime() / 1000), figures.closeTime) + timeoutSeconds;
       const tx = buildActivationTransaction({
         source: { publicKey: sourceKey, sequence: (channelAccount ?? sponsorAccount).sequence },
         sponsor: sponsor.publicKey,
@@ -298,23 +325,42 @@ export class ActivationQueue {
       for (const entry of batch) entry.resolve({ ...sent, ledger });
     } catch (err) {
       if (!taken) batch = this.take(q); // the source could not be had: these entries cannot go now
-      const refusedAsWhole = built && err instanceof TransactionRejectedError && batch.length > 1 && !(err.stage === 'submission' && (err.codes.transaction === 'tx_bad_seq' || err.codes.transaction === 'tx_insufficient_balance'));
+      const refusedAsWhole =
+        built &&
+        err instanceof TransactionRejectedError &&
+        batch.length > 1 &&
+        !(
+          err.stage === 'submission' &&
+          (err.codes.transaction === 'tx_bad_seq' || err.codes.transaction === 'tx_insufficient_balance')
+        );
       if (refusedAsWhole) {
         q.pending.unshift(...batch.map((e) => ({ ...e, solo: true })));
       } else {
         for (const entry of batch) entry.reject(err);
       }
     } finally {
-      if (channel) await releaseChannel(deps.db, sponsor.publicKey, channel.position).catch((e: unknown) => deps.log.warn({ err: e }, 'could not release a channel account'));
+      if (channel)
+        await releaseChannel(deps.db, sponsor.publicKey, channel.position).catch((e: unknown) =>
+          deps.log.warn({ err: e }, 'could not release a channel account'),
+        );
     }
   }
 
   /** Signs with each wallet's key in turn, every decryption audited. */
-  private async signWith(wallets: WalletRecord[], tx: Transaction, actor: AuditActor, ip: string | undefined): Promise<void> {
+  private async signWith(
+    wallets: WalletRecord[],
+    tx: Transaction,
+    actor: AuditActor,
+    ip: string | undefined,
+  ): Promise<void> {
     for (const wallet of wallets) {
-      await withWalletKeypair(this.deps, { walletId: wallet.id, purpose: 'wallet.activate', actor, ...(ip !== undefined ? { ip } : {}) }, (kp) => {
-        tx.sign(kp);
-      });
+      await withWalletKeypair(
+        this.deps,
+        { walletId: wallet.id, purpose: 'wallet.activate', actor, ...(ip !== undefined ? { ip } : {}) },
+        (kp) => {
+          tx.sign(kp);
+        },
+      );
     }
   }
 }

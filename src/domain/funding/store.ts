@@ -70,9 +70,18 @@ function toRecord(row: ActivationRow): ActivationRecord {
  */
 export async function claimActivation(
   trx: Knex.Transaction,
-  input: { walletId: string; appId: string; trigger: ActivationTrigger; requestedBy: AuditActor; at: Date; leaseUntil: Date },
+  input: {
+    walletId: string;
+    appId: string;
+    trigger: ActivationTrigger;
+    requestedBy: AuditActor;
+    at: Date;
+    leaseUntil: Date;
+  },
 ): Promise<boolean> {
-  const claimed = await trx('wallets').where({ id: input.walletId, funding_state: 'unfunded' }).update({ funding_state: 'activating' });
+  const claimed = await trx('wallets')
+    .where({ id: input.walletId, funding_state: 'unfunded' })
+    .update({ funding_state: 'activating' });
   if (claimed === 0) return false;
   const fresh = {
     trigger: input.trigger,
@@ -108,7 +117,14 @@ export async function findActivation(db: Knex, walletId: string): Promise<Activa
 export async function recordAttempt(
   db: Knex,
   walletId: string,
-  input: { txHash: string; envelopeXdr: string; validUntil: Date; leaseUntil: Date; sponsorPublicKey: string; at: Date },
+  input: {
+    txHash: string;
+    envelopeXdr: string;
+    validUntil: Date;
+    leaseUntil: Date;
+    sponsorPublicKey: string;
+    at: Date;
+  },
 ): Promise<void> {
   await db('wallet_activations')
     .where({ wallet_id: walletId })
@@ -167,7 +183,11 @@ export interface FundedOutcome {
  * The activation in the transactions and the wallet's history (`received`, "Wallet activated"). One batch is one
  * transaction row, written by the first of its wallets to be marked funded; the others only add their history row.
  */
-async function recordActivationTransaction(trx: Knex.Transaction, outcome: FundedOutcome, tx: ActivationTransaction): Promise<void> {
+async function recordActivationTransaction(
+  trx: Knex.Transaction,
+  outcome: FundedOutcome,
+  tx: ActivationTransaction,
+): Promise<void> {
   const history: HistoryEntry[] = [{ walletId: outcome.walletId, direction: 'received', summary: ACTIVATION_SUMMARY }];
   const starting = toStroops(outcome.startingBalanceXlm) > 0n;
   const inserted = await insertTransaction(
@@ -214,12 +234,24 @@ async function recordActivationTransaction(trx: Knex.Transaction, outcome: Funde
  * this transaction, sees the wallet funded and records the work itself.
  */
 async function owedTrustlines(trx: Knex.Transaction, outcome: FundedOutcome): Promise<void> {
-  const app = await trx<{ id: string; assets: string[] | null }>('apps').where({ id: outcome.appId }).forShare().first('assets');
+  const app = await trx<{ id: string; assets: string[] | null }>('apps')
+    .where({ id: outcome.appId })
+    .forShare()
+    .first('assets');
   const owed = (app?.assets ?? []).filter((asset) => !outcome.assets.includes(asset));
   if (owed.length === 0) return;
   const at = outcome.at;
   await trx('trustline_backfills')
-    .insert(owed.map((asset) => ({ wallet_id: outcome.walletId, asset, app_id: outcome.appId, next_attempt_at: at, created_at: at, updated_at: at })))
+    .insert(
+      owed.map((asset) => ({
+        wallet_id: outcome.walletId,
+        asset,
+        app_id: outcome.appId,
+        next_attempt_at: at,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
     .onConflict(['wallet_id', 'asset'])
     .ignore();
 }
@@ -232,7 +264,9 @@ async function owedTrustlines(trx: Knex.Transaction, outcome: FundedOutcome): Pr
  */
 export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<boolean> {
   return db.transaction(async (trx) => {
-    const moved = await trx('wallets').where({ id: outcome.walletId, funding_state: 'activating' }).update({ funding_state: 'funded', funded_at: outcome.at });
+    const moved = await trx('wallets')
+      .where({ id: outcome.walletId, funding_state: 'activating' })
+      .update({ funding_state: 'funded', funded_at: outcome.at });
     if (moved === 0) return false;
     await owedTrustlines(trx, outcome);
     if (outcome.transaction) await recordActivationTransaction(trx, outcome, outcome.transaction);
@@ -256,8 +290,13 @@ export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<bool
       at: outcome.at,
     });
     const base = { appId: outcome.appId, at: outcome.at };
-    await recordOutboxEvent(trx, { ...base, type: 'wallet.activated', data: { walletId: outcome.walletId, address: outcome.publicKey, activatedAt: outcome.at.toISOString() } });
-    for (const asset of outcome.assets) await recordOutboxEvent(trx, { ...base, type: 'trustline.added', data: { walletId: outcome.walletId, asset } });
+    await recordOutboxEvent(trx, {
+      ...base,
+      type: 'wallet.activated',
+      data: { walletId: outcome.walletId, address: outcome.publicKey, activatedAt: outcome.at.toISOString() },
+    });
+    for (const asset of outcome.assets)
+      await recordOutboxEvent(trx, { ...base, type: 'trustline.added', data: { walletId: outcome.walletId, asset } });
     if (outcome.sponsorBalance) await reportLowBalance(trx, { ...outcome.sponsorBalance, ...base });
     return true;
   });
@@ -266,13 +305,24 @@ export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<bool
 /** activating -> unfunded: the activation definitely did not happen and the caller was told (402, 503). */
 export async function releaseActivation(db: Knex, walletId: string, error: string, at: Date): Promise<void> {
   await db.transaction(async (trx) => {
-    const moved = await trx('wallets').where({ id: walletId, funding_state: 'activating' }).update({ funding_state: 'unfunded' });
-    if (moved) await trx('wallet_activations').where({ wallet_id: walletId }).update({ lease_until: null, last_error: error, updated_at: at });
+    const moved = await trx('wallets')
+      .where({ id: walletId, funding_state: 'activating' })
+      .update({ funding_state: 'unfunded' });
+    if (moved)
+      await trx('wallet_activations')
+        .where({ wallet_id: walletId })
+        .update({ lease_until: null, last_error: error, updated_at: at });
   });
 }
 
 /** Stays activating: the recovery loop tries again at `nextAttemptAt` (the lease ends then too). */
-export async function scheduleRetry(db: Knex, walletId: string, error: string, nextAttemptAt: Date, at: Date): Promise<void> {
+export async function scheduleRetry(
+  db: Knex,
+  walletId: string,
+  error: string,
+  nextAttemptAt: Date,
+  at: Date,
+): Promise<void> {
   await db('wallet_activations')
     .where({ wallet_id: walletId })
     .whereNull('ledger')
@@ -284,7 +334,10 @@ export async function scheduleRetry(db: Knex, walletId: string, error: string, n
  * or the process driving it died) to the calling instance until `leaseUntil`. SKIP LOCKED lets several instances
  * scan at once without taking the same wallet.
  */
-export async function leaseDueActivations(db: Knex, input: { now: Date; leaseUntil: Date; limit: number }): Promise<ActivationRecord[]> {
+export async function leaseDueActivations(
+  db: Knex,
+  input: { now: Date; leaseUntil: Date; limit: number },
+): Promise<ActivationRecord[]> {
   const rows = await db.transaction(async (trx) => {
     const due = await trx('wallet_activations as a')
       .join('wallets as w', 'w.id', 'a.wallet_id')

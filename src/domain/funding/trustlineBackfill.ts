@@ -85,7 +85,10 @@ function settings(deps: BackfillDeps) {
  * miss an asset that change removed and this one brings back).
  */
 export async function lockAppAssets(trx: Knex.Transaction, appId: string): Promise<string[] | undefined> {
-  const row = await trx<{ id: string; assets: string[] | null }>('apps').where({ id: appId }).forUpdate().first('assets');
+  const row = await trx<{ id: string; assets: string[] | null }>('apps')
+    .where({ id: appId })
+    .forUpdate()
+    .first('assets');
   return row ? (row.assets ?? []) : undefined;
 }
 
@@ -94,7 +97,10 @@ export async function lockAppAssets(trx: Knex.Transaction, appId: string): Promi
  * network that is funded or being activated (an activation may have been built with the old list; if it did take the
  * asset, the row finds the line on the ledger). Call in the transaction of the settings change.
  */
-export async function enqueueTrustlineBackfill(trx: Knex, input: { app: App; assets: string[]; at: Date }): Promise<void> {
+export async function enqueueTrustlineBackfill(
+  trx: Knex,
+  input: { app: App; assets: string[]; at: Date },
+): Promise<void> {
   if (input.assets.length === 0) return;
   await trx.raw(
     `insert into trustline_backfills (wallet_id, asset, app_id, next_attempt_at, created_at, updated_at)
@@ -127,7 +133,13 @@ async function leaseDue(db: Knex, input: { now: Date; leaseUntil: Date }): Promi
       .update({ lease_until: input.leaseUntil, updated_at: input.now })
       .returning<{ wallet_id: string; asset: string; app_id: string; attempts: number; tx_hash: string | null }[]>('*');
   });
-  return rows.map((r) => ({ walletId: r.wallet_id, asset: r.asset, appId: r.app_id, attempts: r.attempts, txHash: r.tx_hash }));
+  return rows.map((r) => ({
+    walletId: r.wallet_id,
+    asset: r.asset,
+    appId: r.app_id,
+    attempts: r.attempts,
+    txHash: r.tx_hash,
+  }));
 }
 
 const keysOf = (rows: BackfillRow[]) => rows.map((r) => [r.walletId, r.asset]);
@@ -137,22 +149,42 @@ async function dropRows(db: Knex, rows: BackfillRow[]): Promise<void> {
 }
 
 async function recordSent(db: Knex, rows: BackfillRow[], txHash: string, at: Date): Promise<void> {
-  await db('trustline_backfills').whereIn(['wallet_id', 'asset'], keysOf(rows)).update({ tx_hash: txHash, attempts: db.raw('attempts + 1'), updated_at: at });
+  await db('trustline_backfills')
+    .whereIn(['wallet_id', 'asset'], keysOf(rows))
+    .update({ tx_hash: txHash, attempts: db.raw('attempts + 1'), updated_at: at });
 }
 
 async function retryLater(db: Knex, rows: BackfillRow[], error: string | null, next: Date, at: Date): Promise<void> {
-  if (rows.length) await db('trustline_backfills').whereIn(['wallet_id', 'asset'], keysOf(rows)).update({ last_error: error, next_attempt_at: next, lease_until: null, updated_at: at });
+  if (rows.length)
+    await db('trustline_backfills')
+      .whereIn(['wallet_id', 'asset'], keysOf(rows))
+      .update({ last_error: error, next_attempt_at: next, lease_until: null, updated_at: at });
 }
 
 /** pending -> added with one `trustline.added` event per line, in one transaction. `withEvents`: the lines we added. */
-async function markAdded(db: Knex, input: { rows: BackfillRow[]; withEvents: BackfillRow[]; txHash: string | null; ledger: number | null; at: Date }): Promise<void> {
+async function markAdded(
+  db: Knex,
+  input: { rows: BackfillRow[]; withEvents: BackfillRow[]; txHash: string | null; ledger: number | null; at: Date },
+): Promise<void> {
   await db.transaction(async (trx) => {
     for (const row of input.rows) {
       const moved = await trx('trustline_backfills')
         .where({ wallet_id: row.walletId, asset: row.asset, status: 'pending' })
-        .update({ status: 'added', ledger: input.ledger, tx_hash: input.txHash ?? trx.raw('tx_hash'), last_error: null, lease_until: null, updated_at: input.at });
+        .update({
+          status: 'added',
+          ledger: input.ledger,
+          tx_hash: input.txHash ?? trx.raw('tx_hash'),
+          last_error: null,
+          lease_until: null,
+          updated_at: input.at,
+        });
       if (moved && input.withEvents.includes(row)) {
-        await recordOutboxEvent(trx, { appId: row.appId, type: 'trustline.added', data: { walletId: row.walletId, asset: row.asset }, at: input.at });
+        await recordOutboxEvent(trx, {
+          appId: row.appId,
+          type: 'trustline.added',
+          data: { walletId: row.walletId, asset: row.asset },
+          at: input.at,
+        });
       }
     }
   });
@@ -162,7 +194,10 @@ async function markAdded(db: Knex, input: { rows: BackfillRow[]; withEvents: Bac
 // Chain
 
 function isShortfall(err: TransactionRejectedError): boolean {
-  return err.codes.transaction === 'tx_insufficient_balance' || err.codes.operations.some((c) => c === 'op_low_reserve' || c === 'op_underfunded');
+  return (
+    err.codes.transaction === 'tx_insufficient_balance' ||
+    err.codes.operations.some((c) => c === 'op_low_reserve' || c === 'op_underfunded')
+  );
 }
 
 function operationsFor(p: Pending, sponsor: string): xdr.Operation[] {
@@ -181,7 +216,10 @@ function chunks(pending: Pending[]): Pending[][] {
   let ops = 0;
   for (const p of pending) {
     const n = p.rows.length + 2;
-    if ((ops + n > MAX_OPERATIONS_PER_TRANSACTION || current.length === MAX_WALLETS_PER_TRANSACTION) && current.length) {
+    if (
+      (ops + n > MAX_OPERATIONS_PER_TRANSACTION || current.length === MAX_WALLETS_PER_TRANSACTION) &&
+      current.length
+    ) {
       out.push(current);
       current = [];
       ops = 0;
@@ -201,7 +239,13 @@ async function sign(deps: BackfillDeps, tx: Transaction, keys: { walletId: strin
  * One transaction for some wallets' missing lines: checked, signed, wrapped in the gas wallet's fee-bump, recorded,
  * sent and confirmed, or a Failure.
  */
-async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletRecord, gas: WalletRecord, pending: Pending[]): Promise<void> {
+async function addLines(
+  deps: BackfillDeps,
+  gw: StellarGateway,
+  sponsor: WalletRecord,
+  gas: WalletRecord,
+  pending: Pending[],
+): Promise<void> {
   const rows = pending.flatMap((p) => p.rows);
   const sameWallet = gas.publicKey === sponsor.publicKey;
   const [figures, sponsorAccount, gasAccount] = await Promise.all([
@@ -214,11 +258,17 @@ async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletR
   // The fee-bump's: one operation more than the inner transaction, at the base fee.
   const fee = BigInt((operations.length + 1) * figures.baseFeeStroops);
   if (!sponsorAccount || availableStroops(sponsorAccount, figures.baseReserveStroops) < reserves) {
-    throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', `the funding wallet cannot cover ${rows.length} trustline reserve(s) of 0.5 XLM`);
+    throw new Failure(
+      'INSUFFICIENT_FUNDS_FOR_TRUSTLINE',
+      `the funding wallet cannot cover ${rows.length} trustline reserve(s) of 0.5 XLM`,
+    );
   }
   const payer = sameWallet ? sponsorAccount : gasAccount;
   if (!payer || availableStroops(payer, figures.baseReserveStroops) < fee + (sameWallet ? reserves : 0n)) {
-    throw new Failure('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', `the gas wallet ${gas.publicKey} cannot cover the fee of ${fromStroops(fee)} XLM`);
+    throw new Failure(
+      'INSUFFICIENT_FUNDS_FOR_TRUSTLINE',
+      `the gas wallet ${gas.publicKey} cannot cover the fee of ${fromStroops(fee)} XLM`,
+    );
   }
   const validUntil = figures.closeTime + settings(deps).activationTimeoutSeconds;
   const builder = new TransactionBuilder(new Account(sponsor.publicKey, sponsorAccount.sequence), {
@@ -232,7 +282,12 @@ async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletR
     { walletId: sponsor.id, purpose: 'trustline.sponsor' },
     ...pending.map((p) => ({ walletId: p.wallet.id, purpose: 'trustline.add' })),
   ]);
-  const bump = await sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+  const bump = await sponsorFee(deps, {
+    gasWallet: gas,
+    inner: tx,
+    networkPassphrase: gw.networkPassphrase,
+    actor: SYSTEM_ACTOR,
+  });
   const txHash = Buffer.from(bump.hash()).toString('hex');
   await recordSent(deps.db, rows, txHash, deps.clock.now());
   try {
@@ -243,7 +298,11 @@ async function addLines(deps: BackfillDeps, gw: StellarGateway, sponsor: WalletR
       throw new Failure(isShortfall(err) ? 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' : 'TRUSTLINE_FAILED', err.message);
     }
     // Unknown outcome: not before the envelope's time bound has passed (the next attempt looks at the ledger first).
-    throw new Failure('TRUSTLINE_FAILED', err instanceof Error ? err.message : String(err), new Date(validUntil * 1000 + LEASE_MARGIN_MS));
+    throw new Failure(
+      'TRUSTLINE_FAILED',
+      err instanceof Error ? err.message : String(err),
+      new Date(validUntil * 1000 + LEASE_MARGIN_MS),
+    );
   }
 }
 
@@ -255,11 +314,15 @@ function retryDelayMs(deps: BackfillDeps, attempts: number): number {
 }
 
 async function failed(deps: BackfillDeps, app: App, rows: BackfillRow[], err: unknown): Promise<void> {
-  const failure = err instanceof Failure ? err : new Failure('TRUSTLINE_FAILED', err instanceof Error ? err.message : String(err));
+  const failure =
+    err instanceof Failure ? err : new Failure('TRUSTLINE_FAILED', err instanceof Error ? err.message : String(err));
   const now = deps.clock.now();
   const attempts = Math.max(0, ...rows.map((r) => r.attempts));
   const next = new Date(Math.max(now.getTime() + retryDelayMs(deps, attempts), failure.notBefore?.getTime() ?? 0));
-  deps.log.warn({ appId: app.id, code: failure.code, err: failure, wallets: new Set(rows.map((r) => r.walletId)).size }, 'trustlines for a newly enabled asset not added; retried later');
+  deps.log.warn(
+    { appId: app.id, code: failure.code, err: failure, wallets: new Set(rows.map((r) => r.walletId)).size },
+    'trustlines for a newly enabled asset not added; retried later',
+  );
   await retryLater(deps.db, rows, failure.message, next, now);
 }
 
@@ -269,7 +332,10 @@ async function backfillApp(deps: BackfillDeps, app: App, rows: BackfillRow[]): P
   const byWallet = new Map<string, BackfillRow[]>();
   for (const row of rows) byWallet.set(row.walletId, [...(byWallet.get(row.walletId) ?? []), row]);
   const gw = gatewayFor(deps, app.network);
-  const [sponsor, gas] = await Promise.all([appWalletFor(deps.db, app.id, app.network, 'funding'), appWalletFor(deps.db, app.id, app.network, 'gas')]);
+  const [sponsor, gas] = await Promise.all([
+    appWalletFor(deps.db, app.id, app.network, 'funding'),
+    appWalletFor(deps.db, app.id, app.network, 'gas'),
+  ]);
   const pending: Pending[] = [];
   for (const [walletId, walletRows] of byWallet) {
     const wallet = await findWallet(deps.db, walletId);
@@ -279,15 +345,31 @@ async function backfillApp(deps: BackfillDeps, app: App, rows: BackfillRow[]): P
       await dropRows(deps.db, walletRows);
       continue;
     }
-    await dropRows(deps.db, walletRows.filter((r) => !owed.includes(r)));
+    await dropRows(
+      deps.db,
+      walletRows.filter((r) => !owed.includes(r)),
+    );
     if (wallet.fundingState === 'activating') {
       await retryLater(deps.db, owed, null, new Date(now.getTime() + settings(deps).retryIntervalSeconds * 1000), now);
       continue;
     }
-    const onLedger = new Set((await gw.trustlines(wallet.publicKey, owed.map((r) => r.asset))).map((l) => l.asset));
+    const onLedger = new Set(
+      (
+        await gw.trustlines(
+          wallet.publicKey,
+          owed.map((r) => r.asset),
+        )
+      ).map((l) => l.asset),
+    );
     const present = owed.filter((r) => onLedger.has(r.asset));
     // A line on the ledger with a sent attempt of ours is ours (its outcome was lost); else activation added it.
-    await markAdded(deps.db, { rows: present, withEvents: present.filter((r) => r.txHash !== null), txHash: null, ledger: null, at: now });
+    await markAdded(deps.db, {
+      rows: present,
+      withEvents: present.filter((r) => r.txHash !== null),
+      txHash: null,
+      ledger: null,
+      at: now,
+    });
     const missing = owed.filter((r) => !onLedger.has(r.asset));
     if (missing.length) pending.push({ wallet, rows: missing });
   }
@@ -322,7 +404,10 @@ export async function runTrustlineBackfill(deps: BackfillDeps): Promise<number> 
         await backfillApp(deps, app, rows);
       } catch (err) {
         // Chain reads failed before anything was sent (or no RPC is configured): the leases run out, retried then.
-        deps.log.warn({ err: err instanceof StellarUnavailableError ? err.message : err, appId }, 'trustline backfill pass failed for an app');
+        deps.log.warn(
+          { err: err instanceof StellarUnavailableError ? err.message : err, appId },
+          'trustline backfill pass failed for an app',
+        );
       }
     }),
   );

@@ -36,7 +36,11 @@ export function walletView(wallet: WalletRecord): WalletView {
  * activation goes on in the background. In Deferred mode it stays unfunded until POST /v1/wallets/fund.
  */
 export async function ensureUserWallet(deps: FundingDeps, input: { app: App; userId: string }): Promise<WalletView> {
-  const existing = await findUserWallet(deps.db, { appId: input.app.id, userId: input.userId, network: input.app.network });
+  const existing = await findUserWallet(deps.db, {
+    appId: input.app.id,
+    userId: input.userId,
+    network: input.app.network,
+  });
   if (existing) return existing;
   const { wallet } = await createWallet(deps, {
     appId: input.app.id,
@@ -48,8 +52,15 @@ export async function ensureUserWallet(deps: FundingDeps, input: { app: App; use
 }
 
 /** The user's wallet on `network`, if it exists yet. */
-export async function findUserWallet(db: Knex, input: { appId: string; userId: string; network: NetworkName }): Promise<WalletView | undefined> {
-  const wallet = await findOwnedWallet(db, { appId: input.appId, network: input.network, owner: { userId: input.userId } });
+export async function findUserWallet(
+  db: Knex,
+  input: { appId: string; userId: string; network: NetworkName },
+): Promise<WalletView | undefined> {
+  const wallet = await findOwnedWallet(db, {
+    appId: input.appId,
+    network: input.network,
+    owner: { userId: input.userId },
+  });
   return wallet ? walletView(wallet) : undefined;
 }
 

@@ -29,6 +29,11 @@ export function canonicalJson(value: unknown): string {
 
 /** Hex SHA-256 of the request's canonical form. */
 export function requestFingerprint(req: FingerprintedRequest): string {
-  const canonical = canonicalJson({ operationId: req.operationId, path: req.path ?? {}, query: req.query ?? {}, body: req.body ?? null });
+  const canonical = canonicalJson({
+    operationId: req.operationId,
+    path: req.path ?? {},
+    query: req.query ?? {},
+    body: req.body ?? null,
+  });
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -57,7 +57,9 @@ export async function claimIdempotencyKey(db: Knex, req: IdempotencyClaimRequest
       [req.scope, req.key, req.operationId, req.requestHash, lockId, req.now, req.now, expiredBefore, staleBefore],
     );
     if (claimed.rows.length > 0) return { kind: 'claimed', lockId };
-    const row = await db('idempotency_keys').where({ scope: req.scope, key: req.key }).first<Row | undefined>('request_hash', 'completed_at', 'answer');
+    const row = await db('idempotency_keys')
+      .where({ scope: req.scope, key: req.key })
+      .first<Row | undefined>('request_hash', 'completed_at', 'answer');
     if (!row) continue;
     if (row.request_hash !== req.requestHash) return { kind: 'mismatch' };
     if (row.completed_at === null || row.answer === null) return { kind: 'inFlight' };
@@ -70,7 +72,10 @@ export async function claimIdempotencyKey(db: Knex, req: IdempotencyClaimRequest
  * Stores the answer of a claimed key. Returns false when the claim was lost (taken over after the lock timeout): the
  * answer of the request that took it over is the one kept.
  */
-export async function completeIdempotencyKey(db: Knex, claim: { scope: string; key: string; lockId: string; answer: Buffer; now: Date }): Promise<boolean> {
+export async function completeIdempotencyKey(
+  db: Knex,
+  claim: { scope: string; key: string; lockId: string; answer: Buffer; now: Date },
+): Promise<boolean> {
   const updated = await db('idempotency_keys')
     .where({ scope: claim.scope, key: claim.key, lock_id: claim.lockId })
     .update({ completed_at: claim.now, answer: claim.answer });
@@ -78,7 +83,10 @@ export async function completeIdempotencyKey(db: Knex, claim: { scope: string; k
 }
 
 /** Deletes a claimed key, so that a retry runs the operation again (the answer was not final). */
-export async function releaseIdempotencyKey(db: Knex, claim: { scope: string; key: string; lockId: string }): Promise<void> {
+export async function releaseIdempotencyKey(
+  db: Knex,
+  claim: { scope: string; key: string; lockId: string },
+): Promise<void> {
   await db('idempotency_keys').where({ scope: claim.scope, key: claim.key, lock_id: claim.lockId }).delete();
 }
 

@@ -26,7 +26,8 @@ const uniqueName = (base: string) => `${base}_${++n}`;
 
 for (const store of ['memory', 'postgres'] as const) {
   describe(`abuse limiter (${store} store)`, () => {
-    const limiter = (points: number, durationSeconds: number, name = uniqueName('t')) => createAbuseLimiter({ db }, store, { name, points, durationSeconds });
+    const limiter = (points: number, durationSeconds: number, name = uniqueName('t')) =>
+      createAbuseLimiter({ db }, store, { name, points, durationSeconds });
 
     test('allows `points` attempts per window, then answers 429 RATE_LIMITED with Retry-After within the window', async () => {
       const l = limiter(3, 60);
@@ -36,7 +37,10 @@ for (const store of ['memory', 'postgres'] as const) {
       const err = refused as AppError;
       assert.equal(err.status, 429);
       const retryAfter = Number(err.headers['Retry-After']);
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${err.headers['Retry-After']}`);
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+        `Retry-After ${err.headers['Retry-After']}`,
+      );
     });
 
     test('keys are counted apart, and so are limiters of different names on the same key', async () => {
@@ -90,6 +94,9 @@ describe('abuse limiter, PostgreSQL store specifics', () => {
   });
 
   test('a name that could clash with another prefix is refused', () => {
-    assert.throws(() => createAbuseLimiter({ db }, 'postgres', { name: 'Send:IP', points: 1, durationSeconds: 60 }), /abuse limit name/);
+    assert.throws(
+      () => createAbuseLimiter({ db }, 'postgres', { name: 'Send:IP', points: 1, durationSeconds: 60 }),
+      /abuse limit name/,
+    );
   });
 });

@@ -30,12 +30,25 @@ function storedKey(key: string): string {
   return createHash('sha256').update(key).digest('base64url');
 }
 
-function createLimiter(deps: Pick<Deps, 'db'>, store: LimitSettings['store'], opts: AbuseLimitOptions): RateLimiterAbstract {
-  if (!/^[a-z0-9_]+$/.test(opts.name)) throw new Error(`abuse limit name must be lower-case letters, digits and _: ${opts.name}`);
-  return createFixedWindowLimiter(deps.db, store, { points: opts.points, durationSeconds: opts.durationSeconds, keyPrefix: `abuse_${opts.name}` });
+function createLimiter(
+  deps: Pick<Deps, 'db'>,
+  store: LimitSettings['store'],
+  opts: AbuseLimitOptions,
+): RateLimiterAbstract {
+  if (!/^[a-z0-9_]+$/.test(opts.name))
+    throw new Error(`abuse limit name must be lower-case letters, digits and _: ${opts.name}`);
+  return createFixedWindowLimiter(deps.db, store, {
+    points: opts.points,
+    durationSeconds: opts.durationSeconds,
+    keyPrefix: `abuse_${opts.name}`,
+  });
 }
 
-export function createAbuseLimiter(deps: Pick<Deps, 'db'>, store: LimitSettings['store'], opts: AbuseLimitOptions): AbuseLimiter {
+export function createAbuseLimiter(
+  deps: Pick<Deps, 'db'>,
+  store: LimitSettings['store'],
+  opts: AbuseLimitOptions,
+): AbuseLimiter {
   const limiter = createLimiter(deps, store, opts);
   return {
     async consume(key) {
@@ -44,7 +57,10 @@ export function createAbuseLimiter(deps: Pick<Deps, 'db'>, store: LimitSettings[
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        throw new AppError('RATE_LIMITED', { message: `Too many attempts; retry in ${retryAfter} s`, headers: { 'Retry-After': String(retryAfter) } });
+        throw new AppError('RATE_LIMITED', {
+          message: `Too many attempts; retry in ${retryAfter} s`,
+          headers: { 'Retry-After': String(retryAfter) },
+        });
       }
     },
   };

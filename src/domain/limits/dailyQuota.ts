@@ -18,7 +18,12 @@ export function secondsUntilNextUtcMidnight(now: Date): number {
  * Counts one request of `keyId` on `day`. Returns the count including this request, or undefined when the key had
  * already used its `quota` for that day (nothing is counted then).
  */
-export async function consumeDailyQuota(db: Knex, keyId: string, day: string, quota: number): Promise<number | undefined> {
+export async function consumeDailyQuota(
+  db: Knex,
+  keyId: string,
+  day: string,
+  quota: number,
+): Promise<number | undefined> {
   const result = await db.raw<{ rows: { count: number }[] }>(
     `insert into api_key_daily_usage (key_id, day, count) values (?, ?, 1)
      on conflict (key_id, day) do update set count = api_key_daily_usage.count + 1

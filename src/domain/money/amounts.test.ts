@@ -26,6 +26,7 @@ describe('XLM amounts', () => {
   });
 
   test('malformed amounts are refused', () => {
-    for (const bad of ['', '-1', '1.', '.5', '1.12345678', '1e3', ' 1', 'abc']) assert.throws(() => toStroops(bad), /not an XLM amount/, bad);
+    for (const bad of ['', '-1', '1.', '.5', '1.12345678', '1e3', ' 1', 'abc'])
+      assert.throws(() => toStroops(bad), /not an XLM amount/, bad);
   });
 });

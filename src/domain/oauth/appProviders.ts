@@ -47,12 +47,18 @@ type Secrets = Pick<ServiceSecrets, 'derive'>;
 const TABLE = 'app_auth_providers';
 
 async function rowsOf(db: Knex, appId: string): Promise<Map<ProviderRow['provider'], ProviderRow>> {
-  const rows = await db(TABLE).where({ app_id: appId }).select<ProviderRow[]>('provider', 'enabled', 'client_id', 'client_secret_sealed');
+  const rows = await db(TABLE)
+    .where({ app_id: appId })
+    .select<ProviderRow[]>('provider', 'enabled', 'client_id', 'client_secret_sealed');
   return new Map(rows.map((r) => [r.provider, r]));
 }
 
 function oauthSettings(row: ProviderRow | undefined): OAuthProviderSettings {
-  return { enabled: row?.enabled ?? false, clientId: row?.client_id ?? null, clientSecretSet: Boolean(row?.client_secret_sealed) };
+  return {
+    enabled: row?.enabled ?? false,
+    clientId: row?.client_id ?? null,
+    clientSecretSet: Boolean(row?.client_secret_sealed),
+  };
 }
 
 export async function readAuthProviders(db: Knex, appId: string): Promise<AuthProviders> {
@@ -69,12 +75,25 @@ export async function readAuthProviders(db: Knex, appId: string): Promise<AuthPr
  * app run one after the other, so "enabled needs a client id and a secret" holds for the stored result.
  * OAUTH_PROVIDER_NOT_CONFIGURED (nothing written) when Google or GitHub would be enabled without both.
  */
-export async function updateAuthProviders(db: Knex, secrets: Secrets, appId: string, change: AuthProvidersChange, now: Date): Promise<AuthProviders> {
+export async function updateAuthProviders(
+  db: Knex,
+  secrets: Secrets,
+  appId: string,
+  change: AuthProvidersChange,
+  now: Date,
+): Promise<AuthProviders> {
   return withTx(db, async (trx) => {
     await trx('apps').where({ id: appId }).forUpdate().first('id');
     const stored = await rowsOf(trx, appId);
     const rows: (ProviderRow & { app_id: string; updated_at: Date })[] = [
-      { app_id: appId, provider: 'email', enabled: change.email.enabled, client_id: null, client_secret_sealed: null, updated_at: now },
+      {
+        app_id: appId,
+        provider: 'email',
+        enabled: change.email.enabled,
+        client_id: null,
+        client_secret_sealed: null,
+        updated_at: now,
+      },
     ];
     for (const provider of OAUTH_PROVIDERS) {
       const next = change[provider];
@@ -87,9 +106,18 @@ export async function updateAuthProviders(db: Knex, secrets: Secrets, appId: str
             ? null
             : sealClientSecret(secrets, { appId, provider }, next.clientSecret);
       if (next.enabled && (!clientId || !sealed)) {
-        throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', { message: `${providerName(provider)} needs a client id and a client secret` });
+        throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', {
+          message: `${providerName(provider)} needs a client id and a client secret`,
+        });
       }
-      rows.push({ app_id: appId, provider, enabled: next.enabled, client_id: clientId, client_secret_sealed: sealed, updated_at: now });
+      rows.push({
+        app_id: appId,
+        provider,
+        enabled: next.enabled,
+        client_id: clientId,
+        client_secret_sealed: sealed,
+        updated_at: now,
+      });
     }
     await trx(TABLE).insert(rows).onConflict(['app_id', 'provider']).merge();
     return readAuthProviders(trx, appId);
@@ -101,19 +129,36 @@ export async function updateAuthProviders(db: Knex, secrets: Secrets, appId: str
  * with it"; sessions already started are not touched). Google and GitHub are checked by appOAuthClient.
  */
 export async function requireEmailSignIn(db: Knex, appId: string): Promise<void> {
-  const row = await db(TABLE).where({ app_id: appId, provider: 'email' }).first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
-  if (row && !row.enabled) throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
+  const row = await db(TABLE)
+    .where({ app_id: appId, provider: 'email' })
+    .first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
+  if (row && !row.enabled)
+    throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
 }
 
 /** The app's client for `provider` when that provider is enabled (enabling requires both credentials), else undefined. */
-export async function appOAuthClient(db: Knex, secrets: Secrets, appId: string, provider: OAuthProvider): Promise<OAuthClientCredentials | undefined> {
-  const row = await db(TABLE).where({ app_id: appId, provider }).first<ProviderRow | undefined>('enabled', 'client_id', 'client_secret_sealed');
+export async function appOAuthClient(
+  db: Knex,
+  secrets: Secrets,
+  appId: string,
+  provider: OAuthProvider,
+): Promise<OAuthClientCredentials | undefined> {
+  const row = await db(TABLE)
+    .where({ app_id: appId, provider })
+    .first<ProviderRow | undefined>('enabled', 'client_id', 'client_secret_sealed');
   if (!row?.enabled || !row.client_id || !row.client_secret_sealed) return undefined;
-  return { clientId: row.client_id, clientSecret: openClientSecret(secrets, { appId, provider }, row.client_secret_sealed) };
+  return {
+    clientId: row.client_id,
+    clientSecret: openClientSecret(secrets, { appId, provider }, row.client_secret_sealed),
+  };
 }
 
 /** The settings as the contract shows them (AuthProviders schema): no secret, an absent client id left out. */
 export function authProvidersView(p: AuthProviders) {
-  const oauth = (s: OAuthProviderSettings) => ({ enabled: s.enabled, ...(s.clientId ? { clientId: s.clientId } : {}), clientSecretSet: s.clientSecretSet });
+  const oauth = (s: OAuthProviderSettings) => ({
+    enabled: s.enabled,
+    ...(s.clientId ? { clientId: s.clientId } : {}),
+    clientSecretSet: s.clientSecretSet,
+  });
   return { email: { enabled: p.email.enabled }, google: oauth(p.google), github: oauth(p.github) };
 }

@@ -19,18 +19,38 @@ export interface StartedFlow {
 }
 
 export interface OAuthFlows {
-  start(input: { binding: OAuthFlowBinding; client: OAuthClientCredentials; codeChallenge: string; now: Date }): Promise<StartedFlow>;
+  start(input: {
+    binding: OAuthFlowBinding;
+    client: OAuthClientCredentials;
+    codeChallenge: string;
+    now: Date;
+  }): Promise<StartedFlow>;
   /** OAUTH_STATE_INVALID when the state does not belong to this flow; OAUTH_EXCHANGE_FAILED when the provider refuses. */
-  finish(input: { binding: OAuthFlowBinding; client: OAuthClientCredentials; state: string; code: string; codeVerifier: string; now: Date }): Promise<VerifiedIdentity>;
+  finish(input: {
+    binding: OAuthFlowBinding;
+    client: OAuthClientCredentials;
+    state: string;
+    code: string;
+    codeVerifier: string;
+    now: Date;
+  }): Promise<VerifiedIdentity>;
 }
 
-export function createOAuthFlows(db: Knex, secrets: Pick<ServiceSecrets, 'derive'>, settings: OAuthSettings): OAuthFlows {
+export function createOAuthFlows(
+  db: Knex,
+  secrets: Pick<ServiceSecrets, 'derive'>,
+  settings: OAuthSettings,
+): OAuthFlows {
   const providers = createIdentityProviders(settings);
   return {
     async start({ binding, client, codeChallenge, now }) {
       const state = newOAuthState();
       // The URL first: when the provider cannot be reached (discovery), no state is left behind.
-      const authorizationUrl = await providers.authorizationUrl(binding.provider, client, { redirectUri: binding.redirectUri, state, codeChallenge });
+      const authorizationUrl = await providers.authorizationUrl(binding.provider, client, {
+        redirectUri: binding.redirectUri,
+        state,
+        codeChallenge,
+      });
       const expiresAt = await saveOAuthState(db, secrets, { state, binding, codeChallenge, now });
       return { authorizationUrl, state, expiresAt };
     },
@@ -45,21 +65,34 @@ export function createOAuthFlows(db: Knex, secrets: Pick<ServiceSecrets, 'derive
 /** The Dashboard's own client for `provider`, or 422 OAUTH_PROVIDER_NOT_CONFIGURED. */
 export function requireDashboardClient(settings: OAuthSettings, provider: OAuthProvider): OAuthClientCredentials {
   const client = settings.dashboard[provider];
-  if (!client) throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', { message: `${providerName(provider)} sign-in is not configured for the Dashboard` });
+  if (!client)
+    throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', {
+      message: `${providerName(provider)} sign-in is not configured for the Dashboard`,
+    });
   return client;
 }
 
 /** `redirectUri` must be one of the Dashboard's configured callbacks, exactly; 400 REDIRECT_URI_NOT_ALLOWED otherwise. */
 export function requireDashboardRedirectUri(settings: OAuthSettings, redirectUri: string): void {
   if (!settings.dashboard.redirectUris.includes(redirectUri)) {
-    throw new AppError('REDIRECT_URI_NOT_ALLOWED', { message: 'The redirect URI is not one of the Dashboard callbacks' });
+    throw new AppError('REDIRECT_URI_NOT_ALLOWED', {
+      message: 'The redirect URI is not one of the Dashboard callbacks',
+    });
   }
 }
 
 /** The app's client for `provider` when the app enabled it, or 422 OAUTH_PROVIDER_NOT_CONFIGURED. */
-export async function requireAppClient(db: Knex, secrets: Pick<ServiceSecrets, 'derive'>, appId: string, provider: OAuthProvider): Promise<OAuthClientCredentials> {
+export async function requireAppClient(
+  db: Knex,
+  secrets: Pick<ServiceSecrets, 'derive'>,
+  appId: string,
+  provider: OAuthProvider,
+): Promise<OAuthClientCredentials> {
   const client = await appOAuthClient(db, secrets, appId, provider);
-  if (!client) throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', { message: `${providerName(provider)} sign-in is not configured for this app` });
+  if (!client)
+    throw new AppError('OAUTH_PROVIDER_NOT_CONFIGURED', {
+      message: `${providerName(provider)} sign-in is not configured for this app`,
+    });
   return client;
 }
 

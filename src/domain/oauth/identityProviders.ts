@@ -31,9 +31,17 @@ export interface IdentityProviders {
    * Where to send the user's browser: the provider's authorization endpoint with the flow's parameters. AppError
    * SERVICE_UNAVAILABLE when Google's discovery fails.
    */
-  authorizationUrl(provider: OAuthProvider, client: OAuthClientCredentials, request: { redirectUri: string; state: string; codeChallenge: string }): Promise<string>;
+  authorizationUrl(
+    provider: OAuthProvider,
+    client: OAuthClientCredentials,
+    request: { redirectUri: string; state: string; codeChallenge: string },
+  ): Promise<string>;
   /** Exchanges the code and reads the account; AppError OAUTH_EXCHANGE_FAILED on any failure. */
-  exchange(provider: OAuthProvider, client: OAuthClientCredentials, request: { code: string; redirectUri: string; codeVerifier: string }): Promise<VerifiedIdentity>;
+  exchange(
+    provider: OAuthProvider,
+    client: OAuthClientCredentials,
+    request: { code: string; redirectUri: string; codeVerifier: string },
+  ): Promise<VerifiedIdentity>;
 }
 
 const SCOPES: Record<OAuthProvider, string> = { google: 'openid email profile', github: 'read:user user:email' };
@@ -57,12 +65,15 @@ function displayName(name: unknown): { displayName?: string } {
 }
 
 function noVerifiedEmail(provider: OAuthProvider): AppError {
-  return new AppError('OAUTH_EXCHANGE_FAILED', { message: `The ${providerName(provider)} account has no verified email address` });
+  return new AppError('OAUTH_EXCHANGE_FAILED', {
+    message: `The ${providerName(provider)} account has no verified email address`,
+  });
 }
 
 /** The provider's address, checked for form: it becomes an operator's or user's email. */
 function verifiedEmail(provider: OAuthProvider, email: unknown): string {
-  if (typeof email !== 'string' || email.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email)) throw noVerifiedEmail(provider);
+  if (typeof email !== 'string' || email.length > MAX_EMAIL_LENGTH || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw noVerifiedEmail(provider);
   return email;
 }
 
@@ -71,12 +82,22 @@ function verifiedEmail(provider: OAuthProvider, email: unknown): string {
  * their cause, so only names, codes and statuses are kept.
  */
 function describeFailure(provider: OAuthProvider, err: unknown): Error {
-  const e = (isRecord(err) ? err : {}) as { name?: unknown; code?: unknown; error?: unknown; status?: unknown; message?: unknown };
-  const parts = [e.name, e.code, e.error, e.status, e.message].filter((p) => typeof p === 'string' || typeof p === 'number');
+  const e = (isRecord(err) ? err : {}) as {
+    name?: unknown;
+    code?: unknown;
+    error?: unknown;
+    status?: unknown;
+    message?: unknown;
+  };
+  const parts = [e.name, e.code, e.error, e.status, e.message].filter(
+    (p) => typeof p === 'string' || typeof p === 'number',
+  );
   return new Error(`${providerName(provider)} sign-in failed: ${parts.join(' ')}`);
 }
 
-export function createIdentityProviders(settings: Pick<OAuthSettings, 'googleIssuerUrl' | 'githubOAuthUrl' | 'githubApiUrl'>): IdentityProviders {
+export function createIdentityProviders(
+  settings: Pick<OAuthSettings, 'googleIssuerUrl' | 'githubOAuthUrl' | 'githubApiUrl'>,
+): IdentityProviders {
   // Google's metadata is discovered once per process (its endpoints do not move); a failed discovery is retried on
   // the next sign-in. Its signing keys are shared between sign-ins the same way (the library refetches on rotation).
   let googleMetadata: Promise<oidc.ServerMetadata> | undefined;
@@ -120,18 +141,33 @@ export function createIdentityProviders(settings: Pick<OAuthSettings, 'googleIss
     return config;
   }
 
-  async function googleIdentity(config: oidc.Configuration, tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): Promise<VerifiedIdentity> {
+  async function googleIdentity(
+    config: oidc.Configuration,
+    tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers,
+  ): Promise<VerifiedIdentity> {
     const claims = tokens.claims();
     if (!claims) throw new Error('the token response has no ID token');
     googleKeys = oidc.getJwksCache(config) ?? googleKeys;
     const profile = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
     if (profile.email_verified !== true) throw noVerifiedEmail('google');
-    return { provider: 'google', subject: claims.sub, email: verifiedEmail('google', profile.email), ...displayName(profile.name) };
+    return {
+      provider: 'google',
+      subject: claims.sub,
+      email: verifiedEmail('google', profile.email),
+      ...displayName(profile.name),
+    };
   }
 
   async function githubGet(config: oidc.Configuration, accessToken: string, path: string): Promise<unknown> {
     const headers = new Headers({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
-    const res = await oidc.fetchProtectedResource(config, accessToken, new URL(joinUrl(settings.githubApiUrl, path)), 'GET', undefined, headers);
+    const res = await oidc.fetchProtectedResource(
+      config,
+      accessToken,
+      new URL(joinUrl(settings.githubApiUrl, path)),
+      'GET',
+      undefined,
+      headers,
+    );
     if (!res.ok) throw new Error(`GET /${path} answered ${res.status}`);
     return res.json();
   }
@@ -140,7 +176,11 @@ export function createIdentityProviders(settings: Pick<OAuthSettings, 'googleIss
     const user = await githubGet(config, accessToken, 'user');
     if (!isRecord(user) || !Number.isSafeInteger(user.id)) throw new Error('GET /user answered without an account id');
     const emails = await githubGet(config, accessToken, 'user/emails');
-    const primary = Array.isArray(emails) ? emails.find((e: unknown): e is Record<string, unknown> => isRecord(e) && e.primary === true && e.verified === true) : undefined;
+    const primary = Array.isArray(emails)
+      ? emails.find(
+          (e: unknown): e is Record<string, unknown> => isRecord(e) && e.primary === true && e.verified === true,
+        )
+      : undefined;
     if (!primary) throw noVerifiedEmail('github');
     return {
       provider: 'github',
@@ -183,7 +223,9 @@ export function createIdentityProviders(settings: Pick<OAuthSettings, 'googleIss
           redirect_uri: request.redirectUri,
           code_verifier: request.codeVerifier,
         });
-        return provider === 'google' ? await googleIdentity(config, tokens) : await githubIdentity(config, tokens.access_token);
+        return provider === 'google'
+          ? await googleIdentity(config, tokens)
+          : await githubIdentity(config, tokens.access_token);
       } catch (err) {
         if (err instanceof AppError) throw err;
         throw new AppError('OAUTH_EXCHANGE_FAILED', {

@@ -75,7 +75,10 @@ export async function consumeOAuthState(
   secrets: Secrets,
   input: { state: string; binding: OAuthFlowBinding; codeVerifier: string; now: Date },
 ): Promise<void> {
-  const [row] = (await db(TABLE).where({ state_hash: stateHash(secrets, input.state) }).delete().returning('*')) as StateRow[];
+  const [row] = (await db(TABLE)
+    .where({ state_hash: stateHash(secrets, input.state) })
+    .delete()
+    .returning('*')) as StateRow[];
   const { binding } = input;
   const valid =
     row !== undefined &&
@@ -86,7 +89,9 @@ export async function consumeOAuthState(
     row.redirect_uri === binding.redirectUri &&
     row.code_challenge === (await calculatePKCECodeChallenge(input.codeVerifier));
   if (!valid) {
-    throw new AppError('OAUTH_STATE_INVALID', { message: 'The sign-in state is unknown, expired, already used or for another sign-in; start again' });
+    throw new AppError('OAUTH_STATE_INVALID', {
+      message: 'The sign-in state is unknown, expired, already used or for another sign-in; start again',
+    });
   }
 }
 

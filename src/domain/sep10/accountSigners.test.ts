@@ -26,21 +26,46 @@ function entry(thresholds: number[], signers: xdr.SignerKeyWire[] = [], weights:
 const ed25519 = (address: string): xdr.SignerKeyWire => ({ type: 0, ed25519: StrKey.decodeEd25519PublicKey(address) });
 
 test('a new account: its master key with weight 1, medium threshold 0', () => {
-  assert.deepEqual(accountSignersOf(account, entry([1, 0, 0, 0])), { threshold: 0, signers: [{ key: account, weight: 1, type: 'ed25519_public_key' }] });
+  assert.deepEqual(accountSignersOf(account, entry([1, 0, 0, 0])), {
+    threshold: 0,
+    signers: [{ key: account, weight: 1, type: 'ed25519_public_key' }],
+  });
 });
 
 test('multisig: the master key and ed25519 signers with their weights, and the medium threshold', () => {
   const got = accountSignersOf(account, entry([1, 1, 2, 3], [ed25519(cosigner)], [1]));
   assert.equal(got.threshold, 2);
-  assert.deepEqual(got.signers.map((s) => [s.key, s.weight]), [[account, 1], [cosigner, 1]]);
+  assert.deepEqual(
+    got.signers.map((s) => [s.key, s.weight]),
+    [
+      [account, 1],
+      [cosigner, 1],
+    ],
+  );
 });
 
 test('keys of weight 0 are left out, so a disabled master key cannot sign an operator in', () => {
   const got = accountSignersOf(account, entry([0, 1, 1, 1], [ed25519(cosigner), ed25519(silent)], [2, 0]));
-  assert.deepEqual(got.signers.map((s) => s.key), [cosigner]);
+  assert.deepEqual(
+    got.signers.map((s) => s.key),
+    [cosigner],
+  );
 });
 
 test('signers that cannot sign a challenge (pre-authorized transaction, hash(x)) are left out', () => {
-  const got = accountSignersOf(account, entry([1, 0, 1, 0], [{ type: 1, preAuthTx: new Uint8Array(32).fill(1) }, { type: 2, hashX: new Uint8Array(32).fill(2) }], [5, 5]));
-  assert.deepEqual(got.signers.map((s) => s.key), [account]);
+  const got = accountSignersOf(
+    account,
+    entry(
+      [1, 0, 1, 0],
+      [
+        { type: 1, preAuthTx: new Uint8Array(32).fill(1) },
+        { type: 2, hashX: new Uint8Array(32).fill(2) },
+      ],
+      [5, 5],
+    ),
+  );
+  assert.deepEqual(
+    got.signers.map((s) => s.key),
+    [account],
+  );
 });

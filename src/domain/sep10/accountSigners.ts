@@ -24,7 +24,11 @@ export function accountSignersOf(account: string, entry: xdr.AccountEntry): Acco
   if (masterWeight > 0) signers.push({ key: account, weight: masterWeight, type: 'ed25519_public_key' });
   for (const { key, weight } of entry.signers) {
     if (key.type !== 'signerKeyTypeEd25519' || weight === 0) continue;
-    signers.push({ key: StrKey.encodeEd25519PublicKey(Buffer.from(key.ed25519.toBytes())), weight, type: 'ed25519_public_key' });
+    signers.push({
+      key: StrKey.encodeEd25519PublicKey(Buffer.from(key.ed25519.toBytes())),
+      weight,
+      type: 'ed25519_public_key',
+    });
   }
   return { threshold: medium, signers };
 }
@@ -37,11 +41,22 @@ const TIMEOUT_MS = 5000;
  * A lookup of accounts' signers on the network's Stellar RPC: undefined for an account not on-chain; 503
  * STELLAR_UNAVAILABLE when no RPC is configured for the network or it cannot be reached.
  */
-export function rpcAccountSigners(rpcUrl: string | undefined, network: NetworkName): (account: string) => Promise<AccountSigners | undefined> {
-  const server = rpcUrl ? new rpc.Server(rpcUrl, { allowHttp: rpcUrl.startsWith('http://'), timeout: TIMEOUT_MS }) : undefined;
+export function rpcAccountSigners(
+  rpcUrl: string | undefined,
+  network: NetworkName,
+): (account: string) => Promise<AccountSigners | undefined> {
+  const server = rpcUrl
+    ? new rpc.Server(rpcUrl, { allowHttp: rpcUrl.startsWith('http://'), timeout: TIMEOUT_MS })
+    : undefined;
   return async (account) => {
-    if (!server) throw new AppError('STELLAR_UNAVAILABLE', { message: `No Stellar RPC is configured for ${network}`, headers: { 'Retry-After': '60' } });
-    const key = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrAccountId() }));
+    if (!server)
+      throw new AppError('STELLAR_UNAVAILABLE', {
+        message: `No Stellar RPC is configured for ${network}`,
+        headers: { 'Retry-After': '60' },
+      });
+    const key = xdr.LedgerKey.account(
+      new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(account).xdrAccountId() }),
+    );
     let lastError: unknown;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
@@ -52,6 +67,8 @@ export function rpcAccountSigners(rpcUrl: string | undefined, network: NetworkNa
         lastError = err;
       }
     }
-    throw new StellarUnavailableError(`${network} RPC did not answer ${ATTEMPTS} getLedgerEntries attempts`, { cause: lastError });
+    throw new StellarUnavailableError(`${network} RPC did not answer ${ATTEMPTS} getLedgerEntries attempts`, {
+      cause: lastError,
+    });
   };
 }

@@ -38,7 +38,10 @@ export interface Sep10 {
    * on-chain, exactly its master key otherwise. Throws WALLET_AUTH_FAILED, or what `accountSigners` throws.
    * Single use is the caller's part (store.ts), in the transaction that signs the operator in.
    */
-  verify(transaction: string, opts: { now: Date; accountSigners: (account: string) => Promise<AccountSigners | undefined> }): Promise<VerifiedChallenge>;
+  verify(
+    transaction: string,
+    opts: { now: Date; accountSigners: (account: string) => Promise<AccountSigners | undefined> },
+  ): Promise<VerifiedChallenge>;
 }
 
 function walletAuthFailed(message: string, cause?: unknown): AppError {
@@ -73,7 +76,9 @@ export function createSep10(secrets: ServiceSecrets, settings: Sep10Settings): S
     async verify(transaction, { now, accountSigners }) {
       // 1. issued by this service and unexpired; the SDK accepts 5 minutes past maxTime for the client's clock skew,
       // but the bounds are this service's own clock, so the contract's 900 s are enforced exactly
-      const { tx, clientAccountID: account } = webAuth(() => WebAuth.readChallengeTx(transaction, server, networkPassphrase, domain, domain));
+      const { tx, clientAccountID: account } = webAuth(() =>
+        WebAuth.readChallengeTx(transaction, server, networkPassphrase, domain, domain),
+      );
       const expiresAt = new Date(Number(tx.timeBounds!.maxTime) * 1000);
       if (now.getTime() > expiresAt.getTime()) throw walletAuthFailed('The challenge has expired; ask for a new one');
       // 2. who may sign for the account (read from the chain, outside any database transaction)
@@ -81,7 +86,15 @@ export function createSep10(secrets: ServiceSecrets, settings: Sep10Settings): S
       // 3. the client's signatures: every one must belong to a signer, and together reach the threshold
       webAuth(() =>
         onChain
-          ? WebAuth.verifyChallengeTxThreshold(transaction, server, networkPassphrase, onChain.threshold, onChain.signers, domain, domain)
+          ? WebAuth.verifyChallengeTxThreshold(
+              transaction,
+              server,
+              networkPassphrase,
+              onChain.threshold,
+              onChain.signers,
+              domain,
+              domain,
+            )
           : WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [account], domain, domain),
       );
       return { account, challengeHash: Buffer.from(tx.hash()).toString('hex'), expiresAt };

@@ -26,14 +26,23 @@ const PRUNE_MARGIN_MS = 3600_000;
 
 /** Deletes used challenges expired for more than the margin; returns how many (for the maintenance loop). */
 export async function pruneUsedSep10Challenges(db: Knex, now: Date): Promise<number> {
-  return db('sep10_used_challenges').where('expires_at', '<', new Date(now.getTime() - PRUNE_MARGIN_MS)).delete();
+  return db('sep10_used_challenges')
+    .where('expires_at', '<', new Date(now.getTime() - PRUNE_MARGIN_MS))
+    .delete();
 }
 
 /** The operator with this Stellar account, created at its first sign-in; safe when called concurrently. */
 export async function findOrCreateOperatorByStellarAccount(db: Knex, account: string): Promise<Operator> {
   // ON CONFLICT DO NOTHING waits for a concurrent insert of the same account, after which the lookup sees it.
-  const [inserted] = await db('operators').insert({ id: newId('op'), stellar_account: account }).onConflict('stellar_account').ignore().returning<{ id: string }[]>('id');
-  const id = inserted?.id ?? (await db<{ id: string; stellar_account: string }>('operators').where({ stellar_account: account }).first('id'))?.id;
+  const [inserted] = await db('operators')
+    .insert({ id: newId('op'), stellar_account: account })
+    .onConflict('stellar_account')
+    .ignore()
+    .returning<{ id: string }[]>('id');
+  const id =
+    inserted?.id ??
+    (await db<{ id: string; stellar_account: string }>('operators').where({ stellar_account: account }).first('id'))
+      ?.id;
   const operator = id === undefined ? undefined : await findOperator(db, id);
   if (!operator) throw new Error(`operator of Stellar account ${account} neither inserted nor found`);
   return operator;

@@ -39,7 +39,11 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 
 function signingKeyFrom(secrets: ServiceSecrets): { privateKey: KeyObject; publicKey: KeyObject } {
   const seed = secrets.derive('access-token-signing-ed25519');
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }
 
@@ -75,7 +79,8 @@ export function createAccessTokenSigner(secrets: ServiceSecrets): AccessTokenSig
           requiredClaims: ['sub', 'exp', 'iat', 'sid', 'cnf'],
         }));
       } catch (err) {
-        if (err instanceof joseErrors.JWTExpired) throw new AppError('SDK_AUTH_TOKEN_EXPIRED', { message: 'The access token expired; refresh the session' });
+        if (err instanceof joseErrors.JWTExpired)
+          throw new AppError('SDK_AUTH_TOKEN_EXPIRED', { message: 'The access token expired; refresh the session' });
         throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The access token is not valid', cause: err });
       }
       const jkt = (payload.cnf as { jkt?: unknown } | undefined)?.jkt;

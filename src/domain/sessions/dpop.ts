@@ -38,7 +38,11 @@ export interface DpopVerifier {
 }
 
 function invalid(message: string, cause?: unknown): AppError {
-  return new AppError('SDK_AUTH_DPOP_INVALID', { message, headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof"' }, cause });
+  return new AppError('SDK_AUTH_DPOP_INVALID', {
+    message,
+    headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof"' },
+    cause,
+  });
 }
 
 /** The htu form of a URL: scheme, host (default port dropped) and path; no query, no fragment. */
@@ -89,24 +93,36 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
       throw invalid('The DPoP proof is not a JWS', err);
     }
     if (header.typ !== 'dpop+jwt') throw invalid('The DPoP proof must have typ "dpop+jwt"');
-    if (!header.alg || !ALGORITHMS.includes(header.alg)) throw invalid(`The DPoP proof must be signed with one of ${ALGORITHMS.join(', ')}`);
+    if (!header.alg || !ALGORITHMS.includes(header.alg))
+      throw invalid(`The DPoP proof must be signed with one of ${ALGORITHMS.join(', ')}`);
     // 2. signature by the embedded public key (jose refuses a jwk with private parts)
     let payload;
     try {
-      ({ payload } = await jwtVerify(check.proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ALGORITHMS, clockTolerance: 0, currentDate: check.now }));
+      ({ payload } = await jwtVerify(check.proof, EmbeddedJWK, {
+        typ: 'dpop+jwt',
+        algorithms: ALGORITHMS,
+        clockTolerance: 0,
+        currentDate: check.now,
+      }));
     } catch (err) {
       throw invalid('The DPoP proof signature is not valid', err);
     }
     const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
     // 3. claims
-    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > MAX_JTI_LENGTH) throw invalid('The DPoP proof needs a jti');
-    if (payload.htm !== check.method.toUpperCase()) throw invalid('The DPoP proof htm does not match the request method');
+    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > MAX_JTI_LENGTH)
+      throw invalid('The DPoP proof needs a jti');
+    if (payload.htm !== check.method.toUpperCase())
+      throw invalid('The DPoP proof htm does not match the request method');
     const expectedHtu = htuOf(check.url);
     if (typeof payload.htu !== 'string' || !expectedHtu || htuOf(payload.htu) !== expectedHtu) {
       throw invalid(`The DPoP proof htu does not match the request URL (${expectedHtu ?? 'unknown'})`);
     }
     const nowSeconds = check.now.getTime() / 1000;
-    if (typeof payload.iat !== 'number' || payload.iat < nowSeconds - DPOP_IAT_PAST_SECONDS || payload.iat > nowSeconds + DPOP_IAT_FUTURE_SECONDS) {
+    if (
+      typeof payload.iat !== 'number' ||
+      payload.iat < nowSeconds - DPOP_IAT_PAST_SECONDS ||
+      payload.iat > nowSeconds + DPOP_IAT_FUTURE_SECONDS
+    ) {
       throw invalid('The DPoP proof iat is too old or in the future');
     }
     if (check.accessToken !== undefined && payload.ath !== athOf(check.accessToken)) {
@@ -116,11 +132,17 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     if (!nonceIsFresh(payload.nonce, check.now)) {
       throw new AppError('SDK_AUTH_DPOP_USE_NONCE', {
         message: 'Retry with the nonce from the DPoP-Nonce header',
-        headers: { 'WWW-Authenticate': 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"', 'DPoP-Nonce': currentNonce(check.now) },
+        headers: {
+          'WWW-Authenticate':
+            'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
+          'DPoP-Nonce': currentNonce(check.now),
+        },
       });
     }
     // 5. replay: the first use wins, atomically
-    const keepUntil = new Date(Math.max(payload.iat * 1000, check.now.getTime()) + (DPOP_IAT_PAST_SECONDS + DPOP_IAT_FUTURE_SECONDS) * 1000);
+    const keepUntil = new Date(
+      Math.max(payload.iat * 1000, check.now.getTime()) + (DPOP_IAT_PAST_SECONDS + DPOP_IAT_FUTURE_SECONDS) * 1000,
+    );
     const inserted = await db.raw<{ rows: unknown[] }>(
       'insert into dpop_proof_jtis (jkt, jti, expires_at) values (?, ?, ?) on conflict do nothing returning jti',
       [jkt, payload.jti, keepUntil],

@@ -19,7 +19,8 @@ import { newId } from '../ids';
 import { createAccessTokenSigner, type AccessTokenSigner, type Audience } from './accessTokens';
 
 export type AuthMethod = 'email' | 'google' | 'github' | 'sep10';
-export type RevokeReason = 'sign_out' | 'sign_out_everywhere' | 'refresh_token_reuse' | 'revoked_by_user' | 'app_member_removed';
+export type RevokeReason =
+  'sign_out' | 'sign_out_everywhere' | 'refresh_token_reuse' | 'revoked_by_user' | 'app_member_removed';
 
 export interface SessionPolicy {
   accessTokenTtlSeconds: number;
@@ -111,16 +112,25 @@ export interface SessionService {
   requireLive(db: Knex, sessionId: string, audience: Audience, subjectId: string): Promise<Session>;
   revoke(db: Knex, sessionId: string, reason: RevokeReason, now: Date): Promise<boolean>;
   /** Revokes every live session of a subject; returns how many. */
-  revokeAllOf(db: Knex, audience: Audience, subjectId: string, reason: RevokeReason, now: Date, appId?: string): Promise<number>;
+  revokeAllOf(
+    db: Knex,
+    audience: Audience,
+    subjectId: string,
+    reason: RevokeReason,
+    now: Date,
+    appId?: string,
+  ): Promise<number>;
   listLive(db: Knex, audience: Audience, subjectId: string, appId?: string): Promise<Session[]>;
   tokens: AccessTokenSigner;
 }
 
-
 export const DEFAULT_SESSION_SETTINGS: SessionSettings = { refreshReuseGraceSeconds: 10 };
 
 /** The session service of the running service: its secret and its configured settings (the defaults when absent). */
-export function sessionServiceFor(deps: { secrets: ServiceSecrets; sessionSettings?: SessionSettings }): SessionService {
+export function sessionServiceFor(deps: {
+  secrets: ServiceSecrets;
+  sessionSettings?: SessionSettings;
+}): SessionService {
   return createSessionService(deps.secrets, deps.sessionSettings ?? DEFAULT_SESSION_SETTINGS);
 }
 
@@ -131,9 +141,17 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
   const hashKey = secrets.derive('refresh-token-hash');
   const successorKey = secrets.derive('refresh-token-successor');
   const hashOf = (token: string) => createHmac('sha256', hashKey).update(token, 'utf8').digest('hex');
-  const successorOf = (token: string) => createHmac('sha256', successorKey).update(token, 'utf8').digest().toString('base64url');
+  const successorOf = (token: string) =>
+    createHmac('sha256', successorKey).update(token, 'utf8').digest().toString('base64url');
 
-  async function issue(session: Session, refreshToken: string, refreshExpiresAt: Date, policy: SessionPolicy, now: Date, network?: string): Promise<SessionTokens> {
+  async function issue(
+    session: Session,
+    refreshToken: string,
+    refreshExpiresAt: Date,
+    policy: SessionPolicy,
+    now: Date,
+    network?: string,
+  ): Promise<SessionTokens> {
     const accessToken = await tokens.sign(
       {
         audience: session.audience,
@@ -184,14 +202,20 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
   }
 
   async function refresh(db: Knex, input: RefreshInput): Promise<SessionTokens & { session: Session }> {
-    const invalid = () => new AppError('SDK_REFRESH_TOKEN_INVALID', { message: 'Unknown refresh token; sign in again' });
+    const invalid = () =>
+      new AppError('SDK_REFRESH_TOKEN_INVALID', { message: 'Unknown refresh token; sign in again' });
     const presentedHash = hashOf(input.refreshToken);
     // The outcome is decided under the family's lock; a reuse revokes the family and commits before answering.
     const outcome = await withTx(db, async (trx) => {
-      const found = await trx('refresh_tokens').where({ token_hash: presentedHash }).first<{ session_id: string } | undefined>('session_id');
+      const found = await trx('refresh_tokens')
+        .where({ token_hash: presentedHash })
+        .first<{ session_id: string } | undefined>('session_id');
       if (!found) throw invalid();
       // One lock per family: concurrent refreshes of a session run one after the other.
-      const sessionRow = await trx('sessions').where({ id: found.session_id }).forUpdate().first<SessionRow | undefined>();
+      const sessionRow = await trx('sessions')
+        .where({ id: found.session_id })
+        .forUpdate()
+        .first<SessionRow | undefined>();
       if (!sessionRow || sessionRow.audience !== input.audience || sessionRow.revoked_at) throw invalid();
       const session = toSession(sessionRow);
       if (session.jkt !== input.jkt) {
@@ -221,18 +245,43 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
         return { kind: 'rotated' as const, session, refreshToken: successor, expiresAt, policy };
       }
       // A rotated token: the grace case, or reuse.
-      const current = await trx('refresh_tokens').where({ session_id: session.id }).whereNull('rotated_at').first<RefreshTokenRow | undefined>();
+      const current = await trx('refresh_tokens')
+        .where({ session_id: session.id })
+        .whereNull('rotated_at')
+        .first<RefreshTokenRow | undefined>();
       const withinGrace = input.now.getTime() - token.rotated_at.getTime() <= settings.refreshReuseGraceSeconds * 1000;
-      if (current && current.parent_id === token.id && withinGrace && current.expires_at.getTime() > input.now.getTime()) {
-        return { kind: 'rotated' as const, session, refreshToken: successorOf(input.refreshToken), expiresAt: current.expires_at, policy };
+      if (
+        current &&
+        current.parent_id === token.id &&
+        withinGrace &&
+        current.expires_at.getTime() > input.now.getTime()
+      ) {
+        return {
+          kind: 'rotated' as const,
+          session,
+          refreshToken: successorOf(input.refreshToken),
+          expiresAt: current.expires_at,
+          policy,
+        };
       }
-      await trx('sessions').where({ id: session.id }).update({ revoked_at: input.now, revoked_reason: 'refresh_token_reuse' });
+      await trx('sessions')
+        .where({ id: session.id })
+        .update({ revoked_at: input.now, revoked_reason: 'refresh_token_reuse' });
       return { kind: 'reused' as const };
     });
     if (outcome.kind === 'reused') {
-      throw new AppError('SDK_REFRESH_TOKEN_REUSED', { message: 'Refresh token reuse detected; the session was revoked. Sign in again' });
+      throw new AppError('SDK_REFRESH_TOKEN_REUSED', {
+        message: 'Refresh token reuse detected; the session was revoked. Sign in again',
+      });
     }
-    const issued = await issue(outcome.session, outcome.refreshToken, outcome.expiresAt, outcome.policy, input.now, input.network);
+    const issued = await issue(
+      outcome.session,
+      outcome.refreshToken,
+      outcome.expiresAt,
+      outcome.policy,
+      input.now,
+      input.network,
+    );
     return { ...issued, session: outcome.session };
   }
 
@@ -245,18 +294,31 @@ export function createSessionService(secrets: ServiceSecrets, settings: SessionS
   }
 
   async function revoke(db: Knex, sessionId: string, reason: RevokeReason, now: Date): Promise<boolean> {
-    const n = await db('sessions').where({ id: sessionId }).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+    const n = await db('sessions')
+      .where({ id: sessionId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: now, revoked_reason: reason });
     return n > 0;
   }
 
-  async function revokeAllOf(db: Knex, audience: Audience, subjectId: string, reason: RevokeReason, now: Date, appId?: string): Promise<number> {
+  async function revokeAllOf(
+    db: Knex,
+    audience: Audience,
+    subjectId: string,
+    reason: RevokeReason,
+    now: Date,
+    appId?: string,
+  ): Promise<number> {
     const q = db('sessions').where({ audience, subject_id: subjectId }).whereNull('revoked_at');
     if (appId) q.andWhere({ app_id: appId });
     return q.update({ revoked_at: now, revoked_reason: reason });
   }
 
   async function listLive(db: Knex, audience: Audience, subjectId: string, appId?: string): Promise<Session[]> {
-    const q = db('sessions').where({ audience, subject_id: subjectId }).whereNull('revoked_at').orderBy('created_at', 'desc');
+    const q = db('sessions')
+      .where({ audience, subject_id: subjectId })
+      .whereNull('revoked_at')
+      .orderBy('created_at', 'desc');
     if (appId) q.andWhere({ app_id: appId });
     return ((await q) as SessionRow[]).map(toSession);
   }

@@ -22,5 +22,10 @@ test('safeText: lone surrogates replaced, pairs kept', () => {
 });
 
 test('safeJson: every string and key, nested', () => {
-  assert.deepEqual(safeJson({ 'k\u0000': ['a\u0000', { b: 'c\ud800' }], n: 1, t: true, z: null }), { 'k\uFFFD': ['a\uFFFD', { b: 'c\uFFFD' }], n: 1, t: true, z: null });
+  assert.deepEqual(safeJson({ 'k\u0000': ['a\u0000', { b: 'c\ud800' }], n: 1, t: true, z: null }), {
+    'k\uFFFD': ['a\uFFFD', { b: 'c\uFFFD' }],
+    n: 1,
+    t: true,
+    z: null,
+  });
 });

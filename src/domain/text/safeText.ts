@@ -31,7 +31,9 @@ const REFUSED_IN_INPUT = /\0|\p{Cs}/u;
 export function inputTextProblem(text: string): string | undefined {
   const found = REFUSED_IN_INPUT.exec(text);
   if (!found) return undefined;
-  return found[0] === '\u0000' ? 'must not contain U+0000 (NUL)' : 'must be well-formed Unicode (no unpaired surrogate)';
+  return found[0] === '\u0000'
+    ? 'must not contain U+0000 (NUL)'
+    : 'must be well-formed Unicode (no unpaired surrogate)';
 }
 
 /** Arbitrary bytes as display text: UTF-8 decoded leniently (invalid sequences become U+FFFD), then made safe. */

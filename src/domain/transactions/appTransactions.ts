@@ -23,7 +23,20 @@ export const DEFAULT_APP_TX_LIMIT = 20;
 export const MAX_CSV_ROWS = 10_000;
 
 /** The CSV columns: the JSON record's fields, in the contract's order. */
-const COLUMNS = ['id', 'hash', 'type', 'asset', 'amount', 'from', 'to', 'feeSponsoredXlm', 'ledger', 'status', 'resultCode', 'createdAt'] as const;
+const COLUMNS = [
+  'id',
+  'hash',
+  'type',
+  'asset',
+  'amount',
+  'from',
+  'to',
+  'feeSponsoredXlm',
+  'ledger',
+  'status',
+  'resultCode',
+  'createdAt',
+] as const;
 
 /** One transaction as the Dashboard shows it (the contract's record; resultCode null while PENDING). */
 export type AppTransaction = OperationTypes['listAppTransactions']['content']['transactions'][number];
@@ -61,7 +74,22 @@ export interface AppTxPage {
 }
 
 /** The columns a record is made of. */
-const SELECTED = ['id', 'hash', 'operation', 'asset', 'amount', 'source_account', 'destination', 'fee_stroops', 'fee_source', 'stage', 'ledger', 'status', 'result_code', 'created_at'];
+const SELECTED = [
+  'id',
+  'hash',
+  'operation',
+  'asset',
+  'amount',
+  'source_account',
+  'destination',
+  'fee_stroops',
+  'fee_source',
+  'stage',
+  'ledger',
+  'status',
+  'result_code',
+  'created_at',
+];
 
 interface Row {
   id: string;
@@ -81,7 +109,10 @@ interface Row {
 }
 
 function validationError(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: { [field]: [message] } } });
+  return new AppError('VALIDATION_ERROR', {
+    message: 'Request validation failed',
+    details: { fieldErrors: { [field]: [message] } },
+  });
 }
 
 /** The stroops the app's gas wallet paid for a transaction (see the file comment); 0n when it paid nothing. */
@@ -97,7 +128,13 @@ export function sponsoredFeeStroops(
 
 function toAppTransaction(row: Row, feePayers: ReadonlySet<string>): AppTransaction {
   const fee = sponsoredFeeStroops(
-    { feeStroops: row.fee_stroops === null ? null : BigInt(row.fee_stroops), feeSource: row.fee_source, stage: row.stage, status: row.status, ledger: row.ledger },
+    {
+      feeStroops: row.fee_stroops === null ? null : BigInt(row.fee_stroops),
+      feeSource: row.fee_source,
+      stage: row.stage,
+      status: row.status,
+      ledger: row.ledger,
+    },
     feePayers,
   );
   return {
@@ -128,7 +165,10 @@ async function feePayersOf(db: Knex, appId: string): Promise<Set<string>> {
  */
 async function checkWindow(db: Knex, filters: AppTxFilters): Promise<void> {
   if (filters.from === undefined || filters.to === undefined) return;
-  const { rows } = await db.raw<{ rows: { ok: boolean }[] }>('select ?::timestamptz < ?::timestamptz as ok', [filters.from, filters.to]);
+  const { rows } = await db.raw<{ rows: { ok: boolean }[] }>('select ?::timestamptz < ?::timestamptz as ok', [
+    filters.from,
+    filters.to,
+  ]);
   if (!rows[0]?.ok) throw validationError('query.from', 'must be before `to`');
 }
 
@@ -154,7 +194,8 @@ const NEWEST_FIRST = [
  * did not hand out.
  */
 export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppTxPage> {
-  const badCursor = () => validationError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
+  const badCursor = () =>
+    validationError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'tx');
   if (q.cursor !== undefined && !cursor) throw badCursor();
   await checkWindow(db, q.filters);
@@ -164,7 +205,11 @@ export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppT
     .select(SELECTED);
   // Keyset: strictly after the cursor's row in (created_at, id) order, read from the row itself (exact microsecond
   // timestamps, which a JavaScript Date would round), and only from a row of this app.
-  if (cursor) page.whereRaw('(created_at, id) < (select c.created_at, c.id from transactions c where c.id = ? and c.app_id = ?)', [cursor.afterId, q.appId]);
+  if (cursor)
+    page.whereRaw(
+      '(created_at, id) < (select c.created_at, c.id from transactions c where c.id = ? and c.app_id = ?)',
+      [cursor.afterId, q.appId],
+    );
   else page.offset(q.offset);
   const [rows, counted, feePayers, cursorKnown] = await Promise.all([
     page as Promise<Row[]>,
@@ -181,7 +226,8 @@ export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppT
     records,
     total: Number(counted[0]?.count ?? 0),
     offset,
-    nextCursor: rows.length > q.limit && last ? encodeCursor({ afterId: last.id, offset: offset + records.length }) : null,
+    nextCursor:
+      rows.length > q.limit && last ? encodeCursor({ afterId: last.id, offset: offset + records.length }) : null,
   };
 }
 

@@ -35,10 +35,20 @@ function account(address: string, sequence = '4294967296'): AccountState {
   };
 }
 
-const line = (asset: string, balanceStroops = 0n): TrustlineState => ({ asset, balanceStroops, limitStroops: 1n << 62n, sellingLiabilitiesStroops: 0n, buyingLiabilitiesStroops: 0n, authorized: true, sponsor: undefined });
+const line = (asset: string, balanceStroops = 0n): TrustlineState => ({
+  asset,
+  balanceStroops,
+  limitStroops: 1n << 62n,
+  sellingLiabilitiesStroops: 0n,
+  buyingLiabilitiesStroops: 0n,
+  authorized: true,
+  sponsor: undefined,
+});
 
 /** A chain of these accounts and trustlines; `down` makes every read fail as an unreachable RPC does. */
-function chain(opts: { accounts?: string[]; lines?: Record<string, TrustlineState[]>; closeTime?: number; down?: boolean } = {}) {
+function chain(
+  opts: { accounts?: string[]; lines?: Record<string, TrustlineState[]>; closeTime?: number; down?: boolean } = {},
+) {
   const reads: string[] = [];
   const unavailable = () => {
     throw new StellarUnavailableError('Stellar RPC getLedgerEntries failed: ECONNREFUSED');
@@ -63,7 +73,11 @@ function chain(opts: { accounts?: string[]; lines?: Record<string, TrustlineStat
       return (opts.lines?.[address] ?? []).filter((l) => assets.includes(l.asset));
     },
   } as unknown as StellarGateway;
-  const deps = { db: undefined as never, clock: { now: () => NOW }, stellar: { rpcUrls: {}, gateways: { testnet: gw } } };
+  const deps = {
+    db: undefined as never,
+    clock: { now: () => NOW },
+    stellar: { rpcUrls: {}, gateways: { testnet: gw } },
+  };
   return { deps, reads };
 }
 
@@ -114,31 +128,55 @@ describe('buildUserTransaction: the request (400)', () => {
   });
 
   test('amounts must be greater than zero', async () => {
-    const err = await refusal(build(chain(), { operation: { type: 'payment', destination: other, asset: USDC, amount: '0.0000000' }, timeoutSeconds: 60 }));
+    const err = await refusal(
+      build(chain(), {
+        operation: { type: 'payment', destination: other, asset: USDC, amount: '0.0000000' },
+        timeoutSeconds: 60,
+      }),
+    );
     assert.deepEqual(err.details, { fieldErrors: { 'operation.amount': ['must be greater than 0'] } });
   });
 
   test('memo and operation.memo together; a text memo over 28 bytes of UTF-8 (not characters)', async () => {
-    const both = await refusal(build(chain(), { operation: { type: 'payment', destination: other, asset: USDC, amount: '1', memo: 'a' }, memo: { type: 'text', value: 'b' }, timeoutSeconds: 60 }));
+    const both = await refusal(
+      build(chain(), {
+        operation: { type: 'payment', destination: other, asset: USDC, amount: '1', memo: 'a' },
+        memo: { type: 'text', value: 'b' },
+        timeoutSeconds: 60,
+      }),
+    );
     assert.equal(both.code, 'VALIDATION_ERROR');
     assert.ok((both.details!.fieldErrors as Record<string, string[]>).memo);
-    const long = await refusal(build(chain(), { operation: { type: 'payment', destination: other, asset: USDC, amount: '1', memo: 'é'.repeat(15) }, timeoutSeconds: 60 }));
+    const long = await refusal(
+      build(chain(), {
+        operation: { type: 'payment', destination: other, asset: USDC, amount: '1', memo: 'é'.repeat(15) },
+        timeoutSeconds: 60,
+      }),
+    );
     assert.deepEqual(long.details, { fieldErrors: { 'operation.memo': ['must be at most 28 bytes of UTF-8'] } });
   });
 
   test('a trustline for XLM', async () => {
-    const err = await refusal(build(chain(), { operation: { type: 'changeTrust', asset: 'native', action: 'add' }, timeoutSeconds: 60 }));
+    const err = await refusal(
+      build(chain(), { operation: { type: 'changeTrust', asset: 'native', action: 'add' }, timeoutSeconds: 60 }),
+    );
     assert.equal(err.code, 'VALIDATION_ERROR');
     assert.ok((err.details!.fieldErrors as Record<string, string[]>)['operation.asset']);
   });
 });
 
 describe('buildUserTransaction: the wallet, the app, the chain', () => {
-  const pay = (amount = '10', destination = other, asset = USDC): BuildRequest => ({ operation: { type: 'payment', destination, asset, amount }, timeoutSeconds: 60 });
+  const pay = (amount = '10', destination = other, asset = USDC): BuildRequest => ({
+    operation: { type: 'payment', destination, asset, amount },
+    timeoutSeconds: 60,
+  });
 
   test('409 WALLET_NOT_FUNDED for an unfunded wallet (nothing read) and for a wallet with no account on the chain', async () => {
     const c = chain();
-    assert.equal((await refusal(build(c, pay(), { ...walletRecord, fundingState: 'activating' }))).code, 'WALLET_NOT_FUNDED');
+    assert.equal(
+      (await refusal(build(c, pay(), { ...walletRecord, fundingState: 'activating' }))).code,
+      'WALLET_NOT_FUNDED',
+    );
     assert.deepEqual(c.reads, []);
     assert.equal((await refusal(build(chain({ accounts: [other] }), pay()))).code, 'WALLET_NOT_FUNDED');
   });
@@ -156,7 +194,10 @@ describe('buildUserTransaction: the wallet, the app, the chain', () => {
   });
 
   test('422 SDK_TX_BUILD_ERROR for removing an empty trustline that open buy offers may still fill', async () => {
-    const remove: BuildRequest = { operation: { type: 'changeTrust', asset: USDC, action: 'remove' }, timeoutSeconds: 60 };
+    const remove: BuildRequest = {
+      operation: { type: 'changeTrust', asset: USDC, action: 'remove' },
+      timeoutSeconds: 60,
+    };
     const buying = { [wallet]: [{ ...line(USDC), buyingLiabilitiesStroops: 25_000_000n }] };
     const err = await refusal(build(chain({ lines: buying }), remove));
     assert.equal(err.code, 'SDK_TX_BUILD_ERROR');
@@ -172,7 +213,10 @@ describe('buildUserTransaction: the wallet, the app, the chain', () => {
   });
 
   test('a payment: sequence + 1, base fee per operation, time bound from the later of our clock and the ledger, memo, words', async () => {
-    const built = await build(chain({ lines: trusting, closeTime: NOW_S + 7 }), { ...pay('10.50'), memo: { type: 'text', value: 'order 42' } });
+    const built = await build(chain({ lines: trusting, closeTime: NOW_S + 7 }), {
+      ...pay('10.50'),
+      memo: { type: 'text', value: 'order 42' },
+    });
     const { tx } = built;
     assert.equal(tx.source, wallet);
     assert.equal(tx.sequence, '4294967297');
@@ -181,18 +225,29 @@ describe('buildUserTransaction: the wallet, the app, the chain', () => {
     assert.equal(built.validUntil.getTime(), (NOW_S + 7 + 60) * 1000);
     assert.equal(tx.networkPassphrase, Networks.TESTNET);
     assert.equal(tx.signatures.length, 0);
-    assert.deepEqual(tx.operations.map((o) => o.type), ['payment']);
+    assert.deepEqual(
+      tx.operations.map((o) => o.type),
+      ['payment'],
+    );
     assert.equal(built.estimatedFeeStroops, 200n);
     assert.deepEqual(built.cosigners, []);
     assert.equal(built.description.amount, '10.5');
     assert.deepEqual(built.summary, {
       title: 'Send 10.5 USDC',
-      lines: [`To ${other.slice(0, 4)}...${other.slice(-4)}`, 'Amount 10.5 USDC', 'Memo order 42', 'Network fee 0.0000200 XLM, paid by the app'],
+      lines: [
+        `To ${other.slice(0, 4)}...${other.slice(-4)}`,
+        'Amount 10.5 USDC',
+        'Memo order 42',
+        'Network fee 0.0000200 XLM, paid by the app',
+      ],
     });
   });
 
   test('paying the issuer needs no trustline of the issuer', async () => {
     const built = await build(chain({ lines: { [wallet]: [line(USDC, 1n)] } }), pay('1', issuer));
-    assert.deepEqual(built.tx.operations.map((o) => o.type), ['payment']);
+    assert.deepEqual(
+      built.tx.operations.map((o) => o.type),
+      ['payment'],
+    );
   });
 });

@@ -11,10 +11,25 @@
 //      the wallet trusts what it sends; a trustline to add is new and the funding wallet can sponsor its reserve, a
 //      trustline to remove exists and is empty.
 // Balances are not checked: the network answers op_underfunded, and a balance read now could be stale by submission.
-import { Account, Asset, Memo, Operation, StrKey, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Asset,
+  Memo,
+  Operation,
+  StrKey,
+  TransactionBuilder,
+  type Transaction,
+  type xdr,
+} from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
 import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
-import { availableStroops, type AccountState, type LedgerFigures, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
+import {
+  availableStroops,
+  type AccountState,
+  type LedgerFigures,
+  type StellarGateway,
+  type TrustlineState,
+} from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
 import { appWalletFor } from '../wallets/treasuryWallets';
@@ -26,8 +41,24 @@ import { feeBumpFeeOf } from './feeBump';
 /** The contract's TxOperation (openapi/components/schemas/TxOperation.yaml); assets 'native' | 'CODE:ISSUER'. */
 export type TxOperationInput =
   | { type: 'payment'; destination: string; asset: string; amount: string; memo?: string }
-  | { type: 'pathPaymentStrictSend'; sendAsset: string; sendAmount: string; destination: string; destAsset: string; destMin: string; path?: string[] }
-  | { type: 'pathPaymentStrictReceive'; sendAsset: string; sendMax: string; destination: string; destAsset: string; destAmount: string; path?: string[] }
+  | {
+      type: 'pathPaymentStrictSend';
+      sendAsset: string;
+      sendAmount: string;
+      destination: string;
+      destAsset: string;
+      destMin: string;
+      path?: string[];
+    }
+  | {
+      type: 'pathPaymentStrictReceive';
+      sendAsset: string;
+      sendMax: string;
+      destination: string;
+      destAsset: string;
+      destAmount: string;
+      path?: string[];
+    }
   | { type: 'changeTrust'; asset: string; action: 'add' | 'remove' };
 
 /** The contract's TxMemo. */
@@ -70,8 +101,24 @@ const MAX_PATH = 5;
 /** An operation with its assets parsed and its amounts checked (canonical decimal strings). */
 type ParsedOperation =
   | { type: 'payment'; destination: string; asset: Asset; amount: string }
-  | { type: 'pathPaymentStrictSend'; destination: string; sendAsset: Asset; sendAmount: string; destAsset: Asset; destMin: string; path: Asset[] }
-  | { type: 'pathPaymentStrictReceive'; destination: string; sendAsset: Asset; sendMax: string; destAsset: Asset; destAmount: string; path: Asset[] }
+  | {
+      type: 'pathPaymentStrictSend';
+      destination: string;
+      sendAsset: Asset;
+      sendAmount: string;
+      destAsset: Asset;
+      destMin: string;
+      path: Asset[];
+    }
+  | {
+      type: 'pathPaymentStrictReceive';
+      destination: string;
+      sendAsset: Asset;
+      sendMax: string;
+      destAsset: Asset;
+      destAmount: string;
+      path: Asset[];
+    }
   | { type: 'changeTrust'; asset: Asset; action: 'add' | 'remove' };
 
 type FieldErrors = Record<string, string[]>;
@@ -97,7 +144,11 @@ function parseAssetField(errors: FieldErrors, field: string, value: string): Ass
   if (value === 'native') return Asset.native();
   const [code, issuer, ...rest] = value.split(':');
   if (!code || !issuer || rest.length || !/^[A-Za-z0-9]{1,12}$/.test(code) || !StrKey.isValidEd25519PublicKey(issuer)) {
-    fail(errors, field, "must be 'native' or CODE:ISSUER (code 1-12 letters or digits, issuer a G-address with checksum)");
+    fail(
+      errors,
+      field,
+      "must be 'native' or CODE:ISSUER (code 1-12 letters or digits, issuer a G-address with checksum)",
+    );
     return Asset.native();
   }
   return new Asset(code, issuer);
@@ -126,10 +177,12 @@ function parseMemo(errors: FieldErrors, request: BuildRequest): Memo | undefined
   const field = request.memo ? 'memo.value' : 'operation.memo';
   switch (memo.type) {
     case 'text':
-      if (Buffer.byteLength(memo.value, 'utf8') > TEXT_MEMO_BYTES) return void fail(errors, field, `must be at most ${TEXT_MEMO_BYTES} bytes of UTF-8`);
+      if (Buffer.byteLength(memo.value, 'utf8') > TEXT_MEMO_BYTES)
+        return void fail(errors, field, `must be at most ${TEXT_MEMO_BYTES} bytes of UTF-8`);
       return Memo.text(memo.value);
     case 'id':
-      if (!/^\d{1,20}$/.test(memo.value) || BigInt(memo.value) > UINT64_MAX) return void fail(errors, field, `must be an integer from 0 to ${UINT64_MAX}`);
+      if (!/^\d{1,20}$/.test(memo.value) || BigInt(memo.value) > UINT64_MAX)
+        return void fail(errors, field, `must be an integer from 0 to ${UINT64_MAX}`);
       return Memo.id(BigInt(memo.value).toString());
     case 'hash':
       if (!/^[0-9a-f]{64}$/i.test(memo.value)) return void fail(errors, field, 'must be 64 hex characters (32 bytes)');
@@ -177,13 +230,18 @@ function parseRequest(request: BuildRequest): { op: ParsedOperation; memo: Memo 
       break;
     case 'changeTrust': {
       const asset = parseAssetField(errors, 'operation.asset', o.asset);
-      if (o.asset === 'native') fail(errors, 'operation.asset', 'XLM (native) needs no trustline; give an issued asset CODE:ISSUER');
+      if (o.asset === 'native')
+        fail(errors, 'operation.asset', 'XLM (native) needs no trustline; give an issued asset CODE:ISSUER');
       if (o.action !== 'add' && o.action !== 'remove') fail(errors, 'operation.action', 'must be one of: add, remove');
       op = { type: 'changeTrust', asset, action: o.action };
       break;
     }
     default:
-      fail(errors, 'operation.type', 'must be one of: payment, pathPaymentStrictSend, pathPaymentStrictReceive, changeTrust');
+      fail(
+        errors,
+        'operation.type',
+        'must be one of: payment, pathPaymentStrictSend, pathPaymentStrictReceive, changeTrust',
+      );
       throw validationError(errors);
   }
   const memo = parseMemo(errors, request);
@@ -215,17 +273,20 @@ function checkAppAssets(app: App, op: ParsedOperation): void {
   };
   switch (op.type) {
     case 'payment':
-      if (!op.asset.isNative() && !configured.has(nameOf(op.asset))) refuse(op.asset, 'payments move XLM or the assets configured for the app');
+      if (!op.asset.isNative() && !configured.has(nameOf(op.asset)))
+        refuse(op.asset, 'payments move XLM or the assets configured for the app');
       return;
     case 'pathPaymentStrictSend':
     case 'pathPaymentStrictReceive':
       for (const asset of [op.sendAsset, op.destAsset]) {
-        if (!asset.isNative() && !configured.has(nameOf(asset))) refuse(asset, 'payments move XLM or the assets configured for the app');
+        if (!asset.isNative() && !configured.has(nameOf(asset)))
+          refuse(asset, 'payments move XLM or the assets configured for the app');
       }
       return;
     case 'changeTrust':
       // Removing stays possible after an operator drops an asset from the app: only the wallet's owner can remove it.
-      if (op.action === 'add' && !configured.has(nameOf(op.asset))) refuse(op.asset, 'trustlines are added for the assets configured for the app');
+      if (op.action === 'add' && !configured.has(nameOf(op.asset)))
+        refuse(op.asset, 'trustlines are added for the assets configured for the app');
       return;
   }
 }
@@ -247,8 +308,17 @@ interface ChainReads {
   funding: WalletRecord | undefined;
 }
 
-async function readChain(deps: Pick<Deps, 'db'>, gw: StellarGateway, app: App, wallet: WalletRecord, op: ParsedOperation): Promise<ChainReads> {
-  const funding = op.type === 'changeTrust' && op.action === 'add' ? await appWalletFor(deps.db, app.id, wallet.network, 'funding') : undefined;
+async function readChain(
+  deps: Pick<Deps, 'db'>,
+  gw: StellarGateway,
+  app: App,
+  wallet: WalletRecord,
+  op: ParsedOperation,
+): Promise<ChainReads> {
+  const funding =
+    op.type === 'changeTrust' && op.action === 'add'
+      ? await appWalletFor(deps.db, app.id, wallet.network, 'funding')
+      : undefined;
   const issued = (assets: Asset[]) => [...new Set(assets.filter((a) => !a.isNative()).map(nameOf))];
   const addresses = [wallet.publicKey];
   let walletAssets: string[];
@@ -268,13 +338,20 @@ async function readChain(deps: Pick<Deps, 'db'>, gw: StellarGateway, app: App, w
     gw.ledgerFigures(),
     gw.loadAccounts([...new Set(addresses)]),
     walletAssets.length ? gw.trustlines(wallet.publicKey, walletAssets) : Promise.resolve([]),
-    destinationAssets.length && op.type !== 'changeTrust' ? gw.trustlines(op.destination, destinationAssets) : Promise.resolve([]),
+    destinationAssets.length && op.type !== 'changeTrust'
+      ? gw.trustlines(op.destination, destinationAssets)
+      : Promise.resolve([]),
   ]);
   return { figures, accounts, walletLines, destinationLines, funding };
 }
 
 /** Step 4: what the chain says about the operation; the operations to build when it can be built. */
-function operationsFor(op: ParsedOperation, wallet: WalletRecord, reads: ChainReads, network: string): { ops: xdr.Operation[]; cosigners: 'funding'[] } {
+function operationsFor(
+  op: ParsedOperation,
+  wallet: WalletRecord,
+  reads: ChainReads,
+  network: string,
+): { ops: xdr.Operation[]; cosigners: 'funding'[] } {
   const { accounts, walletLines, destinationLines, figures } = reads;
   if (op.type === 'changeTrust') {
     const code = codeOf(op.asset);
@@ -282,21 +359,30 @@ function operationsFor(op: ParsedOperation, wallet: WalletRecord, reads: ChainRe
     if (op.action === 'remove') {
       if (!line) throw buildError(`The wallet has no ${code} trustline`);
       if (line.balanceStroops > 0n) {
-        throw new AppError('TRUSTLINE_HAS_BALANCE', { message: `The ${code} trustline still holds ${fromStroops(line.balanceStroops)} ${code}` });
+        throw new AppError('TRUSTLINE_HAS_BALANCE', {
+          message: `The ${code} trustline still holds ${fromStroops(line.balanceStroops)} ${code}`,
+        });
       }
       // A line's limit may not fall below balance + buying liabilities (stellar-core: CHANGE_TRUST_INVALID_LIMIT).
       if (line.buyingLiabilitiesStroops > 0n) {
-        throw buildError(`Open offers of the wallet may still buy ${fromStroops(line.buyingLiabilitiesStroops)} ${code}; cancel them before removing the ${code} trustline`);
+        throw buildError(
+          `Open offers of the wallet may still buy ${fromStroops(line.buyingLiabilitiesStroops)} ${code}; cancel them before removing the ${code} trustline`,
+        );
       }
       return { ops: [Operation.changeTrust({ asset: op.asset, limit: '0' })], cosigners: [] };
     }
     if (line) throw buildError(`The wallet already has a ${code} trustline`);
     if (!accounts.has(op.asset.getIssuer()!)) throw buildError(`The issuer of ${code} does not exist on ${network}`);
     const reserve = fromStroops(figures.baseReserveStroops);
-    if (!reads.funding) throw new AppError('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', { message: `The app has no funding wallet to sponsor the ${reserve} XLM trustline reserve` });
+    if (!reads.funding)
+      throw new AppError('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', {
+        message: `The app has no funding wallet to sponsor the ${reserve} XLM trustline reserve`,
+      });
     const sponsor = accounts.get(reads.funding.publicKey);
     if (!sponsor || availableStroops(sponsor, figures.baseReserveStroops) < figures.baseReserveStroops) {
-      throw new AppError('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', { message: `The funding wallet cannot cover the ${reserve} XLM trustline reserve` });
+      throw new AppError('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', {
+        message: `The funding wallet cannot cover the ${reserve} XLM trustline reserve`,
+      });
     }
     return {
       ops: [
@@ -314,19 +400,45 @@ function operationsFor(op: ParsedOperation, wallet: WalletRecord, reads: ChainRe
   const toSelf = op.destination === wallet.publicKey;
   const problem =
     holdingProblem('The wallet', send, wallet.publicKey, walletLines) ??
-    holdingProblem(toSelf ? 'The wallet' : 'The destination account', receive, op.destination, toSelf ? walletLines : destinationLines);
+    holdingProblem(
+      toSelf ? 'The wallet' : 'The destination account',
+      receive,
+      op.destination,
+      toSelf ? walletLines : destinationLines,
+    );
   if (problem) throw buildError(problem);
   switch (op.type) {
     case 'payment':
-      return { ops: [Operation.payment({ destination: op.destination, asset: op.asset, amount: op.amount })], cosigners: [] };
+      return {
+        ops: [Operation.payment({ destination: op.destination, asset: op.asset, amount: op.amount })],
+        cosigners: [],
+      };
     case 'pathPaymentStrictSend':
       return {
-        ops: [Operation.pathPaymentStrictSend({ sendAsset: op.sendAsset, sendAmount: op.sendAmount, destination: op.destination, destAsset: op.destAsset, destMin: op.destMin, path: op.path })],
+        ops: [
+          Operation.pathPaymentStrictSend({
+            sendAsset: op.sendAsset,
+            sendAmount: op.sendAmount,
+            destination: op.destination,
+            destAsset: op.destAsset,
+            destMin: op.destMin,
+            path: op.path,
+          }),
+        ],
         cosigners: [],
       };
     case 'pathPaymentStrictReceive':
       return {
-        ops: [Operation.pathPaymentStrictReceive({ sendAsset: op.sendAsset, sendMax: op.sendMax, destination: op.destination, destAsset: op.destAsset, destAmount: op.destAmount, path: op.path })],
+        ops: [
+          Operation.pathPaymentStrictReceive({
+            sendAsset: op.sendAsset,
+            sendMax: op.sendMax,
+            destination: op.destination,
+            destAsset: op.destAsset,
+            destAmount: op.destAmount,
+            path: op.path,
+          }),
+        ],
         cosigners: [],
       };
   }
@@ -349,7 +461,8 @@ export async function buildUserTransaction(
   // 1. the request
   const { op, memo } = parseRequest(input);
   // 2. the wallet
-  if (wallet.fundingState !== 'funded') throw new AppError('WALLET_NOT_FUNDED', { message: 'The wallet is not funded yet; it cannot transact' });
+  if (wallet.fundingState !== 'funded')
+    throw new AppError('WALLET_NOT_FUNDED', { message: 'The wallet is not funded yet; it cannot transact' });
   const toSelf = op.type !== 'changeTrust' && op.destination === wallet.publicKey;
   if (toSelf && (op.type === 'payment' || nameOf(op.sendAsset) === nameOf(op.destAsset))) {
     throw buildError('The destination is the wallet itself');
@@ -360,7 +473,10 @@ export async function buildUserTransaction(
   const gw = gatewayFor(deps, wallet.network);
   const reads = await readChain(deps, gw, app, wallet, op);
   const account = reads.accounts.get(wallet.publicKey);
-  if (!account) throw new AppError('WALLET_NOT_FUNDED', { message: `The wallet's account does not exist on ${wallet.network} yet; it cannot transact` });
+  if (!account)
+    throw new AppError('WALLET_NOT_FUNDED', {
+      message: `The wallet's account does not exist on ${wallet.network} yet; it cannot transact`,
+    });
   const { ops, cosigners } = operationsFor(op, wallet, reads, wallet.network);
 
   // 5. the transaction: valid from now until the bound (from the ledger's clock when it runs ahead of ours)

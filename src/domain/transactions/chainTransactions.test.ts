@@ -26,9 +26,19 @@ function details(envelopeXdr: string, over: Partial<TransactionDetails> = {}): T
 }
 
 function inner() {
-  const tx = new TransactionBuilder(new Account(user.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+  const tx = new TransactionBuilder(new Account(user.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
     .addOperation(Operation.payment({ destination: payee, asset: Asset.native(), amount: '10' }))
-    .addOperation(Operation.payment({ source: sponsor.publicKey(), destination: user.publicKey(), asset: Asset.native(), amount: '1.5' }))
+    .addOperation(
+      Operation.payment({
+        source: sponsor.publicKey(),
+        destination: user.publicKey(),
+        asset: Asset.native(),
+        amount: '1.5',
+      }),
+    )
     .setTimeout(0)
     .build();
   tx.sign(user, sponsor);
@@ -50,9 +60,15 @@ test('a fee-bump: the outer hash is the hash, the inner one is kept; sources, de
 test('each account its own view; an account not in the transaction has none', () => {
   const chain = describeChainTransaction(details(inner().toXDR()), Networks.TESTNET)!;
   assert.equal(chain.innerHash, null);
-  assert.deepEqual(chain.viewOf(payee), { direction: 'received', summary: `Received 10 XLM from ${shortAddress(user.publicKey())}` });
+  assert.deepEqual(chain.viewOf(payee), {
+    direction: 'received',
+    summary: `Received 10 XLM from ${shortAddress(user.publicKey())}`,
+  });
   // The user pays and is paid (by the sponsor's operation): paid by another account, so received.
-  assert.deepEqual(chain.viewOf(user.publicKey()), { direction: 'received', summary: `Received 1.5 XLM from ${shortAddress(sponsor.publicKey())}` });
+  assert.deepEqual(chain.viewOf(user.publicKey()), {
+    direction: 'received',
+    summary: `Received 1.5 XLM from ${shortAddress(sponsor.publicKey())}`,
+  });
   assert.equal(chain.viewOf(sponsor.publicKey())?.direction, 'sent');
   assert.equal(chain.viewOf(gas.publicKey()), undefined);
   assert.equal(chain.viewOf('not an address'), undefined);
@@ -61,12 +77,21 @@ test('each account its own view; an account not in the transaction has none', ()
 test('a merge destination receives the account; a failed transaction answers the failing code', () => {
   const merging = Keypair.random();
   const into = Keypair.random().publicKey();
-  const tx = new TransactionBuilder(new Account(merging.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+  const tx = new TransactionBuilder(new Account(merging.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  })
     .addOperation(Operation.accountMerge({ destination: into }))
     .setTimeout(0)
     .build();
-  const chain = describeChainTransaction(details(tx.toXDR(), { status: 'FAILED', codes: { transaction: 'tx_failed', operations: ['op_has_sub_entries'] } }), Networks.TESTNET)!;
-  assert.deepEqual(chain.viewOf(into), { direction: 'received', summary: `Account ${shortAddress(merging.publicKey())} merged into this wallet` });
+  const chain = describeChainTransaction(
+    details(tx.toXDR(), { status: 'FAILED', codes: { transaction: 'tx_failed', operations: ['op_has_sub_entries'] } }),
+    Networks.TESTNET,
+  )!;
+  assert.deepEqual(chain.viewOf(into), {
+    direction: 'received',
+    summary: `Account ${shortAddress(merging.publicKey())} merged into this wallet`,
+  });
   assert.equal(chain.viewOf(merging.publicKey())?.direction, 'sent');
   assert.equal(chain.resultCode, 'op_has_sub_entries');
 });

@@ -29,7 +29,10 @@ export interface ChainTransaction {
 }
 
 /** The transaction of a chain record; undefined when the envelope cannot be read (never expected from an RPC). */
-export function describeChainTransaction(details: TransactionDetails, networkPassphrase: string): ChainTransaction | undefined {
+export function describeChainTransaction(
+  details: TransactionDetails,
+  networkPassphrase: string,
+): ChainTransaction | undefined {
   let envelope: Transaction | FeeBumpTransaction;
   let description: TxDescription;
   try {
@@ -58,10 +61,15 @@ export function describeChainTransaction(details: TransactionDetails, networkPas
     sources,
     destinations,
     viewOf(publicKey) {
-      if (!StrKey.isValidEd25519PublicKey(publicKey) || (!sources.has(publicKey) && !destinations.has(publicKey))) return undefined;
+      if (!StrKey.isValidEd25519PublicKey(publicKey) || (!sources.has(publicKey) && !destinations.has(publicKey)))
+        return undefined;
       const view = description.summaryFor(publicKey);
       // A merge moves a whole balance the envelope does not state: describe names only the merging account's side.
-      if (!sources.has(publicKey) && view.direction === 'sent' && description.accountMergeDestinations.includes(publicKey)) {
+      if (
+        !sources.has(publicKey) &&
+        view.direction === 'sent' &&
+        description.accountMergeDestinations.includes(publicKey)
+      ) {
         return { direction: 'received', summary: `Account ${shortAddress(source)} merged into this wallet` };
       }
       return { direction: view.direction, summary: view.text };

@@ -56,7 +56,11 @@ async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
   if (!record.sentAt && !(await isInTurn(deps.db, record, now))) {
     if (pastTimeBound) await finalizeRejected(deps, record, 'tx_too_late');
     // Waiting for the turn is not a check against the chain: no backoff builds up meanwhile.
-    else await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: now, checks: 0 });
+    else
+      await deps
+        .db('transactions')
+        .where({ id: record.id, stage: 'submitted' })
+        .update({ next_check_at: now, checks: 0 });
     return;
   }
   const details = await gw.transactionDetails(record.hash);
@@ -73,7 +77,10 @@ async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
     if (!record.sentAt) {
       // Sent for the first time (its turn came): looked up again from the next pass on, backing off from there.
       await markSent(deps, record.id);
-      await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: now, checks: 0 });
+      await deps
+        .db('transactions')
+        .where({ id: record.id, stage: 'submitted' })
+        .update({ next_check_at: now, checks: 0 });
     }
   } catch (err) {
     if (!(err instanceof TransactionRejectedError)) throw err;
@@ -88,7 +95,8 @@ async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
 /** Built or signed transactions past their time bound were never sent and never can be. */
 async function expireUnsent(deps: ConfirmationDeps): Promise<number> {
   const now = deps.clock.now();
-  return deps.db('transactions')
+  return deps
+    .db('transactions')
     .whereIn('stage', ['built', 'signed'])
     .where('valid_until', '<', new Date(now.getTime() - TIME_BOUND_GRACE_MS))
     .update({ status: 'FAILED', stage: 'failed', result_code: 'tx_too_late', updated_at: now });
@@ -109,7 +117,10 @@ export async function confirmDue(deps: ConfirmationDeps): Promise<number> {
 }
 
 /** Runs confirmDue every `intervalMs` (again at once while a pass finds a full batch); returns stop(). */
-export function startConfirmationWorker(deps: ConfirmationDeps, opts: { intervalMs?: number } = {}): () => Promise<void> {
+export function startConfirmationWorker(
+  deps: ConfirmationDeps,
+  opts: { intervalMs?: number } = {},
+): () => Promise<void> {
   return repeatPass({
     what: 'confirmation pass',
     failureLevel: 'error',

@@ -2,7 +2,18 @@
 // transactions a client brings (several operations, sponsorship sandwiches, muxed addresses, every memo type).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Memo, MuxedAccount, Networks, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Asset,
+  Keypair,
+  Memo,
+  MuxedAccount,
+  Networks,
+  Operation,
+  TransactionBuilder,
+  xdr,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { assetName, describeTransaction, shortAddress } from './describe';
 
 const wallet = Keypair.random().publicKey();
@@ -33,7 +44,11 @@ describe('shortAddress and assetName', () => {
 
 describe('describeTransaction: payments', () => {
   test('a payment with a text memo: fields, canonical amount, title and lines as the contract example', () => {
-    const d = describeTransaction(txOf([Operation.payment({ destination: other, asset: USDC, amount: '10.5000000' })], { memo: Memo.text('order 42') }));
+    const d = describeTransaction(
+      txOf([Operation.payment({ destination: other, asset: USDC, amount: '10.5000000' })], {
+        memo: Memo.text('order 42'),
+      }),
+    );
     assert.equal(d.operation, 'payment');
     assert.equal(d.opsCount, 1);
     assert.deepEqual(d.operationTypes, ['payment']);
@@ -50,16 +65,26 @@ describe('describeTransaction: payments', () => {
   });
 
   test("each side's history line: sent by the source, received by the destination, 'sent' for a bystander", () => {
-    const d = describeTransaction(txOf([Operation.payment({ destination: other, asset: Asset.native(), amount: '10' })]));
+    const d = describeTransaction(
+      txOf([Operation.payment({ destination: other, asset: Asset.native(), amount: '10' })]),
+    );
     assert.deepEqual(d.summaryFor(wallet), { direction: 'sent', text: `Sent 10 XLM to ${shortAddress(other)}` });
-    assert.deepEqual(d.summaryFor(other), { direction: 'received', text: `Received 10 XLM from ${shortAddress(wallet)}` });
+    assert.deepEqual(d.summaryFor(other), {
+      direction: 'received',
+      text: `Received 10 XLM from ${shortAddress(wallet)}`,
+    });
     assert.equal(d.summaryFor(funding).direction, 'sent');
   });
 
   test('an operation source pays instead of the transaction source', () => {
-    const d = describeTransaction(txOf([Operation.payment({ destination: wallet, asset: USDC, amount: '3', source: other })]));
+    const d = describeTransaction(
+      txOf([Operation.payment({ destination: wallet, asset: USDC, amount: '3', source: other })]),
+    );
     assert.deepEqual(d.payments, [{ from: other, to: wallet, asset: `USDC:${issuer}`, amount: '3' }]);
-    assert.deepEqual(d.summaryFor(wallet), { direction: 'received', text: `Received 3 USDC from ${shortAddress(other)}` });
+    assert.deepEqual(d.summaryFor(wallet), {
+      direction: 'received',
+      text: `Received 3 USDC from ${shortAddress(other)}`,
+    });
   });
 
   test('muxed addresses are their G-accounts', () => {
@@ -78,7 +103,16 @@ describe('describeTransaction: payments', () => {
 
   test('strict send to another account: send amount, every asset moved including the path, destMin as the paid amount', () => {
     const d = describeTransaction(
-      txOf([Operation.pathPaymentStrictSend({ sendAsset: USDC, sendAmount: '10', destination: other, destAsset: EURC, destMin: '9.5', path: [Asset.native()] })]),
+      txOf([
+        Operation.pathPaymentStrictSend({
+          sendAsset: USDC,
+          sendAmount: '10',
+          destination: other,
+          destAsset: EURC,
+          destMin: '9.5',
+          path: [Asset.native()],
+        }),
+      ]),
     );
     assert.equal(d.operation, 'pathPaymentStrictSend');
     assert.equal(d.asset, `USDC:${issuer}`);
@@ -87,13 +121,25 @@ describe('describeTransaction: payments', () => {
     assert.deepEqual(d.payments, [{ from: wallet, to: other, asset: `EURC:${issuer}`, amount: '9.5' }]);
     assert.equal(d.title, 'Swap 10 USDC for EURC');
     assert.deepEqual(d.lines, [`To ${shortAddress(other)}`, 'Send 10 USDC', 'Receive at least 9.5 EURC', 'Via XLM']);
-    assert.deepEqual(d.summaryFor(other), { direction: 'received', text: `Received at least 9.5 EURC from ${shortAddress(wallet)}` });
+    assert.deepEqual(d.summaryFor(other), {
+      direction: 'received',
+      text: `Received at least 9.5 EURC from ${shortAddress(wallet)}`,
+    });
     assert.deepEqual(d.summaryFor(wallet), { direction: 'sent', text: `Sent 10 USDC to ${shortAddress(other)}` });
   });
 
   test('strict receive to oneself is a swap: destAmount, no To line, the wallet sent it', () => {
     const d = describeTransaction(
-      txOf([Operation.pathPaymentStrictReceive({ sendAsset: Asset.native(), sendMax: '30', destination: wallet, destAsset: USDC, destAmount: '10', path: [] })]),
+      txOf([
+        Operation.pathPaymentStrictReceive({
+          sendAsset: Asset.native(),
+          sendMax: '30',
+          destination: wallet,
+          destAsset: USDC,
+          destAmount: '10',
+          path: [],
+        }),
+      ]),
     );
     assert.equal(d.amount, '10');
     assert.equal(d.asset, 'native');
@@ -130,11 +176,14 @@ describe('describeTransaction: trustlines and other operations', () => {
     assert.deepEqual(d.movedAssets, [`USDC:${issuer}`]);
     assert.deepEqual(d.payments, []);
     assert.equal(d.title, 'Add USDC trustline');
-    assert.deepEqual(d.lines, [`Asset USDC issued by ${shortAddress(issuer)}`, `Reserve sponsored by ${shortAddress(funding)}`]);
+    assert.deepEqual(d.lines, [
+      `Asset USDC issued by ${shortAddress(issuer)}`,
+      `Reserve sponsored by ${shortAddress(funding)}`,
+    ]);
     assert.deepEqual(d.summaryFor(wallet), { direction: 'sent', text: 'Added USDC trustline' });
   });
 
-  test("limit 0 removes the trustline", () => {
+  test('limit 0 removes the trustline', () => {
     const d = describeTransaction(txOf([Operation.changeTrust({ asset: USDC, limit: '0' })]));
     assert.equal(d.title, 'Remove USDC trustline');
     assert.equal(d.summaryFor(wallet).text, 'Removed USDC trustline');
@@ -157,7 +206,9 @@ describe('describeTransaction: trustlines and other operations', () => {
   });
 
   test('offers move both their assets', () => {
-    const d = describeTransaction(txOf([Operation.manageSellOffer({ selling: USDC, buying: EURC, amount: '1', price: '1' })]));
+    const d = describeTransaction(
+      txOf([Operation.manageSellOffer({ selling: USDC, buying: EURC, amount: '1', price: '1' })]),
+    );
     assert.deepEqual(d.movedAssets, [`USDC:${issuer}`, `EURC:${issuer}`]);
   });
 
@@ -176,7 +227,10 @@ describe('describeTransaction: trustlines and other operations', () => {
     assert.deepEqual(d.movedAssets, [`USDC:${issuer}`, 'native'], "a merge moves the account's XLM");
     assert.equal(d.payments.length, 2);
     assert.deepEqual(d.accountMergeDestinations, [other]);
-    assert.deepEqual(d.summaryFor(third), { direction: 'received', text: `Received 2 USDC from ${shortAddress(wallet)}` });
+    assert.deepEqual(d.summaryFor(third), {
+      direction: 'received',
+      text: `Received 2 USDC from ${shortAddress(wallet)}`,
+    });
     assert.equal(d.summaryFor(wallet).text, `Sent 1 USDC to ${shortAddress(other)} and 2 more operations`);
   });
 });
@@ -184,7 +238,10 @@ describe('describeTransaction: trustlines and other operations', () => {
 describe('describeTransaction: memos', () => {
   const pay = () => Operation.payment({ destination: other, asset: Asset.native(), amount: '1' });
   test('id, hash and UTF-8 text memos', () => {
-    assert.equal(describeTransaction(txOf([pay()], { memo: Memo.id('18446744073709551615') })).memo, '18446744073709551615');
+    assert.equal(
+      describeTransaction(txOf([pay()], { memo: Memo.id('18446744073709551615') })).memo,
+      '18446744073709551615',
+    );
     const hash = 'ab'.repeat(32);
     const withHash = describeTransaction(txOf([pay()], { memo: Memo.hash(hash) }));
     assert.equal(withHash.memo, hash);
@@ -208,14 +265,23 @@ describe('describeTransaction: memos', () => {
 
 describe('describeTransaction: what the network would refuse still reads', () => {
   test("a client's payment of a negative amount (the builder refuses one; raw XDR can carry it)", () => {
-    const envelope = xdr.TransactionEnvelope.fromXdr(txOf([Operation.payment({ destination: other, asset: Asset.native(), amount: '1' })]).toXDR(), 'base64');
-    (envelope as unknown as { v1: { tx: { operations: { body: { paymentOp: { amount: bigint } } }[] } } }).v1.tx.operations[0]!.body.paymentOp.amount = -10_000_000n;
-    const d = describeTransaction(TransactionBuilder.fromXDR(envelope.toXdr('base64'), Networks.TESTNET) as Transaction);
+    const envelope = xdr.TransactionEnvelope.fromXdr(
+      txOf([Operation.payment({ destination: other, asset: Asset.native(), amount: '1' })]).toXDR(),
+      'base64',
+    );
+    (
+      envelope as unknown as { v1: { tx: { operations: { body: { paymentOp: { amount: bigint } } }[] } } }
+    ).v1.tx.operations[0]!.body.paymentOp.amount = -10_000_000n;
+    const d = describeTransaction(
+      TransactionBuilder.fromXDR(envelope.toXdr('base64'), Networks.TESTNET) as Transaction,
+    );
     assert.equal(d.amount, '-1');
   });
 
   test('Soroban and issuer operations are named by their type', () => {
-    const d = describeTransaction(txOf([Operation.restoreFootprint({}), Operation.clawback({ asset: USDC, amount: '1', from: other })]));
+    const d = describeTransaction(
+      txOf([Operation.restoreFootprint({}), Operation.clawback({ asset: USDC, amount: '1', from: other })]),
+    );
     assert.equal(d.operation, 'restoreFootprint');
     assert.deepEqual(d.movedAssets, [`USDC:${issuer}`]);
   });
@@ -227,7 +293,13 @@ describe('describeTransaction: assets the transaction does not name', () => {
     const d = describeTransaction(
       txOf([
         Operation.claimClaimableBalance({ balanceId: '00000000' + 'cd'.repeat(32) }),
-        Operation.liquidityPoolDeposit({ liquidityPoolId: pool, maxAmountA: '1', maxAmountB: '1', minPrice: '0.5', maxPrice: '2' }),
+        Operation.liquidityPoolDeposit({
+          liquidityPoolId: pool,
+          maxAmountA: '1',
+          maxAmountB: '1',
+          minPrice: '0.5',
+          maxPrice: '2',
+        }),
         Operation.liquidityPoolWithdraw({ liquidityPoolId: pool, amount: '1', minAmountA: '0', minAmountB: '0' }),
         Operation.bumpSequence({ bumpTo: '0' }),
       ]),
@@ -242,7 +314,15 @@ describe('describeTransaction: assets the transaction does not name', () => {
     );
     assert.deepEqual(d.undeterminedAssetOperations, []);
     assert.deepEqual(d.movedAssets, []);
-    const soroban = describeTransaction(txOf([Operation.invokeContractFunction({ contract: 'CA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQGAXE', function: 'transfer', args: [] })]));
+    const soroban = describeTransaction(
+      txOf([
+        Operation.invokeContractFunction({
+          contract: 'CA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQGAXE',
+          function: 'transfer',
+          args: [],
+        }),
+      ]),
+    );
     assert.deepEqual(soroban.undeterminedAssetOperations, ['invokeHostFunction']);
   });
 });

@@ -5,7 +5,14 @@
 // The "main" operation is the first one that is not part of a sponsorship sandwich (beginSponsoringFutureReserves /
 // endSponsoringFutureReserves): in a sponsored trustline the changeTrust is what the user asked for. Muxed (M...)
 // addresses are resolved to the G-address of their account: that account holds the funds and keeps the history.
-import { MuxedAccount, StrKey, type Asset, type LiquidityPoolAsset, type OperationRecord, type Transaction } from '@stellar/stellar-sdk';
+import {
+  MuxedAccount,
+  StrKey,
+  type Asset,
+  type LiquidityPoolAsset,
+  type OperationRecord,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { fromStroops, toStroops } from '../money/amounts';
 import { displayBytes } from '../text/safeText';
 
@@ -93,7 +100,9 @@ function canonical(amount: string): string {
 
 /** The account behind an address: a muxed M-address's G-address, a G-address itself. */
 export function accountOf(address: string): string {
-  return StrKey.isValidMed25519PublicKey(address) ? MuxedAccount.fromAddress(address, '0').baseAccount().accountId() : address;
+  return StrKey.isValidMed25519PublicKey(address)
+    ? MuxedAccount.fromAddress(address, '0').baseAccount().accountId()
+    : address;
 }
 
 /** A text memo's bytes: the chain's memo text is up to 28 arbitrary bytes, not necessarily UTF-8. */
@@ -231,7 +240,14 @@ function viewOf(op: Op | undefined, self: string, tx: Transaction): MainView {
       const to = accountOf(op.destination);
       const amount = canonical(op.amount);
       const what = `${amount} ${assetCode(op.asset)}`;
-      return { destination: to, asset: assetName(op.asset), amount, title: `Send ${what}`, lines: [`To ${shortAddress(to)}`, `Amount ${what}`], sent: `Sent ${what} to ${shortAddress(to)}` };
+      return {
+        destination: to,
+        asset: assetName(op.asset),
+        amount,
+        title: `Send ${what}`,
+        lines: [`To ${shortAddress(to)}`, `Amount ${what}`],
+        sent: `Sent ${what} to ${shortAddress(to)}`,
+      };
     }
     case 'pathPaymentStrictSend':
     case 'pathPaymentStrictReceive': {
@@ -239,8 +255,12 @@ function viewOf(op: Op | undefined, self: string, tx: Transaction): MainView {
       const strictSend = op.type === 'pathPaymentStrictSend';
       const send = assetCode(op.sendAsset);
       const receive = assetCode(op.destAsset);
-      const sendLine = strictSend ? `Send ${canonical(op.sendAmount)} ${send}` : `Send at most ${canonical(op.sendMax)} ${send}`;
-      const receiveLine = strictSend ? `Receive at least ${canonical(op.destMin)} ${receive}` : `Receive ${canonical(op.destAmount)} ${receive}`;
+      const sendLine = strictSend
+        ? `Send ${canonical(op.sendAmount)} ${send}`
+        : `Send at most ${canonical(op.sendMax)} ${send}`;
+      const receiveLine = strictSend
+        ? `Receive at least ${canonical(op.destMin)} ${receive}`
+        : `Receive ${canonical(op.destAmount)} ${receive}`;
       const amount = strictSend ? canonical(op.sendAmount) : canonical(op.destAmount);
       const toSelf = to === self;
       const title = strictSend
@@ -264,9 +284,16 @@ function viewOf(op: Op | undefined, self: string, tx: Transaction): MainView {
     case 'changeTrust': {
       const code = assetCode(op.line);
       const remove = stroopsOf(op.limit) === 0n;
-      const sponsor = tx.operations.find((o) => o.type === 'beginSponsoringFutureReserves' && accountOf(o.sponsoredId) === self);
-      const lines = ['assetA' in op.line ? `Pool ${lineName(op.line)}` : `Asset ${code} issued by ${shortAddress(op.line.getIssuer() ?? '')}`];
-      if (!remove && sponsor) lines.push(`Reserve sponsored by ${shortAddress(accountOf(sponsor.source ?? tx.source))}`);
+      const sponsor = tx.operations.find(
+        (o) => o.type === 'beginSponsoringFutureReserves' && accountOf(o.sponsoredId) === self,
+      );
+      const lines = [
+        'assetA' in op.line
+          ? `Pool ${lineName(op.line)}`
+          : `Asset ${code} issued by ${shortAddress(op.line.getIssuer() ?? '')}`,
+      ];
+      if (!remove && sponsor)
+        lines.push(`Reserve sponsored by ${shortAddress(accountOf(sponsor.source ?? tx.source))}`);
       if (!remove && stroopsOf(op.limit) !== INT64_MAX) lines.push(`Limit ${canonical(op.limit)} ${code}`);
       return {
         ...none,
@@ -335,7 +362,9 @@ export function describeTransaction(tx: Transaction): TxDescription {
     memoBase64: textMemoBytes(tx)?.toString('base64') ?? null,
     movedAssets: [...new Set(ops.flatMap((op) => assetsMovedBy(op) ?? []))],
     ledgerAssetLookups: ops.flatMap((op) => ledgerLookupOf(op) ?? []),
-    undeterminedAssetOperations: [...new Set(ops.filter((op) => assetsMovedBy(op) === undefined && !ledgerLookupOf(op)).map((op) => op.type))],
+    undeterminedAssetOperations: [
+      ...new Set(ops.filter((op) => assetsMovedBy(op) === undefined && !ledgerLookupOf(op)).map((op) => op.type)),
+    ],
     accountMergeDestinations: ops.flatMap((op) => (op.type === 'accountMerge' ? [accountOf(op.destination)] : [])),
     payments: paid.map((p) => p.payment),
     title: view.title + more,
@@ -347,7 +376,10 @@ export function describeTransaction(tx: Transaction): TxDescription {
       if (incoming) {
         const { from, asset, amount } = incoming.payment;
         const atLeast = incoming.op.type === 'pathPaymentStrictSend' ? 'at least ' : '';
-        return { direction: 'received', text: `Received ${atLeast}${amount} ${codeOf(asset)} from ${shortAddress(from)}` };
+        return {
+          direction: 'received',
+          text: `Received ${atLeast}${amount} ${codeOf(asset)} from ${shortAddress(from)}`,
+        };
       }
       // Sent (or anything else the account did): the main operation's line, from the main operation's source's view.
       return { direction: 'sent', text: view.sent + more };

@@ -27,13 +27,30 @@ export function feeBumpFeeOf(inner: Transaction): bigint {
  */
 export async function sponsorFee(
   deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
-  input: { gasWallet: WalletRecord; inner: Transaction; networkPassphrase: string; actor: AuditActor; ip?: string; purpose?: string },
+  input: {
+    gasWallet: WalletRecord;
+    inner: Transaction;
+    networkPassphrase: string;
+    actor: AuditActor;
+    ip?: string;
+    purpose?: string;
+  },
 ): Promise<FeeBumpTransaction> {
   const rate = feeBumpFeeOf(input.inner) / BigInt(input.inner.operations.length + 1);
-  const bump = TransactionBuilder.buildFeeBumpTransaction(input.gasWallet.publicKey, rate.toString(), input.inner, input.networkPassphrase);
+  const bump = TransactionBuilder.buildFeeBumpTransaction(
+    input.gasWallet.publicKey,
+    rate.toString(),
+    input.inner,
+    input.networkPassphrase,
+  );
   await withWalletKeypair(
     deps,
-    { walletId: input.gasWallet.id, purpose: input.purpose ?? 'tx.fee_bump', actor: input.actor, ...(input.ip !== undefined ? { ip: input.ip } : {}) },
+    {
+      walletId: input.gasWallet.id,
+      purpose: input.purpose ?? 'tx.fee_bump',
+      actor: input.actor,
+      ...(input.ip !== undefined ? { ip: input.ip } : {}),
+    },
     (kp) => {
       bump.sign(kp);
     },

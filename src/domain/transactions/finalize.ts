@@ -19,22 +19,29 @@ export function headlineResultCode(codes: ResultCodes): string {
 
 function innerOf(envelopeXdr: string, networkPassphrase: string): Transaction {
   const parsed = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
-  return 'innerTransaction' in parsed ? (parsed).innerTransaction : (parsed);
+  return 'innerTransaction' in parsed ? parsed.innerTransaction : parsed;
 }
 
 /** JSON-safe operation objects (the SDK's decoded form, assets as names, bigints as strings). */
 function rawOperations(inner: Transaction): Record<string, unknown>[] {
-  return inner.operations.map((op) =>
-    JSON.parse(
-      JSON.stringify(op, (_key, value: unknown) => {
-        if (typeof value === 'bigint') return value.toString();
-        if (value && typeof value === 'object' && 'code' in value && 'issuer' in value && typeof (value as { isNative?: unknown }).isNative === 'function') {
-          const asset = value as { isNative(): boolean; code: string; issuer: string };
-          return asset.isNative() ? 'native' : `${asset.code}:${asset.issuer}`;
-        }
-        return value;
-      }),
-    ) as Record<string, unknown>,
+  return inner.operations.map(
+    (op) =>
+      JSON.parse(
+        JSON.stringify(op, (_key, value: unknown) => {
+          if (typeof value === 'bigint') return value.toString();
+          if (
+            value &&
+            typeof value === 'object' &&
+            'code' in value &&
+            'issuer' in value &&
+            typeof (value as { isNative?: unknown }).isNative === 'function'
+          ) {
+            const asset = value as { isNative(): boolean; code: string; issuer: string };
+            return asset.isNative() ? 'native' : `${asset.code}:${asset.issuer}`;
+          }
+          return value;
+        }),
+      ) as Record<string, unknown>,
   );
 }
 
@@ -86,7 +93,15 @@ export async function finalizeApplied(
         await recordOutboxEvent(trx, {
           appId: record.appId,
           type: 'payment.sent',
-          data: { txHash: details.hash, fromWalletId: record.walletId, from: payment.from, to: payment.to, asset: payment.asset, amount: payment.amount, ledger: details.ledger },
+          data: {
+            txHash: details.hash,
+            fromWalletId: record.walletId,
+            from: payment.from,
+            to: payment.to,
+            asset: payment.asset,
+            amount: payment.amount,
+            ledger: details.ledger,
+          },
           at: now,
         });
       }
@@ -107,7 +122,8 @@ export async function finalizeRejected(
   fromStages: TxRecord['stage'][] = ['submitted'],
 ): Promise<boolean> {
   const now = deps.clock.now();
-  const updated = await deps.db('transactions')
+  const updated = await deps
+    .db('transactions')
     .where({ id: record.id })
     .whereIn('stage', fromStages)
     .update({ status: 'FAILED', stage: 'failed', result_code: resultCode, next_check_at: null, updated_at: now });
@@ -127,7 +143,12 @@ export async function releaseClaim(deps: Pick<Deps, 'db' | 'clock'>, record: TxR
       .update({ status: 'PENDING', stage: 'signed', submitted_at: null, next_check_at: null, updated_at: now });
     if (updated === 0) return false;
     if (record.userId && record.submittedAt) {
-      await releaseDailyOps(trx, { appId: record.appId, userId: record.userId, at: record.submittedAt, ops: record.opsCount });
+      await releaseDailyOps(trx, {
+        appId: record.appId,
+        userId: record.userId,
+        at: record.submittedAt,
+        ops: record.opsCount,
+      });
     }
     return true;
   });

@@ -68,7 +68,9 @@ export interface HistoryRow {
 }
 
 /** A row of the page query: the wallet's total and the cursor check beside a history row (all null past the page). */
-type PageRow = { total: string | number; cursor_known: boolean } & ({ [K in keyof HistoryRow]: HistoryRow[K] } | { [K in keyof HistoryRow]: null });
+type PageRow = { total: string | number; cursor_known: boolean } & (
+  { [K in keyof HistoryRow]: HistoryRow[K] } | { [K in keyof HistoryRow]: null }
+);
 
 /** The history record of a joined (tx_history, transactions) row. */
 export function toHistoryRecord(row: HistoryRow): TxHistoryRecord {
@@ -134,7 +136,8 @@ export async function listWalletHistory(db: Knex, q: HistoryQuery): Promise<Hist
     records,
     total: Number(head.total),
     offset,
-    nextCursor: found.length > limit && last ? encodeCursor({ afterId: last.id, offset: offset + records.length }) : null,
+    nextCursor:
+      found.length > limit && last ? encodeCursor({ afterId: last.id, offset: offset + records.length }) : null,
   };
 }
 
@@ -143,14 +146,28 @@ export async function findWalletTransaction(
   db: Knex,
   input: { walletId: string; network: NetworkName; hash: string },
 ): Promise<(TxHistoryRecord & { ledger?: number; envelopeXdr?: string }) | undefined> {
-  const row: (HistoryRow & { ledger: number | null; envelope_xdr: string | null }) | undefined = await db('tx_history as h')
+  const row: (HistoryRow & { ledger: number | null; envelope_xdr: string | null }) | undefined = await db(
+    'tx_history as h',
+  )
     .join('transactions as t', 't.id', 'h.transaction_id')
     .where('h.wallet_id', input.walletId)
     .andWhere('t.network', input.network)
     .andWhere((w) => w.where('t.hash', input.hash).orWhere('t.inner_hash', input.hash))
     // A resubmitted inner transaction may sit under several fee-bumps: the newest is the one that counts.
     .orderBy([{ column: 't.created_at', order: 'desc' }])
-    .first('h.transaction_id', 'h.created_at', 'h.summary', 't.hash', 't.network', 't.status', 't.operation', 't.fee_stroops', 't.result_code', 't.ledger', 't.envelope_xdr');
+    .first(
+      'h.transaction_id',
+      'h.created_at',
+      'h.summary',
+      't.hash',
+      't.network',
+      't.status',
+      't.operation',
+      't.fee_stroops',
+      't.result_code',
+      't.ledger',
+      't.envelope_xdr',
+    );
   if (!row) return undefined;
   return {
     ...toHistoryRecord(row),

@@ -80,16 +80,27 @@ async function nextLedger(deps: FollowerDeps, gateway: StellarGateway): Promise<
   const row = await deps.db<FollowerRow>('ledger_followers').where({ network: gateway.network }).first('next_ledger');
   if (row) return row.next_ledger;
   const latest = (await gateway.ledgerFigures()).sequence;
-  await deps.db<FollowerRow>('ledger_followers').insert({ network: gateway.network, next_ledger: latest, updated_at: deps.clock.now() }).onConflict('network').ignore();
+  await deps
+    .db<FollowerRow>('ledger_followers')
+    .insert({ network: gateway.network, next_ledger: latest, updated_at: deps.clock.now() })
+    .onConflict('network')
+    .ignore();
   deps.log.info({ network: gateway.network, ledger: latest }, 'ledger follower starts at the latest ledger');
-  const position = await deps.db<FollowerRow>('ledger_followers').where({ network: gateway.network }).first('next_ledger');
+  const position = await deps
+    .db<FollowerRow>('ledger_followers')
+    .where({ network: gateway.network })
+    .first('next_ledger');
   if (!position) throw new Error(`ledger_followers has no row for ${gateway.network} after inserting it`);
   return position.next_ledger;
 }
 
 /** Moves the position from `from` to `to` unless another follower moved it first. */
 async function moveTo(trx: Knex, network: NetworkName, from: number, to: number, at: Date): Promise<boolean> {
-  return (await trx<FollowerRow>('ledger_followers').where({ network, next_ledger: from }).update({ next_ledger: to, updated_at: at })) === 1;
+  return (
+    (await trx<FollowerRow>('ledger_followers')
+      .where({ network, next_ledger: from })
+      .update({ next_ledger: to, updated_at: at })) === 1
+  );
 }
 
 /**
@@ -97,15 +108,20 @@ async function moveTo(trx: Knex, network: NetworkName, from: number, to: number,
  * ledger: that ledger is left for the next step, unless it is the page's only ledger (more than a page of
  * transactions in one ledger), which is then read to its end by cursor.
  */
-async function readLedgers(gateway: StellarGateway, next: number, pageSize: number): Promise<{ transactions: TransactionDetails[]; to: number; latestLedger: number }> {
+async function readLedgers(
+  gateway: StellarGateway,
+  next: number,
+  pageSize: number,
+): Promise<{ transactions: TransactionDetails[]; to: number; latestLedger: number }> {
   const page = await gateway.transactionsFrom({ startLedger: next, limit: pageSize });
   const txs = page.transactions;
   // A short page walked every ledger up to the latest.
   if (txs.length < pageSize) return { transactions: txs, to: page.latestLedger + 1, latestLedger: page.latestLedger };
   const last = txs.at(-1)!.ledger;
-  if (txs[0]!.ledger < last) return { transactions: txs.filter((t) => t.ledger < last), to: last, latestLedger: page.latestLedger };
+  if (txs[0]!.ledger < last)
+    return { transactions: txs.filter((t) => t.ledger < last), to: last, latestLedger: page.latestLedger };
   const all = [...txs];
-  for (let cursor = page.cursor; ; ) {
+  for (let cursor = page.cursor; ;) {
     const more = await gateway.transactionsFrom({ cursor, limit: pageSize });
     all.push(...more.transactions.filter((t) => t.ledger === last));
     if (more.transactions.length < pageSize || more.transactions.some((t) => t.ledger !== last)) break;
@@ -125,7 +141,12 @@ function involvedWallets(tx: ChainTransaction, byKey: Map<string, WalletRow>): W
  * Records the involved transactions of ledgers [from, to) and moves the position to `to`, in one database transaction.
  * False (nothing written) when another follower moved the position meanwhile.
  */
-async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range: { from: number; to: number }, transactions: TransactionDetails[]): Promise<boolean> {
+async function recordLedgers(
+  deps: FollowerDeps,
+  gateway: StellarGateway,
+  range: { from: number; to: number },
+  transactions: TransactionDetails[],
+): Promise<boolean> {
   const network = gateway.network;
   const unreadable: { details: TransactionDetails; error: string }[] = [];
   const chain = transactions.flatMap((details) => {
@@ -147,21 +168,34 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
     for (const { details, error } of unreadable) await quarantine(deps, trx, network, details, error);
     // One query per page for the wallets, one for the transactions already known, one for their history rows.
     const wallets: WalletRow[] = accounts.length
-      ? await trx('wallets').where({ network }).whereRaw('public_key = any(?::text[])', [accounts]).select('id', 'app_id', 'public_key')
+      ? await trx('wallets')
+          .where({ network })
+          .whereRaw('public_key = any(?::text[])', [accounts])
+          .select('id', 'app_id', 'public_key')
       : [];
     const byKey = new Map(wallets.map((w) => [w.public_key, w]));
-    const involved = chain.map((tx) => ({ tx, wallets: involvedWallets(tx, byKey) })).filter((i) => i.wallets.length > 0);
+    const involved = chain
+      .map((tx) => ({ tx, wallets: involvedWallets(tx, byKey) }))
+      .filter((i) => i.wallets.length > 0);
     const hashes = [...new Set(involved.flatMap(({ tx }) => (tx.innerHash ? [tx.hash, tx.innerHash] : [tx.hash])))];
     const known: { id: string; hash: string; inner_hash: string | null }[] = hashes.length
       ? await trx('transactions')
           .where({ network })
-          .andWhere((w) => w.whereRaw('hash = any(?::text[])', [hashes]).orWhereRaw('inner_hash = any(?::text[])', [hashes]))
+          .andWhere((w) =>
+            w.whereRaw('hash = any(?::text[])', [hashes]).orWhereRaw('inner_hash = any(?::text[])', [hashes]),
+          )
           .select('id', 'hash', 'inner_hash')
       : [];
     const rows: { transaction_id: string; wallet_id: string }[] = known.length
       ? await trx('tx_history')
-          .whereIn('transaction_id', known.map((k) => k.id))
-          .whereIn('wallet_id', wallets.map((w) => w.id))
+          .whereIn(
+            'transaction_id',
+            known.map((k) => k.id),
+          )
+          .whereIn(
+            'wallet_id',
+            wallets.map((w) => w.id),
+          )
           .select('transaction_id', 'wallet_id')
       : [];
     const hasRow = new Set(rows.map((r) => `${r.transaction_id}/${r.wallet_id}`));
@@ -229,7 +263,9 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
         created = inserted ? its.map((w) => w.id) : [];
       } else {
         // The service's own transaction: the sender's row is the service's; add each recipient's.
-        const recipients = its.filter((w) => tx.destinations.has(w.public_key) && !tx.sources.has(w.public_key) && !hasRow.has(`${id}/${w.id}`));
+        const recipients = its.filter(
+          (w) => tx.destinations.has(w.public_key) && !tx.sources.has(w.public_key) && !hasRow.has(`${id}/${w.id}`),
+        );
         await addHistory(trx, id, recipients.map(entry), at);
         created = recipients.map((w) => w.id);
       }
@@ -240,7 +276,15 @@ async function recordLedgers(deps: FollowerDeps, gateway: StellarGateway, range:
         await recordOutboxEvent(trx, {
           appId: to.app_id,
           type: 'payment.received',
-          data: { txHash: tx.hash, toWalletId: to.id, from: p.from, to: p.to, asset: p.asset, amount: p.amount, ledger: tx.details.ledger },
+          data: {
+            txHash: tx.hash,
+            toWalletId: to.id,
+            from: p.from,
+            to: p.to,
+            asset: p.asset,
+            amount: p.amount,
+            ledger: tx.details.ledger,
+          },
           at: now,
         });
       }
@@ -256,8 +300,17 @@ function errorText(err: unknown): string {
 }
 
 /** Keeps a chain transaction the follower could not record, with its raw XDR and why, and says so in the log. */
-async function quarantine(deps: FollowerDeps, trx: Knex.Transaction, network: NetworkName, details: TransactionDetails, error: string): Promise<void> {
-  deps.log.warn({ network, hash: details.hash, ledger: details.ledger, error }, 'ledger follower set a transaction aside (chain_quarantine); going on');
+async function quarantine(
+  deps: FollowerDeps,
+  trx: Knex.Transaction,
+  network: NetworkName,
+  details: TransactionDetails,
+  error: string,
+): Promise<void> {
+  deps.log.warn(
+    { network, hash: details.hash, ledger: details.ledger, error },
+    'ledger follower set a transaction aside (chain_quarantine); going on',
+  );
   await trx('chain_quarantine')
     .insert({
       network,
@@ -287,7 +340,10 @@ export async function followStep(
   if (state.latestLedger === undefined || next > state.latestLedger) {
     const health = await gateway.health();
     if (!health.healthy || health.latestLedger === undefined) {
-      deps.log.debug({ network: gateway.network, detail: health.detail }, 'ledger follower: the RPC is not healthy; waiting');
+      deps.log.debug(
+        { network: gateway.network, detail: health.detail },
+        'ledger follower: the RPC is not healthy; waiting',
+      );
       return 'caught-up';
     }
     state.latestLedger = health.latestLedger;
@@ -330,7 +386,9 @@ export async function followerLag(db: Knex, network: NetworkName, latestLedger: 
 export function startLedgerFollower(deps: FollowerDeps, opts: LedgerFollowerOptions = {}): () => Promise<void> {
   const intervalMs = opts.intervalMs ?? DEFAULT_FOLLOWER_INTERVAL_MS;
   const pageSize = Math.min(opts.pageSize ?? FOLLOWER_PAGE_SIZE, FOLLOWER_PAGE_SIZE);
-  const gateways = Object.values(deps.stellar?.gateways ?? {}).filter((g): g is StellarGateway => g !== undefined && (!opts.networks || opts.networks.includes(g.network)));
+  const gateways = Object.values(deps.stellar?.gateways ?? {}).filter(
+    (g): g is StellarGateway => g !== undefined && (!opts.networks || opts.networks.includes(g.network)),
+  );
   let stopped = false;
   const wakers = new Set<() => void>();
   const sleep = (ms: number) =>
@@ -352,8 +410,15 @@ export function startLedgerFollower(deps: FollowerDeps, opts: LedgerFollowerOpti
       try {
         const step = await followStep(deps, gateway, state, pageSize);
         failures = 0;
-        const lag = state.latestLedger === undefined ? undefined : await followerLag(deps.db, gateway.network, state.latestLedger);
-        if (lag !== undefined && lag > (opts.lagWarningLedgers ?? LAG_WARNING_LEDGERS) && Date.now() - warnedAt > LAG_WARNING_EVERY_MS) {
+        const lag =
+          state.latestLedger === undefined
+            ? undefined
+            : await followerLag(deps.db, gateway.network, state.latestLedger);
+        if (
+          lag !== undefined &&
+          lag > (opts.lagWarningLedgers ?? LAG_WARNING_LEDGERS) &&
+          Date.now() - warnedAt > LAG_WARNING_EVERY_MS
+        ) {
           warnedAt = Date.now();
           deps.log.warn({ network: gateway.network, lagLedgers: lag }, 'ledger follower is behind the chain');
         }

@@ -28,7 +28,10 @@ export interface PolicyDecision {
  * The assets of the claimable balances and liquidity pools the transaction names, read from the ledger; an entry the
  * ledger does not have leaves its operation undetermined (denied).
  */
-async function ledgerAssetsOf(gw: StellarGateway, description: TxDescription): Promise<{ assets: string[]; undetermined: string[] }> {
+async function ledgerAssetsOf(
+  gw: StellarGateway,
+  description: TxDescription,
+): Promise<{ assets: string[]; undetermined: string[] }> {
   const lookups = description.ledgerAssetLookups;
   if (lookups.length === 0) return { assets: [], undetermined: [] };
   const found = await gw.ledgerAssets({
@@ -39,7 +42,10 @@ async function ledgerAssetsOf(gw: StellarGateway, description: TxDescription): P
   const undetermined: string[] = [];
   for (const l of lookups) {
     const on = l.kind === 'claimableBalance' ? found.claimableBalances.get(l.id) : found.liquidityPools.get(l.id);
-    if (on === undefined) undetermined.push(`${l.operation} (no such ${l.kind === 'claimableBalance' ? 'claimable balance' : 'liquidity pool'} on the ledger)`);
+    if (on === undefined)
+      undetermined.push(
+        `${l.operation} (no such ${l.kind === 'claimableBalance' ? 'claimable balance' : 'liquidity pool'} on the ledger)`,
+      );
     else assets.push(...(Array.isArray(on) ? on : [on]));
   }
   return { assets, undetermined };

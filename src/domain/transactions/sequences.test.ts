@@ -8,7 +8,12 @@ const source = Keypair.random();
 const destination = Keypair.random().publicKey();
 
 function built() {
-  const tx = new TransactionBuilder(new Account(source.publicKey(), '41'), { fee: '100', networkPassphrase: Networks.TESTNET, memo: Memo.text('rent'), timebounds: { minTime: 0, maxTime: 1_900_000_000 } })
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '41'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+    memo: Memo.text('rent'),
+    timebounds: { minTime: 0, maxTime: 1_900_000_000 },
+  })
     .addOperation(Operation.payment({ destination, asset: Asset.native(), amount: '12.5' }))
     .build();
   tx.sign(source);
@@ -32,7 +37,11 @@ test('withSequence sets the number and minSeqNum, keeps time bounds, memo, fee a
 });
 
 test('withSequence of a transaction without time bounds gives none', () => {
-  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET, timebounds: { minTime: 0, maxTime: 0 } })
+  const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+    timebounds: { minTime: 0, maxTime: 0 },
+  })
     .addOperation(Operation.bumpSequence({ bumpTo: '0' }))
     .build();
   const resequenced = withSequence(tx, 9n, 1n, Networks.TESTNET);

@@ -32,16 +32,24 @@ function liveRecords(db: Knex | Knex.Transaction, walletId: string, now: Date) {
     .where({ wallet_id: walletId })
     .whereNotNull('seq_num')
     .whereIn('stage', LIVE_STAGES)
-    .where((q) => q.whereNull('valid_until').orWhere('valid_until', '>', new Date(now.getTime() - TIME_BOUND_GRACE_MS)));
+    .where((q) =>
+      q.whereNull('valid_until').orWhere('valid_until', '>', new Date(now.getTime() - TIME_BOUND_GRACE_MS)),
+    );
 }
 
 /**
  * Reserves the wallet's next sequence number. Must run inside the database transaction that records the transaction
  * using it: the advisory lock is held until that transaction ends, so the next reservation sees this record.
  */
-export async function reserveSequence(trx: Knex.Transaction, walletId: string, chainSequence: bigint, now: Date): Promise<bigint> {
+export async function reserveSequence(
+  trx: Knex.Transaction,
+  walletId: string,
+  chainSequence: bigint,
+  now: Date,
+): Promise<bigint> {
   await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`wallet-sequence:${walletId}`]);
-  const row = (await liveRecords(trx, walletId, now).max('seq_num as max').first()) as { max: string | null } | undefined;
+  const row = (await liveRecords(trx, walletId, now).max('seq_num as max').first()) as
+    { max: string | null } | undefined;
   const liveMax = row?.max ? BigInt(row.max) : 0n;
   return (chainSequence > liveMax ? chainSequence : liveMax) + 1n;
 }
@@ -50,18 +58,34 @@ export async function reserveSequence(trx: Knex.Transaction, walletId: string, c
  * `tx` with sequence number `sequence` and the precondition minSeqNum = `minSequence` (its time bounds kept), unsigned.
  * The operations, memo and fee are untouched, so its description stays true.
  */
-export function withSequence(tx: Transaction, sequence: bigint, minSequence: bigint, networkPassphrase: string): Transaction {
+export function withSequence(
+  tx: Transaction,
+  sequence: bigint,
+  minSequence: bigint,
+  networkPassphrase: string,
+): Transaction {
   const envelope = tx.toEnvelope().toXdrObject();
   if (envelope.type !== 2) throw new TypeError('only a v1 transaction envelope can take a sequence number');
   const body = envelope.v1.tx;
-  const timeBounds = body.cond.type === 1 ? body.cond.timeBounds : body.cond.type === 2 ? body.cond.v2.timeBounds : null;
+  const timeBounds =
+    body.cond.type === 1 ? body.cond.timeBounds : body.cond.type === 2 ? body.cond.v2.timeBounds : null;
   const resequenced = xdr.TransactionEnvelope.fromXdrObject({
     type: 2,
     v1: {
       tx: {
         ...body,
         seqNum: sequence,
-        cond: { type: 2, v2: { timeBounds, ledgerBounds: null, minSeqNum: minSequence, minSeqAge: 0n, minSeqLedgerGap: 0, extraSigners: [] } },
+        cond: {
+          type: 2,
+          v2: {
+            timeBounds,
+            ledgerBounds: null,
+            minSeqNum: minSequence,
+            minSeqAge: 0n,
+            minSeqLedgerGap: 0,
+            extraSigners: [],
+          },
+        },
       },
       signatures: [],
     },
@@ -73,7 +97,11 @@ export function withSequence(tx: Transaction, sequence: bigint, minSequence: big
  * Whether `record` may be sent now: no lower live record of its wallet is left, but for builds nobody claimed within
  * IN_FLIGHT_MS. Records without a sequence number (activations, older rows) are always in turn.
  */
-export async function isInTurn(db: Knex, record: Pick<TxRecord, 'id' | 'walletId' | 'seqNum'>, now: Date): Promise<boolean> {
+export async function isInTurn(
+  db: Knex,
+  record: Pick<TxRecord, 'id' | 'walletId' | 'seqNum'>,
+  now: Date,
+): Promise<boolean> {
   if (record.walletId === null || record.seqNum === null) return true;
   const ahead = await liveRecords(db, record.walletId, now)
     .where('seq_num', '<', record.seqNum.toString())

@@ -2,7 +2,17 @@
 // a client's XDR; checking a signature.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, MuxedAccount, Networks, Operation, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Asset,
+  Keypair,
+  MuxedAccount,
+  Networks,
+  Operation,
+  TransactionBuilder,
+  xdr,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { AppError } from '../errors';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
 
@@ -13,7 +23,10 @@ const funding = Keypair.random().publicKey();
 const USDC = new Asset('USDC', Keypair.random().publicKey());
 
 function txOf(ops: xdr.Operation[], source = wallet): Transaction {
-  const builder = new TransactionBuilder(new Account(source, '100'), { fee: '100', networkPassphrase: Networks.TESTNET }).setTimeout(60);
+  const builder = new TransactionBuilder(new Account(source, '100'), {
+    fee: '100',
+    networkPassphrase: Networks.TESTNET,
+  }).setTimeout(60);
   for (const op of ops) builder.addOperation(op);
   return builder.build();
 }
@@ -27,7 +40,8 @@ function rejects(fn: () => void, code: string, message: RegExp): void {
   });
 }
 
-const pay = (opts: { source?: string } = {}) => Operation.payment({ destination: other, asset: USDC, amount: '1', ...opts });
+const pay = (opts: { source?: string } = {}) =>
+  Operation.payment({ destination: other, asset: USDC, amount: '1', ...opts });
 
 describe('assertUserTransaction: sources', () => {
   test("the wallet's own payment passes, with or without an explicit operation source", () => {
@@ -35,16 +49,27 @@ describe('assertUserTransaction: sources', () => {
   });
 
   test("another account as the transaction's source: 400 TX_INVALID_SIGNED_XDR", () => {
-    rejects(() => assertUserTransaction(txOf([pay({ source: wallet })], other), wallet), 'TX_INVALID_SIGNED_XDR', /source is not the session user's wallet/);
+    rejects(
+      () => assertUserTransaction(txOf([pay({ source: wallet })], other), wallet),
+      'TX_INVALID_SIGNED_XDR',
+      /source is not the session user's wallet/,
+    );
   });
 
   test('another account as an operation source: 400, naming the operation', () => {
-    rejects(() => assertUserTransaction(txOf([pay(), pay({ source: other })]), wallet), 'TX_INVALID_SIGNED_XDR', /Operation 2 \(payment\) has the source/);
+    rejects(
+      () => assertUserTransaction(txOf([pay(), pay({ source: other })]), wallet),
+      'TX_INVALID_SIGNED_XDR',
+      /Operation 2 \(payment\) has the source/,
+    );
   });
 
   test('a muxed address of the wallet is the wallet', () => {
     const muxed = new MuxedAccount(new Account(wallet, '100'), '5');
-    const tx = new TransactionBuilder(muxed, { fee: '100', networkPassphrase: Networks.TESTNET }).addOperation(pay({ source: muxed.accountId() })).setTimeout(60).build();
+    const tx = new TransactionBuilder(muxed, { fee: '100', networkPassphrase: Networks.TESTNET })
+      .addOperation(pay({ source: muxed.accountId() }))
+      .setTimeout(60)
+      .build();
     assertUserTransaction(TransactionBuilder.fromXDR(tx.toXDR(), Networks.TESTNET) as Transaction, wallet);
   });
 
@@ -58,7 +83,11 @@ describe('assertUserTransaction: sources', () => {
 
   test("a sponsored trustline: the funding wallet's begin passes only when the funding wallet is an allowed cosigner", () => {
     assertUserTransaction(sandwich(), wallet, { allowedCosigners: [funding] });
-    rejects(() => assertUserTransaction(sandwich(), wallet), 'TX_INVALID_SIGNED_XDR', /Operation 1 \(beginSponsoringFutureReserves\) has the source/);
+    rejects(
+      () => assertUserTransaction(sandwich(), wallet),
+      'TX_INVALID_SIGNED_XDR',
+      /Operation 1 \(beginSponsoringFutureReserves\) has the source/,
+    );
   });
 
   test('an allowed cosigner may not be the source of anything but sponsoring the wallet', () => {
@@ -67,8 +96,15 @@ describe('assertUserTransaction: sources', () => {
       'TX_INVALID_SIGNED_XDR',
       /Operation 4 \(payment\): the sponsoring account may only sponsor/,
     );
-    const sponsorsAnother = txOf([Operation.beginSponsoringFutureReserves({ sponsoredId: other, source: funding }), Operation.endSponsoringFutureReserves({ source: other })]);
-    rejects(() => assertUserTransaction(sponsorsAnother, wallet, { allowedCosigners: [funding, other] }), 'TX_INVALID_SIGNED_XDR', /may only sponsor/);
+    const sponsorsAnother = txOf([
+      Operation.beginSponsoringFutureReserves({ sponsoredId: other, source: funding }),
+      Operation.endSponsoringFutureReserves({ source: other }),
+    ]);
+    rejects(
+      () => assertUserTransaction(sponsorsAnother, wallet, { allowedCosigners: [funding, other] }),
+      'TX_INVALID_SIGNED_XDR',
+      /may only sponsor/,
+    );
   });
 });
 
@@ -82,7 +118,8 @@ describe('assertUserTransaction: operations', () => {
       [Operation.setOptions({ medThreshold: 2 }), /thresholds/],
       [Operation.setOptions({ highThreshold: 3 }), /thresholds/],
     ];
-    for (const [op, message] of cases) rejects(() => assertUserTransaction(txOf([pay(), op]), wallet), 'TX_UNSUPPORTED_OPERATION', message);
+    for (const [op, message] of cases)
+      rejects(() => assertUserTransaction(txOf([pay(), op]), wallet), 'TX_UNSUPPORTED_OPERATION', message);
   });
 
   test('setOptions that leaves control alone passes (home domain)', () => {
@@ -90,13 +127,25 @@ describe('assertUserTransaction: operations', () => {
   });
 
   test('bumpSequence and Soroban operations are never signed; accountMerge is left to the fee policy', () => {
-    rejects(() => assertUserTransaction(txOf([Operation.bumpSequence({ bumpTo: '9223372036854775807' })]), wallet), 'TX_UNSUPPORTED_OPERATION', /bumpSequence/);
-    rejects(() => assertUserTransaction(txOf([Operation.restoreFootprint({})]), wallet), 'TX_UNSUPPORTED_OPERATION', /Soroban/);
+    rejects(
+      () => assertUserTransaction(txOf([Operation.bumpSequence({ bumpTo: '9223372036854775807' })]), wallet),
+      'TX_UNSUPPORTED_OPERATION',
+      /bumpSequence/,
+    );
+    rejects(
+      () => assertUserTransaction(txOf([Operation.restoreFootprint({})]), wallet),
+      'TX_UNSUPPORTED_OPERATION',
+      /Soroban/,
+    );
     assertUserTransaction(txOf([Operation.accountMerge({ destination: other })]), wallet);
   });
 
   test('a source problem is answered before an operation problem', () => {
-    rejects(() => assertUserTransaction(txOf([Operation.setOptions({ masterWeight: 0, source: other })]), wallet), 'TX_INVALID_SIGNED_XDR', /source/);
+    rejects(
+      () => assertUserTransaction(txOf([Operation.setOptions({ masterWeight: 0, source: other })]), wallet),
+      'TX_INVALID_SIGNED_XDR',
+      /source/,
+    );
   });
 });
 
@@ -108,8 +157,16 @@ describe('parseInnerTransaction', () => {
   });
 
   test('garbage, a truncated envelope and a fee-bump: 400 TX_INVALID_SIGNED_XDR with a reason', () => {
-    rejects(() => parseInnerTransaction('not base64 at all!', Networks.TESTNET), 'TX_INVALID_SIGNED_XDR', /not a Stellar transaction envelope/);
-    rejects(() => parseInnerTransaction(txOf([pay()]).toXDR().slice(0, 40), Networks.TESTNET), 'TX_INVALID_SIGNED_XDR', /not a Stellar transaction envelope/);
+    rejects(
+      () => parseInnerTransaction('not base64 at all!', Networks.TESTNET),
+      'TX_INVALID_SIGNED_XDR',
+      /not a Stellar transaction envelope/,
+    );
+    rejects(
+      () => parseInnerTransaction(txOf([pay()]).toXDR().slice(0, 40), Networks.TESTNET),
+      'TX_INVALID_SIGNED_XDR',
+      /not a Stellar transaction envelope/,
+    );
     const inner = txOf([pay()]);
     inner.sign(walletKp);
     const bump = TransactionBuilder.buildFeeBumpTransaction(Keypair.random(), '200', inner, Networks.TESTNET);
@@ -121,8 +178,12 @@ describe('parseInnerTransaction', () => {
     const envelope = xdr.TransactionEnvelope.fromXdr(tx.toXDR(), 'base64');
     assert.equal(envelope.type, 'envelopeTypeTx');
     // The builder refuses to build one; the network would answer txMISSING_OPERATION.
-    ((envelope as unknown as { v1: { tx: { operations: unknown[] } } }).v1.tx.operations).length = 0;
-    rejects(() => parseInnerTransaction(envelope.toXdr('base64'), Networks.TESTNET), 'TX_INVALID_SIGNED_XDR', /no operations/);
+    (envelope as unknown as { v1: { tx: { operations: unknown[] } } }).v1.tx.operations.length = 0;
+    rejects(
+      () => parseInnerTransaction(envelope.toXdr('base64'), Networks.TESTNET),
+      'TX_INVALID_SIGNED_XDR',
+      /no operations/,
+    );
   });
 });
 
@@ -135,7 +196,11 @@ describe('isSignedBy', () => {
     tx.sign(walletKp);
     assert.equal(isSignedBy(tx, wallet), true);
     assert.equal(isSignedBy(parseInnerTransaction(tx.toXDR(), Networks.TESTNET), wallet), true, 'kept through XDR');
-    assert.equal(isSignedBy(parseInnerTransaction(tx.toXDR(), Networks.PUBLIC), wallet), false, 'signed for another network');
+    assert.equal(
+      isSignedBy(parseInnerTransaction(tx.toXDR(), Networks.PUBLIC), wallet),
+      false,
+      'signed for another network',
+    );
     assert.equal(isSignedBy(tx, 'GNOTAKEY'), false);
   });
 

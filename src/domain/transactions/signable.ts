@@ -11,13 +11,20 @@
 //   authorizes every contract call the transaction makes, which would bypass the app's Soroban auth policy; contract
 //   calls are authorized entry by entry through sign-auth-entry.
 // - inflation: retired by the network.
-import { FeeBumpTransaction, Keypair, TransactionBuilder, type OperationRecord, type Transaction } from '@stellar/stellar-sdk';
+import {
+  FeeBumpTransaction,
+  Keypair,
+  TransactionBuilder,
+  type OperationRecord,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { AppError } from '../errors';
 import { accountOf } from './describe';
 
 const NEVER_SIGNED: Record<string, string> = {
   bumpSequence: 'bumpSequence is not signed for custodial wallets: the service manages their sequence numbers',
-  invokeHostFunction: 'Soroban calls are not signed as whole transactions for custodial wallets; authorize them with sign-auth-entry',
+  invokeHostFunction:
+    'Soroban calls are not signed as whole transactions for custodial wallets; authorize them with sign-auth-entry',
   extendFootprintTtl: 'Soroban operations are not signed for custodial wallets',
   restoreFootprint: 'Soroban operations are not signed for custodial wallets',
   inflation: 'inflation is retired by the network',
@@ -27,7 +34,8 @@ const NEVER_SIGNED: Record<string, string> = {
 function controlChange(op: OperationRecord): string | undefined {
   if (op.type !== 'setOptions') return undefined;
   if (op.signer !== undefined) return 'setOptions changing signers is not signed for custodial wallets';
-  if (op.masterWeight !== undefined) return 'setOptions changing the master key weight is not signed for custodial wallets';
+  if (op.masterWeight !== undefined)
+    return 'setOptions changing the master key weight is not signed for custodial wallets';
   if (op.lowThreshold !== undefined || op.medThreshold !== undefined || op.highThreshold !== undefined) {
     return 'setOptions changing thresholds is not signed for custodial wallets';
   }
@@ -40,20 +48,30 @@ function controlChange(op: OperationRecord): string | undefined {
  * for the wallet: the funding wallet sponsoring a trustline the service built); 422 TX_UNSUPPORTED_OPERATION for the
  * operations listed above. accountMerge is left to the fee-bump policy.
  */
-export function assertUserTransaction(tx: Transaction, walletPublicKey: string, opts: { allowedCosigners?: string[] } = {}): void {
+export function assertUserTransaction(
+  tx: Transaction,
+  walletPublicKey: string,
+  opts: { allowedCosigners?: string[] } = {},
+): void {
   const cosigners = new Set(opts.allowedCosigners ?? []);
   if (accountOf(tx.source) !== walletPublicKey) {
-    throw new AppError('TX_INVALID_SIGNED_XDR', { message: "The transaction's source is not the session user's wallet" });
+    throw new AppError('TX_INVALID_SIGNED_XDR', {
+      message: "The transaction's source is not the session user's wallet",
+    });
   }
   tx.operations.forEach((op, i) => {
     const source = op.source === undefined ? walletPublicKey : accountOf(op.source);
     if (source === walletPublicKey) return;
     const label = `Operation ${i + 1} (${op.type})`;
     if (!cosigners.has(source)) {
-      throw new AppError('TX_INVALID_SIGNED_XDR', { message: `${label} has the source ${source}, not the session user's wallet` });
+      throw new AppError('TX_INVALID_SIGNED_XDR', {
+        message: `${label} has the source ${source}, not the session user's wallet`,
+      });
     }
     if (op.type !== 'beginSponsoringFutureReserves' || accountOf(op.sponsoredId) !== walletPublicKey) {
-      throw new AppError('TX_INVALID_SIGNED_XDR', { message: `${label}: the sponsoring account may only sponsor the wallet's reserves` });
+      throw new AppError('TX_INVALID_SIGNED_XDR', {
+        message: `${label}: the sponsoring account may only sponsor the wallet's reserves`,
+      });
     }
   });
   for (const op of tx.operations) {
@@ -71,14 +89,18 @@ export function parseInnerTransaction(xdrBase64: string, networkPassphrase: stri
   try {
     parsed = TransactionBuilder.fromXDR(xdrBase64.trim(), networkPassphrase);
   } catch (err) {
-    throw new AppError('TX_INVALID_SIGNED_XDR', { message: 'The XDR is not a Stellar transaction envelope (base64)', cause: err });
+    throw new AppError('TX_INVALID_SIGNED_XDR', {
+      message: 'The XDR is not a Stellar transaction envelope (base64)',
+      cause: err,
+    });
   }
   if (parsed instanceof FeeBumpTransaction) {
     throw new AppError('TX_INVALID_SIGNED_XDR', {
       message: 'The XDR is a fee-bump envelope; send the inner transaction: the service wraps it in its own fee-bump',
     });
   }
-  if (parsed.operations.length === 0) throw new AppError('TX_INVALID_SIGNED_XDR', { message: 'The transaction has no operations' });
+  if (parsed.operations.length === 0)
+    throw new AppError('TX_INVALID_SIGNED_XDR', { message: 'The transaction has no operations' });
   return parsed;
 }
 

@@ -193,7 +193,11 @@ export interface HistoryEntry {
  * text memo's exact bytes are kept in memo_base64. Undefined when the transaction already exists
  * on the network, by hash or inner hash (an earlier or concurrent insert of it won): nothing is written then.
  */
-export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, history: HistoryEntry[]): Promise<TxRecord | undefined> {
+export async function insertTransaction(
+  trx: Knex.Transaction,
+  tx: NewTx,
+  history: HistoryEntry[],
+): Promise<TxRecord | undefined> {
   const id = newId('tx');
   const [row] = await trx('transactions')
     .insert({
@@ -246,10 +250,23 @@ export async function insertTransaction(trx: Knex.Transaction, tx: NewTx, histor
  * Puts an existing transaction in more wallets' histories (a payment's destination wallet, once seen). A wallet that
  * already has it is left alone; only new rows are counted.
  */
-export async function addHistory(trx: Knex.Transaction, transactionId: string, entries: HistoryEntry[], at: Date): Promise<void> {
+export async function addHistory(
+  trx: Knex.Transaction,
+  transactionId: string,
+  entries: HistoryEntry[],
+  at: Date,
+): Promise<void> {
   if (entries.length === 0) return;
   const inserted: { wallet_id: string }[] = await trx('tx_history')
-    .insert(entries.map((e) => ({ wallet_id: e.walletId, transaction_id: transactionId, direction: e.direction, summary: safeText(e.summary), created_at: at })))
+    .insert(
+      entries.map((e) => ({
+        wallet_id: e.walletId,
+        transaction_id: transactionId,
+        direction: e.direction,
+        summary: safeText(e.summary),
+        created_at: at,
+      })),
+    )
     .onConflict(['wallet_id', 'transaction_id'])
     .ignore()
     .returning('wallet_id');
@@ -269,13 +286,24 @@ export async function findTransaction(db: Knex, id: string): Promise<TxRecord | 
   return row ? toTxRecord(row) : undefined;
 }
 
-export async function findTransactionByHash(db: Knex, network: NetworkName, hash: string): Promise<TxRecord | undefined> {
+export async function findTransactionByHash(
+  db: Knex,
+  network: NetworkName,
+  hash: string,
+): Promise<TxRecord | undefined> {
   const row = await db<TransactionRow>('transactions').where({ network, hash }).first();
   return row ? toTxRecord(row) : undefined;
 }
 
 /** A sponsored transaction by its inner transaction's hash (a signed XDR brought again). */
-export async function findTransactionByInnerHash(db: Knex, network: NetworkName, innerHash: string): Promise<TxRecord | undefined> {
-  const row = await db<TransactionRow>('transactions').where({ network, inner_hash: innerHash }).orderBy('created_at', 'desc').first();
+export async function findTransactionByInnerHash(
+  db: Knex,
+  network: NetworkName,
+  innerHash: string,
+): Promise<TxRecord | undefined> {
+  const row = await db<TransactionRow>('transactions')
+    .where({ network, inner_hash: innerHash })
+    .orderBy('created_at', 'desc')
+    .first();
   return row ? toTxRecord(row) : undefined;
 }

@@ -24,7 +24,11 @@ import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { DEFAULT_TRANSACTION_SETTINGS } from '../../config';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
-import { StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from '../../infra/stellar/errors';
+import {
+  StellarUnavailableError,
+  TransactionRejectedError,
+  TransactionUnconfirmedError,
+} from '../../infra/stellar/errors';
 import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
@@ -42,7 +46,14 @@ import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releas
 import { decidePolicy, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
-import { findTransaction, findTransactionByInnerHash, insertTransaction, toTxRecord, type TransactionRow, type TxRecord } from './store';
+import {
+  findTransaction,
+  findTransactionByInnerHash,
+  insertTransaction,
+  toTxRecord,
+  type TransactionRow,
+  type TxRecord,
+} from './store';
 import { sleep } from '../../infra/stellar/retry';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
@@ -71,7 +82,10 @@ function txHashOf(tx: { hash(): Uint8Array }): string {
 }
 
 function policyView(reasons: PolicyReason[]): NonNullable<TxOutcome['policy']> {
-  return { decision: reasons.length === 0 ? 'allow' : 'deny', reasons: reasons.map((r) => ({ code: r.code, message: r.message })) };
+  return {
+    decision: reasons.length === 0 ? 'allow' : 'deny',
+    reasons: reasons.map((r) => ({ code: r.code, message: r.message })),
+  };
 }
 
 function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
@@ -86,7 +100,15 @@ function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
 async function recordUnsigned(
   deps: TxDeps,
   ctx: TxContext,
-  input: { origin: 'built' | 'client'; tx: Transaction; chainSequence?: bigint; description: TxDescription; title: string; lines: string[]; cosigners?: string[] },
+  input: {
+    origin: 'built' | 'client';
+    tx: Transaction;
+    chainSequence?: bigint;
+    description: TxDescription;
+    title: string;
+    lines: string[];
+    cosigners?: string[];
+  },
 ): Promise<TxRecord> {
   const { description: d } = input;
   const maxTime = input.tx.timeBounds?.maxTime ? Number(input.tx.timeBounds.maxTime) : 0;
@@ -153,16 +175,31 @@ export function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx): Promi
 }
 
 /** Records a transaction the client brought (an unsigned or signed XDR of the wallet), or finds its record. */
-async function recordClientTransaction(deps: TxDeps, ctx: TxContext, inner: Transaction, description: TxDescription): Promise<TxRecord> {
+async function recordClientTransaction(
+  deps: TxDeps,
+  ctx: TxContext,
+  inner: Transaction,
+  description: TxDescription,
+): Promise<TxRecord> {
   const existing = await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(inner));
-  return existing ?? recordUnsigned(deps, ctx, { origin: 'client', tx: inner, description, title: description.title, lines: description.lines });
+  return (
+    existing ??
+    recordUnsigned(deps, ctx, {
+      origin: 'client',
+      tx: inner,
+      description,
+      title: description.title,
+      lines: description.lines,
+    })
+  );
 }
 
 /** The funding wallet's address when the record needs its co-signature (a sponsored trustline the service built). */
 async function cosignerWallets(deps: TxDeps, record: TxRecord): Promise<WalletRecord[]> {
   if (record.origin !== 'built' || !record.cosigners?.includes('funding')) return [];
   const funding = await appWalletFor(deps.db, record.appId, record.network, 'funding');
-  if (!funding) throw new AppError('TX_SIGN_FAILED', { message: 'The app has no funding wallet to sponsor the trustline' });
+  if (!funding)
+    throw new AppError('TX_SIGN_FAILED', { message: 'The app has no funding wallet to sponsor the trustline' });
   return [funding];
 }
 
@@ -173,13 +210,31 @@ async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsi
   // The record's XDR was checked when it was built or brought; checked again so a stored row can never widen it.
   assertUserTransaction(tx, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
   try {
-    await withWalletKeypair(deps, { walletId: ctx.wallet.id, purpose: 'tx.sign', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, (kp) => {
-      tx.sign(kp);
-    });
-    for (const cosigner of cosigners) {
-      await withWalletKeypair(deps, { walletId: cosigner.id, purpose: 'trustline.sponsor', actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) }, (kp) => {
+    await withWalletKeypair(
+      deps,
+      {
+        walletId: ctx.wallet.id,
+        purpose: 'tx.sign',
+        actor: ctx.actor,
+        ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+      },
+      (kp) => {
         tx.sign(kp);
-      });
+      },
+    );
+    for (const cosigner of cosigners) {
+      await withWalletKeypair(
+        deps,
+        {
+          walletId: cosigner.id,
+          purpose: 'trustline.sponsor',
+          actor: ctx.actor,
+          ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+        },
+        (kp) => {
+          tx.sign(kp);
+        },
+      );
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -189,12 +244,19 @@ async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsi
 }
 
 /** Signs the record's inner transaction with the user's key (and a co-signer's), records the signed XDR. */
-async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promise<{ record: TxRecord; signed: Transaction }> {
-  if (record.signedXdr) return { record, signed: parseInnerTransaction(record.signedXdr, gateway(deps, ctx).networkPassphrase) };
-  if (!record.unsignedXdr) throw new AppError('TX_NOT_FOUND', { message: `No unsigned transaction ${record.id} for this wallet` });
+async function signRecord(
+  deps: TxDeps,
+  ctx: TxContext,
+  record: TxRecord,
+): Promise<{ record: TxRecord; signed: Transaction }> {
+  if (record.signedXdr)
+    return { record, signed: parseInnerTransaction(record.signedXdr, gateway(deps, ctx).networkPassphrase) };
+  if (!record.unsignedXdr)
+    throw new AppError('TX_NOT_FOUND', { message: `No unsigned transaction ${record.id} for this wallet` });
   const tx = await signUnsigned(deps, ctx, record, record.unsignedXdr);
   const signedXdr = tx.toXDR();
-  const [row] = await deps.db('transactions')
+  const [row] = await deps
+    .db('transactions')
     .where({ id: record.id })
     .whereIn('stage', ['built', 'signed'])
     .update({ signed_xdr: signedXdr, stage: 'signed', updated_at: deps.clock.now() })
@@ -203,11 +265,16 @@ async function signRecord(deps: TxDeps, ctx: TxContext, record: TxRecord): Promi
 }
 
 /** signTransaction: by the record's id, or an unsigned XDR of the wallet (recorded on the way). */
-export async function signUserTransaction(deps: TxDeps, ctx: TxContext, input: { txId: string } | { unsignedXdr: string }): Promise<{ txId: string; signedXdr: string }> {
+export async function signUserTransaction(
+  deps: TxDeps,
+  ctx: TxContext,
+  input: { txId: string } | { unsignedXdr: string },
+): Promise<{ txId: string; signedXdr: string }> {
   let record: TxRecord | undefined;
   if ('txId' in input) {
     record = await findTransaction(deps.db, input.txId);
-    if (!record || record.walletId !== ctx.wallet.id) throw new AppError('TX_NOT_FOUND', { message: `No transaction ${input.txId} for this wallet` });
+    if (!record || record.walletId !== ctx.wallet.id)
+      throw new AppError('TX_NOT_FOUND', { message: `No transaction ${input.txId} for this wallet` });
   } else {
     const gw = gateway(deps, ctx);
     const inner = parseInnerTransaction(input.unsignedXdr, gw.networkPassphrase);
@@ -216,7 +283,8 @@ export async function signUserTransaction(deps: TxDeps, ctx: TxContext, input: {
     const bare = TransactionBuilder.fromXDR(inner.toXDR(), gw.networkPassphrase) as Transaction;
     bare.signatures.splice(0);
     record = await recordClientTransaction(deps, ctx, bare, describeTransaction(bare));
-    if (record.walletId !== ctx.wallet.id) throw new AppError('TX_NOT_FOUND', { message: 'No such transaction for this wallet' });
+    if (record.walletId !== ctx.wallet.id)
+      throw new AppError('TX_NOT_FOUND', { message: 'No such transaction for this wallet' });
   }
   if (!SIGNABLE_STAGES.includes(record.stage) && !record.signedXdr) {
     throw new AppError('TX_NOT_FOUND', { message: `Transaction ${record.id} can no longer be signed` });
@@ -228,7 +296,10 @@ export async function signUserTransaction(deps: TxDeps, ctx: TxContext, input: {
 /** The answer for a record whose submission already happened (a resubmission of the same transaction). */
 function settledOutcome(record: TxRecord): TxOutcome {
   if (record.status === 'FAILED') {
-    throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode: record.resultCode ?? 'tx_failed' } });
+    throw new AppError('TX_SUBMIT_FAILED', {
+      message: 'Stellar rejected the transaction',
+      fields: { resultCode: record.resultCode ?? 'tx_failed' },
+    });
   }
   return {
     txId: record.id,
@@ -241,7 +312,13 @@ function settledOutcome(record: TxRecord): TxOutcome {
 }
 
 /** Records a denial (history FAILED with its code, an audit entry) and throws its error. */
-async function deny(deps: TxDeps, ctx: TxContext, record: TxRecord, reasons: PolicyReason[], fromStages: TxRecord['stage'][]): Promise<never> {
+async function deny(
+  deps: TxDeps,
+  ctx: TxContext,
+  record: TxRecord,
+  reasons: PolicyReason[],
+  fromStages: TxRecord['stage'][],
+): Promise<never> {
   const first = reasons[0]!;
   const now = deps.clock.now();
   await deps.db.transaction(async (trx) => {
@@ -277,15 +354,23 @@ function dryRunOutcome(recordedTxId: string | undefined, decision: PolicyDecisio
 }
 
 /** submitTransaction: a signed inner transaction of the wallet, sponsored and sent (or a dry run of the policy). */
-export async function submitUserTransaction(deps: TxDeps, ctx: TxContext, input: { signedXdr: string; dryRun?: boolean }): Promise<TxOutcome> {
+export async function submitUserTransaction(
+  deps: TxDeps,
+  ctx: TxContext,
+  input: { signedXdr: string; dryRun?: boolean },
+): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
   const inner = parseInnerTransaction(input.signedXdr, gw.networkPassphrase);
   const innerHash = txHashOf(inner);
   const known = await findTransactionByInnerHash(deps.db, ctx.wallet.network, innerHash);
   const cosigners = known ? await cosignerWallets(deps, known) : [];
   assertUserTransaction(inner, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
-  if (!isSignedBy(inner, ctx.wallet.publicKey)) throw new AppError('TX_INVALID_SIGNED_XDR', { message: "The transaction is not signed by the session user's wallet" });
-  if (ctx.wallet.fundingState !== 'funded') throw new AppError('WALLET_NOT_FUNDED', { message: 'The wallet is not funded yet; it cannot transact' });
+  if (!isSignedBy(inner, ctx.wallet.publicKey))
+    throw new AppError('TX_INVALID_SIGNED_XDR', {
+      message: "The transaction is not signed by the session user's wallet",
+    });
+  if (ctx.wallet.fundingState !== 'funded')
+    throw new AppError('WALLET_NOT_FUNDED', { message: 'The wallet is not funded yet; it cannot transact' });
   const description = describeTransaction(inner);
   if (input.dryRun) {
     const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner, description });
@@ -293,11 +378,16 @@ export async function submitUserTransaction(deps: TxDeps, ctx: TxContext, input:
   }
   let record = known ?? (await recordClientTransaction(deps, ctx, inner, description));
   if (!SIGNABLE_STAGES.includes(record.stage)) {
-    if (record.stage === 'submitted' && !record.envelopeXdr) throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'This transaction is being submitted' });
+    if (record.stage === 'submitted' && !record.envelopeXdr)
+      throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'This transaction is being submitted' });
     return settledOutcome(record);
   }
   if (!record.signedXdr) {
-    await deps.db('transactions').where({ id: record.id }).whereIn('stage', ['built', 'signed']).update({ signed_xdr: input.signedXdr, stage: 'signed', updated_at: deps.clock.now() });
+    await deps
+      .db('transactions')
+      .where({ id: record.id })
+      .whereIn('stage', ['built', 'signed'])
+      .update({ signed_xdr: input.signedXdr, stage: 'signed', updated_at: deps.clock.now() });
     record = { ...record, signedXdr: input.signedXdr, stage: record.stage === 'built' ? 'signed' : record.stage };
   }
   return sponsorAndSubmit(deps, ctx, gw, record, inner, description);
@@ -321,22 +411,43 @@ async function sponsorAndSubmit(
 
   // 3. claim, then reserve the day's operations
   const submittedAt = deps.clock.now();
-  const [claimed] = await deps.db('transactions')
+  const [claimed] = await deps
+    .db('transactions')
     .where({ id: record.id })
     .whereIn('stage', SIGNABLE_STAGES)
-    .update({ stage: 'submitted', status: 'PENDING', result_code: null, submitted_at: submittedAt, next_check_at: new Date(submittedAt.getTime() + CLAIM_TIMEOUT_MS), updated_at: submittedAt })
+    .update({
+      stage: 'submitted',
+      status: 'PENDING',
+      result_code: null,
+      submitted_at: submittedAt,
+      next_check_at: new Date(submittedAt.getTime() + CLAIM_TIMEOUT_MS),
+      updated_at: submittedAt,
+    })
     .returning<TransactionRow[]>('*');
   if (!claimed) {
     const now = await findTransaction(deps.db, record.id);
-    if (!now || (now.stage === 'submitted' && !now.envelopeXdr)) throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'This transaction is being submitted' });
+    if (!now || (now.stage === 'submitted' && !now.envelopeXdr))
+      throw new AppError('TX_IDEMPOTENCY_CONFLICT', { message: 'This transaction is being submitted' });
     return settledOutcome(now);
   }
   record = toTxRecord(claimed);
-  const reserved = await reserveDailyOps(deps.db, { appId: ctx.app.id, userId: ctx.userId, at: submittedAt, ops: description.opsCount, cap: decision.policy.dailyOpsCap });
+  const reserved = await reserveDailyOps(deps.db, {
+    appId: ctx.app.id,
+    userId: ctx.userId,
+    at: submittedAt,
+    ops: description.opsCount,
+    cap: decision.policy.dailyOpsCap,
+  });
   if (!reserved) {
     // Others took the day's operations since the decision: judged again against what is counted now.
     const used = await opsUsedToday(deps.db, { appId: ctx.app.id, userId: ctx.userId, at: submittedAt });
-    await deny(deps, ctx, record, [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, description.opsCount)], ['submitted']);
+    await deny(
+      deps,
+      ctx,
+      record,
+      [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, description.opsCount)],
+      ['submitted'],
+    );
   }
 
   // 4-5. the gas wallet signs the fee-bump (recorded before sending), sent in the wallet's turn; a runTransaction whose
@@ -346,7 +457,14 @@ async function sponsorAndSubmit(
   let bump: FeeBumpTransaction;
   for (let resequenced = 0; ; resequenced++) {
     bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
-    record = { ...record, hash: txHashOf(bump), envelopeXdr: bump.toXDR(), feeStroops: BigInt(bump.fee), feeSource: gasWallet.publicKey, submittedAt };
+    record = {
+      ...record,
+      hash: txHashOf(bump),
+      envelopeXdr: bump.toXDR(),
+      feeStroops: BigInt(bump.fee),
+      feeSource: gasWallet.publicKey,
+      submittedAt,
+    };
     try {
       if (!(await sendInTurn(deps, gw, record, bump, deadline))) return pendingOutcome(record, bump);
       break;
@@ -362,11 +480,18 @@ async function sponsorAndSubmit(
         }
         const resultCode = headlineResultCode(err.codes);
         await finalizeRejected(deps, record, resultCode);
-        throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode }, cause: err });
+        throw new AppError('TX_SUBMIT_FAILED', {
+          message: 'Stellar rejected the transaction',
+          fields: { resultCode },
+          cause: err,
+        });
       }
       // Unknown whether it got through: the worker looks the hash up and resends the recorded envelope.
       if (err instanceof StellarUnavailableError) {
-        throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; the transaction is retried until its time bound', cause: err });
+        throw new AppError('STELLAR_UNAVAILABLE', {
+          message: 'The Stellar network could not be reached; the transaction is retried until its time bound',
+          cause: err,
+        });
       }
       throw err;
     }
@@ -379,7 +504,8 @@ async function sponsorAndSubmit(
   try {
     await gw.confirm(envelopeHash, { timeoutMs: remainingMs });
   } catch (err) {
-    if (err instanceof TransactionUnconfirmedError || err instanceof StellarUnavailableError) return pendingOutcome(record, bump);
+    if (err instanceof TransactionUnconfirmedError || err instanceof StellarUnavailableError)
+      return pendingOutcome(record, bump);
     if (!(err instanceof TransactionRejectedError)) throw err;
   }
   const details = await gw.transactionDetails(envelopeHash).catch(() => undefined);
@@ -388,37 +514,77 @@ async function sponsorAndSubmit(
 }
 
 /** Records what the ledger said of the record's envelope, and answers it. */
-async function settle(deps: TxDeps, gw: StellarGateway, record: TxRecord, details: TransactionDetails): Promise<TxOutcome> {
+async function settle(
+  deps: TxDeps,
+  gw: StellarGateway,
+  record: TxRecord,
+  details: TransactionDetails,
+): Promise<TxOutcome> {
   await finalizeApplied(deps, record, details, gw.networkPassphrase);
   if (details.status === 'FAILED') {
-    throw new AppError('TX_SUBMIT_FAILED', { message: 'Stellar rejected the transaction', fields: { resultCode: headlineResultCode(details.codes) } });
+    throw new AppError('TX_SUBMIT_FAILED', {
+      message: 'Stellar rejected the transaction',
+      fields: { resultCode: headlineResultCode(details.codes) },
+    });
   }
-  return { txId: record.id, hash: details.hash, status: 'success', resultCode: 'tx_success', feeXlm: fromStroops(details.feeChargedStroops), ledger: details.ledger, policy: policyView([]) };
+  return {
+    txId: record.id,
+    hash: details.hash,
+    status: 'success',
+    resultCode: 'tx_success',
+    feeXlm: fromStroops(details.feeChargedStroops),
+    ledger: details.ledger,
+    policy: policyView([]),
+  };
 }
 
 function pendingOutcome(record: TxRecord, bump: FeeBumpTransaction): TxOutcome {
-  return { txId: record.id, hash: record.hash, status: 'pending', feeXlm: fromStroops(BigInt(bump.fee)), policy: policyView([]) };
+  return {
+    txId: record.id,
+    hash: record.hash,
+    status: 'pending',
+    feeXlm: fromStroops(BigInt(bump.fee)),
+    policy: policyView([]),
+  };
 }
 
 /** Step 4: the gas wallet's fee-bump of `inner`, recorded (hash, envelope, fee) before it is sent. */
-async function sponsorAndRecord(deps: TxDeps, ctx: TxContext, gw: StellarGateway, gasWallet: WalletRecord, record: TxRecord, inner: Transaction): Promise<FeeBumpTransaction> {
+async function sponsorAndRecord(
+  deps: TxDeps,
+  ctx: TxContext,
+  gw: StellarGateway,
+  gasWallet: WalletRecord,
+  record: TxRecord,
+  inner: Transaction,
+): Promise<FeeBumpTransaction> {
   try {
-    const bump = await sponsorFee(deps, { gasWallet, inner, networkPassphrase: gw.networkPassphrase, actor: ctx.actor, ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}) });
-    const now = deps.clock.now();
-    await deps.db('transactions').where({ id: record.id }).update({
-      hash: txHashOf(bump),
-      envelope_xdr: bump.toXDR(),
-      fee_stroops: BigInt(bump.fee).toString(),
-      fee_source: gasWallet.publicKey,
-      sent_at: null,
-      // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
-      next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
-      updated_at: now,
+    const bump = await sponsorFee(deps, {
+      gasWallet,
+      inner,
+      networkPassphrase: gw.networkPassphrase,
+      actor: ctx.actor,
+      ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
     });
+    const now = deps.clock.now();
+    await deps
+      .db('transactions')
+      .where({ id: record.id })
+      .update({
+        hash: txHashOf(bump),
+        envelope_xdr: bump.toXDR(),
+        fee_stroops: BigInt(bump.fee).toString(),
+        fee_source: gasWallet.publicKey,
+        sent_at: null,
+        // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
+        next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
+        updated_at: now,
+      });
     return bump;
   } catch (err) {
     // Nothing was sent: the claim and the day's operations are given back.
-    await releaseClaim(deps, record).catch((e: unknown) => deps.log.warn({ err: e, txId: record.id }, 'could not release a transaction claim'));
+    await releaseClaim(deps, record).catch((e: unknown) =>
+      deps.log.warn({ err: e, txId: record.id }, 'could not release a transaction claim'),
+    );
     if (err instanceof AppError) throw err;
     throw new AppError('TX_SIGN_FAILED', { message: 'Signing the fee-bump failed; nothing was submitted', cause: err });
   }
@@ -428,7 +594,13 @@ async function sponsorAndRecord(deps: TxDeps, ctx: TxContext, gw: StellarGateway
  * Step 5: sends the recorded envelope once the record's turn comes (sequences.ts), and notes that the RPC accepted it.
  * False when the turn did not come by `deadline`: the record stays submitted and the confirmation worker sends it.
  */
-async function sendInTurn(deps: TxDeps, gw: StellarGateway, record: TxRecord, bump: FeeBumpTransaction, deadline: number): Promise<boolean> {
+async function sendInTurn(
+  deps: TxDeps,
+  gw: StellarGateway,
+  record: TxRecord,
+  bump: FeeBumpTransaction,
+  deadline: number,
+): Promise<boolean> {
   while (!(await isInTurn(deps.db, record, deps.clock.now()))) {
     if (Date.now() + TURN_POLL_MS > deadline) {
       await handOver(deps, record.id);
@@ -450,49 +622,104 @@ async function sendInTurn(deps: TxDeps, gw: StellarGateway, record: TxRecord, bu
 
 /** The confirmation worker looks after the record from its next pass on. */
 async function handOver(deps: TxDeps, txId: string): Promise<void> {
-  await deps.db('transactions').where({ id: txId, stage: 'submitted' }).update({ next_check_at: deps.clock.now(), checks: 0 });
+  await deps
+    .db('transactions')
+    .where({ id: txId, stage: 'submitted' })
+    .update({ next_check_at: deps.clock.now(), checks: 0 });
 }
 
 /**
  * A runTransaction whose sequence number the account overtook (it moved outside the service): the next number is
  * reserved against the chain's, the inner transaction signed again and recorded; nothing was charged for the refusal.
  */
-async function resequence(deps: TxDeps, ctx: TxContext, gw: StellarGateway, record: TxRecord): Promise<{ record: TxRecord; inner: Transaction }> {
+async function resequence(
+  deps: TxDeps,
+  ctx: TxContext,
+  gw: StellarGateway,
+  record: TxRecord,
+): Promise<{ record: TxRecord; inner: Transaction }> {
   // The worker leaves the record alone meanwhile (it would resend the refused envelope).
-  await deps.db('transactions').where({ id: record.id, stage: 'submitted' }).update({ next_check_at: new Date(deps.clock.now().getTime() + CLAIM_TIMEOUT_MS) });
+  await deps
+    .db('transactions')
+    .where({ id: record.id, stage: 'submitted' })
+    .update({ next_check_at: new Date(deps.clock.now().getTime() + CLAIM_TIMEOUT_MS) });
   let account;
   try {
     account = await gw.loadAccount(ctx.wallet.publicKey);
   } catch (err) {
-    if (err instanceof StellarUnavailableError) throw new AppError('STELLAR_UNAVAILABLE', { message: 'The Stellar network could not be reached; retry later', headers: { 'Retry-After': '5' }, cause: err });
+    if (err instanceof StellarUnavailableError)
+      throw new AppError('STELLAR_UNAVAILABLE', {
+        message: 'The Stellar network could not be reached; retry later',
+        headers: { 'Retry-After': '5' },
+        cause: err,
+      });
     throw err;
   }
-  if (!account) throw new AppError('WALLET_NOT_FUNDED', { message: `The wallet's account does not exist on ${ctx.wallet.network}` });
+  if (!account)
+    throw new AppError('WALLET_NOT_FUNDED', {
+      message: `The wallet's account does not exist on ${ctx.wallet.network}`,
+    });
   const chainSequence = BigInt(account.sequence);
   const unsigned = await deps.db.transaction(async (trx) => {
     const sequence = await reserveSequence(trx, ctx.wallet.id, chainSequence, deps.clock.now());
-    const tx = withSequence(parseInnerTransaction(record.unsignedXdr!, gw.networkPassphrase), sequence, chainSequence, gw.networkPassphrase);
-    await trx('transactions').where({ id: record.id }).update({ unsigned_xdr: tx.toXDR(), inner_hash: txHashOf(tx), seq_num: sequence.toString(), updated_at: deps.clock.now() });
+    const tx = withSequence(
+      parseInnerTransaction(record.unsignedXdr!, gw.networkPassphrase),
+      sequence,
+      chainSequence,
+      gw.networkPassphrase,
+    );
+    await trx('transactions')
+      .where({ id: record.id })
+      .update({
+        unsigned_xdr: tx.toXDR(),
+        inner_hash: txHashOf(tx),
+        seq_num: sequence.toString(),
+        updated_at: deps.clock.now(),
+      });
     return tx;
   });
   const inner = await signUnsigned(deps, ctx, record, unsigned.toXDR());
-  await deps.db('transactions').where({ id: record.id }).update({ signed_xdr: inner.toXDR(), updated_at: deps.clock.now() });
+  await deps
+    .db('transactions')
+    .where({ id: record.id })
+    .update({ signed_xdr: inner.toXDR(), updated_at: deps.clock.now() });
   return {
-    record: { ...record, unsignedXdr: unsigned.toXDR(), signedXdr: inner.toXDR(), innerHash: txHashOf(unsigned), seqNum: BigInt(unsigned.sequence) },
+    record: {
+      ...record,
+      unsignedXdr: unsigned.toXDR(),
+      signedXdr: inner.toXDR(),
+      innerHash: txHashOf(unsigned),
+      seqNum: BigInt(unsigned.sequence),
+    },
     inner,
   };
 }
 
 /** runTransaction: build, sign and submit in one call; a dry run builds and decides only (nothing kept or signed). */
-export async function runUserTransaction(deps: TxDeps, ctx: TxContext, input: BuildRequest & { dryRun?: boolean }): Promise<TxOutcome> {
+export async function runUserTransaction(
+  deps: TxDeps,
+  ctx: TxContext,
+  input: BuildRequest & { dryRun?: boolean },
+): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
-  const built = await buildUserTransaction(deps, { app: ctx.app, wallet: ctx.wallet, operation: input.operation, timeoutSeconds: input.timeoutSeconds, ...(input.memo ? { memo: input.memo } : {}) });
+  const built = await buildUserTransaction(deps, {
+    app: ctx.app,
+    wallet: ctx.wallet,
+    operation: input.operation,
+    timeoutSeconds: input.timeoutSeconds,
+    ...(input.memo ? { memo: input.memo } : {}),
+  });
   if (input.dryRun) {
-    const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner: built.tx, description: built.description });
+    const decision = await decidePolicy(deps, {
+      app: ctx.app,
+      userId: ctx.userId,
+      gw,
+      inner: built.tx,
+      description: built.description,
+    });
     return dryRunOutcome(undefined, decision);
   }
   const record = await recordBuilt(deps, ctx, built);
   const { record: signed, signed: inner } = await signRecord(deps, ctx, record);
   return sponsorAndSubmit(deps, ctx, gw, signed, inner, built.description, { resequence: true });
 }
-

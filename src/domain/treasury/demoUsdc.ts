@@ -55,8 +55,13 @@ export async function servedByLocalnet(deps: Pick<Deps, 'stellar'>, network: App
  * Issues the demo USDC for `app` (testnet only): issuer funded, asset configured on the app, the distribution wallet
  * trusting it and holding DEMO_USDC_AMOUNT. Idempotent. `progress` gets one line per step (also logged).
  */
-export async function issueDemoUsdc(deps: DemoUsdcDeps, app: App, opts: { progress?: (line: string) => void } = {}): Promise<{ asset: string; issuer: Keypair }> {
-  if (app.network !== 'testnet') throw new Error(`the demo USDC is for testnet apps only (${app.id} is on ${app.network})`);
+export async function issueDemoUsdc(
+  deps: DemoUsdcDeps,
+  app: App,
+  opts: { progress?: (line: string) => void } = {},
+): Promise<{ asset: string; issuer: Keypair }> {
+  if (app.network !== 'testnet')
+    throw new Error(`the demo USDC is for testnet apps only (${app.id} is on ${app.network})`);
   const say = (line: string) => {
     deps.log.info({ appId: app.id }, `demo USDC: ${line}`);
     opts.progress?.(line);
@@ -67,19 +72,34 @@ export async function issueDemoUsdc(deps: DemoUsdcDeps, app: App, opts: { progre
 
   // 1. the issuer account
   if (await gw.loadAccount(issuer.publicKey())) say(`issuer ${issuer.publicKey()} exists`);
-  else say(`issuer ${issuer.publicKey()} ${(await gw.fundWithFriendbot(issuer.publicKey())) === 'funded' ? 'funded from friendbot' : 'exists'}`);
+  else
+    say(
+      `issuer ${issuer.publicKey()} ${(await gw.fundWithFriendbot(issuer.publicKey())) === 'funded' ? 'funded from friendbot' : 'exists'}`,
+    );
 
   // 2. configured on the app (wallets funded before get the line through the trustline backfill)
-  say((await configureAsset(deps, app, asset)) ? `${asset} configured as an asset of the app` : `${asset} already configured`);
+  say(
+    (await configureAsset(deps, app, asset))
+      ? `${asset} configured as an asset of the app`
+      : `${asset} already configured`,
+  );
 
   // 3. and 4. the distribution wallet trusts it and holds the demo amount
   const [distribution, funding, gas] = await Promise.all(
     (['distribution', 'funding', 'gas'] as const).map((duty) => appWalletFor(deps.db, app.id, app.network, duty)),
   );
   if (!distribution || !funding || !gas) throw new Error(`the app ${app.id} has no treasury wallets`);
-  say((await ensureTrustline(deps, gw, { asset, distribution, funding, gas })) ? 'the distribution wallet trusts it now' : 'the distribution wallet trusts it');
+  say(
+    (await ensureTrustline(deps, gw, { asset, distribution, funding, gas }))
+      ? 'the distribution wallet trusts it now'
+      : 'the distribution wallet trusts it',
+  );
   const paid = await topUp(gw, { asset, issuer, holder: distribution.publicKey });
-  say(paid > 0n ? `paid ${fromStroops(paid)} USDC to the distribution wallet ${distribution.publicKey}` : `the distribution wallet ${distribution.publicKey} holds ${DEMO_USDC_AMOUNT} USDC or more`);
+  say(
+    paid > 0n
+      ? `paid ${fromStroops(paid)} USDC to the distribution wallet ${distribution.publicKey}`
+      : `the distribution wallet ${distribution.publicKey} holds ${DEMO_USDC_AMOUNT} USDC or more`,
+  );
   return { asset, issuer };
 }
 
@@ -115,18 +135,29 @@ async function ensureTrustline(
         trust,
         Operation.endSponsoringFutureReserves({ source: distribution.publicKey }),
       ];
-  const builder = new TransactionBuilder(new Account(funding.publicKey, source.sequence), { fee: String(figures.baseFeeStroops), networkPassphrase: gw.networkPassphrase });
+  const builder = new TransactionBuilder(new Account(funding.publicKey, source.sequence), {
+    fee: String(figures.baseFeeStroops),
+    networkPassphrase: gw.networkPassphrase,
+  });
   for (const op of operations) builder.addOperation(op);
   const tx = builder.setTimeout(TX_VALIDITY_SECONDS).build();
   for (const wallet of own ? [distribution] : [funding, distribution]) {
-    await withWalletKeypair(deps, { walletId: wallet.id, purpose: 'treasury.trustline', actor: SYSTEM_ACTOR }, (kp) => tx.sign(kp));
+    await withWalletKeypair(deps, { walletId: wallet.id, purpose: 'treasury.trustline', actor: SYSTEM_ACTOR }, (kp) =>
+      tx.sign(kp),
+    );
   }
-  const bump = await sponsorFee(deps, { gasWallet: gas, inner: tx, networkPassphrase: gw.networkPassphrase, actor: SYSTEM_ACTOR });
+  const bump = await sponsorFee(deps, {
+    gasWallet: gas,
+    inner: tx,
+    networkPassphrase: gw.networkPassphrase,
+    actor: SYSTEM_ACTOR,
+  });
   try {
     await gw.submitAndConfirm(bump);
   } catch (err) {
     // A concurrent run (another instance) may have added it with the same sequence number.
-    if (err instanceof TransactionRejectedError && (await gw.trustlines(distribution.publicKey, [asset])).length > 0) return false;
+    if (err instanceof TransactionRejectedError && (await gw.trustlines(distribution.publicKey, [asset])).length > 0)
+      return false;
     throw err;
   }
   return true;
@@ -138,13 +169,19 @@ async function topUp(gw: StellarGateway, input: { asset: string; issuer: Keypair
   for (let attempt = 1; ; attempt++) {
     // The sequence number first: a payment applied after this read makes ours fail, whatever balance we see next.
     const [issuerAccount, figures] = await Promise.all([gw.loadAccount(input.issuer.publicKey()), gw.ledgerFigures()]);
-    if (!issuerAccount) throw new Error(`the demo USDC issuer ${input.issuer.publicKey()} does not exist on the ledger`);
+    if (!issuerAccount)
+      throw new Error(`the demo USDC issuer ${input.issuer.publicKey()} does not exist on the ledger`);
     const [line] = await gw.trustlines(input.holder, [input.asset]);
     if (!line) throw new Error(`${input.holder} does not trust ${input.asset}`);
     const missing = target - line.balanceStroops;
     if (missing <= 0n) return 0n;
-    const tx = new TransactionBuilder(new Account(input.issuer.publicKey(), issuerAccount.sequence), { fee: String(figures.baseFeeStroops), networkPassphrase: gw.networkPassphrase })
-      .addOperation(Operation.payment({ destination: input.holder, asset: parseAsset(input.asset), amount: fromStroops(missing) }))
+    const tx = new TransactionBuilder(new Account(input.issuer.publicKey(), issuerAccount.sequence), {
+      fee: String(figures.baseFeeStroops),
+      networkPassphrase: gw.networkPassphrase,
+    })
+      .addOperation(
+        Operation.payment({ destination: input.holder, asset: parseAsset(input.asset), amount: fromStroops(missing) }),
+      )
       .setTimeout(TX_VALIDITY_SECONDS)
       .build();
     tx.sign(input.issuer);
@@ -152,7 +189,8 @@ async function topUp(gw: StellarGateway, input: { asset: string; issuer: Keypair
       await gw.submitAndConfirm(tx);
       return missing;
     } catch (err) {
-      const usedSequence = err instanceof TransactionRejectedError && err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq';
+      const usedSequence =
+        err instanceof TransactionRejectedError && err.stage === 'submission' && err.codes.transaction === 'tx_bad_seq';
       if (!usedSequence || attempt >= MAX_TOP_UP_ATTEMPTS) throw err;
     }
   }

@@ -5,7 +5,11 @@
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
 import { fromStroops, toStroops } from '../money/amounts';
-import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
+import {
+  FriendbotUnavailableError,
+  StellarUnavailableError,
+  TransactionRejectedError,
+} from '../../infra/stellar/errors';
 import { availableStroops, parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
 import type { AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
@@ -24,7 +28,13 @@ export type TreasuryDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'
 export interface TreasuryView {
   network: 'testnet' | 'mainnet';
   layout: TreasuryLayout;
-  wallets: { role: AppWalletRole; publicKey: string; balances: { asset: string; balance: string }[]; minimumBalanceXlm: string; low: boolean }[];
+  wallets: {
+    role: AppWalletRole;
+    publicKey: string;
+    balances: { asset: string; balance: string }[];
+    minimumBalanceXlm: string;
+    low: boolean;
+  }[];
   reservePerWalletXlm: string;
   lockedReserveXlm: string;
 }
@@ -32,9 +42,11 @@ export interface TreasuryView {
 /** Validity of a layout-change transaction, in seconds. */
 const LAYOUT_TX_VALIDITY_SECONDS = 60;
 
-
 /** The app's wallets; an app from before wallets existed gets its `global` wallet now. */
-async function walletsOf(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, app: App): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
+async function walletsOf(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  app: App,
+): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
   const treasury = await appTreasuryWallets(deps.db, app.id, app.network);
   if (treasury) return treasury;
   return { layout: 'single', wallets: [await ensureAppWallet(deps, { app, role: 'global' })] };
@@ -50,7 +62,10 @@ export type FriendbotFunding =
  * Funds the app's main wallet from friendbot (testnet, localnet) when its account does not exist yet, and says what
  * happened; an unreachable friendbot or RPC is an outcome here, not an error (the app stays as it is).
  */
-export async function fundAppWalletWithFriendbot(deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'stellar'>, app: App): Promise<FriendbotFunding> {
+export async function fundAppWalletWithFriendbot(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'stellar'>,
+  app: App,
+): Promise<FriendbotFunding> {
   if (app.network !== 'testnet') return { outcome: 'mainnet' };
   const [main] = (await walletsOf(deps, app)).wallets;
   const publicKey = main!.publicKey;
@@ -60,7 +75,12 @@ export async function fundAppWalletWithFriendbot(deps: Pick<Deps, 'db' | 'kms' |
     await gw.fundWithFriendbot(publicKey);
     return { outcome: 'funded', publicKey };
   } catch (err) {
-    if (!(err instanceof FriendbotUnavailableError || err instanceof StellarUnavailableError || err instanceof AppError)) throw err;
+    if (!(
+      err instanceof FriendbotUnavailableError ||
+      err instanceof StellarUnavailableError ||
+      err instanceof AppError
+    ))
+      throw err;
     return { outcome: 'unavailable', publicKey, reason: err.message, cause: err };
   }
 }
@@ -72,7 +92,10 @@ export async function fundAppWalletWithFriendbot(deps: Pick<Deps, 'db' | 'kms' |
 export async function fundAppWalletFromFriendbot(deps: TreasuryDeps, app: App): Promise<boolean> {
   const result = await fundAppWalletWithFriendbot(deps, app);
   if (result.outcome === 'unavailable') {
-    deps.log.warn({ err: result.cause, appId: app.id, publicKey: result.publicKey }, 'the app wallet could not be funded from friendbot; top it up');
+    deps.log.warn(
+      { err: result.cause, appId: app.id, publicKey: result.publicKey },
+      'the app wallet could not be funded from friendbot; top it up',
+    );
   }
   return result.outcome === 'funded';
 }
@@ -83,7 +106,14 @@ export async function treasuryView(deps: TreasuryDeps, app: App): Promise<Treasu
   const { wallets } = treasury;
   const gw = gatewayFor(deps, app.network);
   const accounts = await gw.loadAccounts(wallets.map((w) => w.publicKey));
-  const lines = new Map(await Promise.all(wallets.map(async (w) => [w.publicKey, accounts.has(w.publicKey) ? await gw.trustlines(w.publicKey, app.assets) : []] as const)));
+  const lines = new Map(
+    await Promise.all(
+      wallets.map(
+        async (w) =>
+          [w.publicKey, accounts.has(w.publicKey) ? await gw.trustlines(w.publicKey, app.assets) : []] as const,
+      ),
+    ),
+  );
   return {
     network: app.network,
     layout: treasury.layout,
@@ -95,7 +125,13 @@ export async function treasuryView(deps: TreasuryDeps, app: App): Promise<Treasu
         role: w.role!,
         publicKey: w.publicKey,
         balances: account
-          ? [{ asset: 'native', balance: fromStroops(native) }, ...(lines.get(w.publicKey) ?? []).map((l) => ({ asset: l.asset, balance: fromStroops(l.balanceStroops) }))]
+          ? [
+              { asset: 'native', balance: fromStroops(native) },
+              ...(lines.get(w.publicKey) ?? []).map((l) => ({
+                asset: l.asset,
+                balance: fromStroops(l.balanceStroops),
+              })),
+            ]
           : [],
         minimumBalanceXlm: minimum,
         low: native <= toStroops(minimum),
@@ -115,12 +151,20 @@ interface LayoutPlan {
 }
 
 /** split: the gas and distribution accounts, created with 0 XLM and their reserves sponsored by the funding wallet. */
-async function splitPlan(gw: StellarGateway, app: App, gas: WalletRecord, distribution: WalletRecord): Promise<LayoutPlan> {
+async function splitPlan(
+  gw: StellarGateway,
+  app: App,
+  gas: WalletRecord,
+  distribution: WalletRecord,
+): Promise<LayoutPlan> {
   const existing = await gw.loadAccounts([gas.publicKey, distribution.publicKey]);
   const operations: xdr.Operation[] = [];
   const signers: WalletRecord[] = [];
   let reserves = 0n;
-  for (const [wallet, assets] of [[gas, []], [distribution, app.assets]] as const) {
+  for (const [wallet, assets] of [
+    [gas, []],
+    [distribution, app.assets],
+  ] as const) {
     if (existing.has(wallet.publicKey)) continue;
     operations.push(
       Operation.beginSponsoringFutureReserves({ sponsoredId: wallet.publicKey }),
@@ -139,7 +183,13 @@ async function splitPlan(gw: StellarGateway, app: App, gas: WalletRecord, distri
  * sponsored reserves come back with them). Issued assets are paid over first (the funding wallet trusts them for it);
  * empty trustlines are removed, since an account with trustlines cannot be merged.
  */
-async function joinPlan(gw: StellarGateway, app: App, funding: WalletRecord, gas: WalletRecord | undefined, distribution: WalletRecord | undefined): Promise<LayoutPlan> {
+async function joinPlan(
+  gw: StellarGateway,
+  app: App,
+  funding: WalletRecord,
+  gas: WalletRecord | undefined,
+  distribution: WalletRecord | undefined,
+): Promise<LayoutPlan> {
   const others = [distribution, gas].filter((w): w is WalletRecord => w !== undefined);
   const existing = await gw.loadAccounts(others.map((w) => w.publicKey));
   const fundingLines = new Set((await gw.trustlines(funding.publicKey, app.assets)).map((l) => l.asset));
@@ -153,7 +203,14 @@ async function joinPlan(gw: StellarGateway, app: App, funding: WalletRecord, gas
           operations.push(Operation.changeTrust({ asset: parseAsset(line.asset) }));
           fundingLines.add(line.asset);
         }
-        operations.push(Operation.payment({ destination: funding.publicKey, asset: parseAsset(line.asset), amount: fromStroops(line.balanceStroops), source: wallet.publicKey }));
+        operations.push(
+          Operation.payment({
+            destination: funding.publicKey,
+            asset: parseAsset(line.asset),
+            amount: fromStroops(line.balanceStroops),
+            source: wallet.publicKey,
+          }),
+        );
       }
       operations.push(Operation.changeTrust({ asset: parseAsset(line.asset), limit: '0', source: wallet.publicKey }));
     }
@@ -163,27 +220,48 @@ async function joinPlan(gw: StellarGateway, app: App, funding: WalletRecord, gas
   return { operations, signers, reserveStroops: 0n };
 }
 
-async function signWith(deps: TreasuryDeps, wallets: WalletRecord[], tx: Transaction, actor: AuditActor, ip: string | undefined): Promise<void> {
+async function signWith(
+  deps: TreasuryDeps,
+  wallets: WalletRecord[],
+  tx: Transaction,
+  actor: AuditActor,
+  ip: string | undefined,
+): Promise<void> {
   const [first, ...rest] = wallets;
   if (!first) return;
-  await withWalletKeypair(deps, { walletId: first.id, purpose: 'treasury.layout', actor, ...(ip !== undefined ? { ip } : {}) }, async (kp) => {
-    tx.sign(kp);
-    await signWith(deps, rest, tx, actor, ip);
-  });
+  await withWalletKeypair(
+    deps,
+    { walletId: first.id, purpose: 'treasury.layout', actor, ...(ip !== undefined ? { ip } : {}) },
+    async (kp) => {
+      tx.sign(kp);
+      await signWith(deps, rest, tx, actor, ip);
+    },
+  );
 }
 
 /** Submits a layout plan from the funding wallet (402 when it cannot cover the new reserves + fee). */
-async function execute(deps: TreasuryDeps, gw: StellarGateway, funding: WalletRecord, plan: LayoutPlan, actor: AuditActor, ip: string | undefined): Promise<void> {
+async function execute(
+  deps: TreasuryDeps,
+  gw: StellarGateway,
+  funding: WalletRecord,
+  plan: LayoutPlan,
+  actor: AuditActor,
+  ip: string | undefined,
+): Promise<void> {
   if (plan.operations.length === 0) return;
   const [figures, account] = await Promise.all([gw.ledgerFigures(), gw.loadAccount(funding.publicKey)]);
   const needed = plan.reserveStroops + BigInt(plan.operations.length * figures.baseFeeStroops);
   if (!account || availableStroops(account, figures.baseReserveStroops) < needed) {
     throw new AppError('FUND_XLM_FAILED', { message: `The funding wallet cannot cover ${fromStroops(needed)} XLM` });
   }
-  const builder = new TransactionBuilder(
-    new Account(funding.publicKey, account.sequence),
-    { fee: String(figures.baseFeeStroops), networkPassphrase: gw.networkPassphrase, timebounds: { minTime: 0, maxTime: Math.max(Math.floor(deps.clock.now().getTime() / 1000), figures.closeTime) + LAYOUT_TX_VALIDITY_SECONDS } },
-  );
+  const builder = new TransactionBuilder(new Account(funding.publicKey, account.sequence), {
+    fee: String(figures.baseFeeStroops),
+    networkPassphrase: gw.networkPassphrase,
+    timebounds: {
+      minTime: 0,
+      maxTime: Math.max(Math.floor(deps.clock.now().getTime() / 1000), figures.closeTime) + LAYOUT_TX_VALIDITY_SECONDS,
+    },
+  });
   for (const op of plan.operations) builder.addOperation(op);
   const tx = builder.build();
   await signWith(deps, [funding, ...plan.signers], tx, actor, ip);
@@ -195,7 +273,10 @@ async function execute(deps: TreasuryDeps, gw: StellarGateway, funding: WalletRe
  * and distribution wallets are created on-chain. single: their balances move to the funding wallet, which becomes
  * `global` again. 402 FUND_XLM_FAILED when the funding wallet cannot cover it, 503 on chain trouble.
  */
-export async function setTreasuryLayout(deps: TreasuryDeps, input: { app: App; layout: TreasuryLayout; actor: AuditActor; ip?: string }): Promise<void> {
+export async function setTreasuryLayout(
+  deps: TreasuryDeps,
+  input: { app: App; layout: TreasuryLayout; actor: AuditActor; ip?: string },
+): Promise<void> {
   const { app } = input;
   const gw = gatewayFor(deps, app.network);
   const current = await walletsOf(deps, app);
@@ -204,25 +285,45 @@ export async function setTreasuryLayout(deps: TreasuryDeps, input: { app: App; l
   try {
     if (input.layout === 'split') {
       const { wallet: gas } = await createWallet(deps, { appId: app.id, network: app.network, role: 'gas' });
-      const { wallet: distribution } = await createWallet(deps, { appId: app.id, network: app.network, role: 'distribution' });
+      const { wallet: distribution } = await createWallet(deps, {
+        appId: app.id,
+        network: app.network,
+        role: 'distribution',
+      });
       await runPlan(deps, gw, main, () => splitPlan(gw, app, gas, distribution), input);
-      await deps.db('wallets').where({ app_id: app.id, network: app.network, role: 'global' }).update({ role: 'funding' });
+      await deps
+        .db('wallets')
+        .where({ app_id: app.id, network: app.network, role: 'global' })
+        .update({ role: 'funding' });
     } else {
       const gas = current.wallets.find((w) => w.role === 'gas');
       const distribution = current.wallets.find((w) => w.role === 'distribution');
       await runPlan(deps, gw, main, () => joinPlan(gw, app, main, gas, distribution), input);
-      await deps.db('wallets').where({ app_id: app.id, network: app.network, role: 'funding' }).update({ role: 'global' });
+      await deps
+        .db('wallets')
+        .where({ app_id: app.id, network: app.network, role: 'funding' })
+        .update({ role: 'global' });
     }
   } catch (err) {
     if (err instanceof TransactionRejectedError) {
-      throw new AppError('STELLAR_UNAVAILABLE', { message: 'Stellar refused the layout change; nothing changed', details: { resultCodes: err.codes }, cause: err });
+      throw new AppError('STELLAR_UNAVAILABLE', {
+        message: 'Stellar refused the layout change; nothing changed',
+        details: { resultCodes: err.codes },
+        cause: err,
+      });
     }
     throw err;
   }
 }
 
 /** Plans and executes; a plan that lost a race (the accounts appeared or went meanwhile) is planned again once. */
-async function runPlan(deps: TreasuryDeps, gw: StellarGateway, funding: WalletRecord, plan: () => Promise<LayoutPlan>, input: { actor: AuditActor; ip?: string }): Promise<void> {
+async function runPlan(
+  deps: TreasuryDeps,
+  gw: StellarGateway,
+  funding: WalletRecord,
+  plan: () => Promise<LayoutPlan>,
+  input: { actor: AuditActor; ip?: string },
+): Promise<void> {
   try {
     await execute(deps, gw, funding, await plan(), input.actor, input.ip);
   } catch (err) {

@@ -38,7 +38,9 @@ function decodeCursor(cursor: string): string {
 function badCursor(): AppError {
   return new AppError('VALIDATION_ERROR', {
     message: 'Request validation failed',
-    details: { fieldErrors: { 'query.cursor': ['is not a cursor of this list (use nextCursor from the previous page)'] } },
+    details: {
+      fieldErrors: { 'query.cursor': ['is not a cursor of this list (use nextCursor from the previous page)'] },
+    },
   });
 }
 
@@ -56,7 +58,10 @@ export async function listAppUsers(db: Knex, appId: string, page: UserPageReques
         q.where('u.email', 'like', likePrefix(search.toLowerCase()))
           .orWhere('u.external_id', 'like', likePrefix(search))
           .orWhere('u.id', 'like', likePrefix(search))
-          .orWhereIn('u.id', db('wallets').select('user_id').where({ app_id: appId, public_key: search }).whereNotNull('user_id'));
+          .orWhereIn(
+            'u.id',
+            db('wallets').select('user_id').where({ app_id: appId, public_key: search }).whereNotNull('user_id'),
+          );
       });
     }
     return query;
@@ -77,7 +82,10 @@ export async function listAppUsers(db: Knex, appId: string, page: UserPageReques
   } else {
     rowsQuery.offset(page.offset);
   }
-  const [rows, counted] = await Promise.all([rowsQuery, matching(db('users as u')).count<{ n: string | number }[]>({ n: '*' })]);
+  const [rows, counted] = await Promise.all([
+    rowsQuery,
+    matching(db('users as u')).count<{ n: string | number }[]>({ n: '*' }),
+  ]);
   const users = rows.slice(0, page.limit).map(toUser);
   return {
     users,

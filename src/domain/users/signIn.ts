@@ -14,7 +14,8 @@ import { findOrCreateUser, recordSignIn, type User, type UserIdentity } from './
 export type { UserIdentity } from './users';
 
 /** What a sign-in needs of Deps: the database, the clock, the session keys, and what the wallet hook needs. */
-export type UserSignInDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'> & Parameters<typeof ensureUserWallet>[0];
+export type UserSignInDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'> &
+  Parameters<typeof ensureUserWallet>[0];
 
 export interface UserSignInResult {
   tokens: SessionTokens;
@@ -27,7 +28,11 @@ export async function completeUserSignIn(
   input: { app: App; identity: UserIdentity; jkt: string; client?: SessionClient },
 ): Promise<UserSignInResult> {
   // 1. the user (created at the first sign-in, safely under concurrent first sign-ins)
-  const found = await findOrCreateUser(deps.db, { appId: input.app.id, identity: input.identity, now: deps.clock.now() });
+  const found = await findOrCreateUser(deps.db, {
+    appId: input.app.id,
+    identity: input.identity,
+    now: deps.clock.now(),
+  });
   // 2. the wallet, before any session: when it fails (503) nothing was issued and the same sign-in can be retried
   const wallet = await ensureUserWallet(deps, { app: input.app, userId: found.id });
   // 3. the session and the sign-in's traces, together
@@ -54,7 +59,11 @@ export async function completeUserSignIn(
 export function sdkSignInView(result: UserSignInResult) {
   return {
     tokens: tokensView(result.tokens),
-    user: { userId: result.user.id, email: result.user.email, ...(result.user.externalId !== null ? { externalId: result.user.externalId } : {}) },
+    user: {
+      userId: result.user.id,
+      email: result.user.email,
+      ...(result.user.externalId !== null ? { externalId: result.user.externalId } : {}),
+    },
     wallet: result.wallet,
   };
 }

@@ -7,7 +7,10 @@ import type { SessionPolicy } from '../sessions/sessions';
 
 /** The lifetimes of an app's end-user tokens, from its current settings. */
 export function userSessionPolicy(app: Pick<App, 'accessTokenTtlMinutes' | 'refreshTokenTtlDays'>): SessionPolicy {
-  return { accessTokenTtlSeconds: app.accessTokenTtlMinutes * 60, refreshTokenTtlSeconds: app.refreshTokenTtlDays * 86_400 };
+  return {
+    accessTokenTtlSeconds: app.accessTokenTtlMinutes * 60,
+    refreshTokenTtlSeconds: app.refreshTokenTtlDays * 86_400,
+  };
 }
 
 /** Where a session was last used from, as the request showed it. */
@@ -24,7 +27,10 @@ const MAX_USER_AGENT = 512;
 export async function recordSessionClient(db: Knex, sessionId: string, client: SessionClient): Promise<void> {
   await db('sessions')
     .where({ id: sessionId })
-    .update({ client_ip: client.ip?.slice(0, MAX_IP) || null, client_user_agent: client.userAgent?.slice(0, MAX_USER_AGENT) || null });
+    .update({
+      client_ip: client.ip?.slice(0, MAX_IP) || null,
+      client_user_agent: client.userAgent?.slice(0, MAX_USER_AGENT) || null,
+    });
 }
 
 export interface UserSessionView {
@@ -44,7 +50,10 @@ const MAX_LISTED = 100;
  * The user's active sessions of one app (not revoked, refresh token not expired), most recently used first; with
  * `sessionId`, only that one.
  */
-export async function liveUserSessions(db: Knex, input: { appId: string; userId: string; now: Date; sessionId?: string }): Promise<UserSessionView[]> {
+export async function liveUserSessions(
+  db: Knex,
+  input: { appId: string; userId: string; now: Date; sessionId?: string },
+): Promise<UserSessionView[]> {
   const query = db('sessions as s')
     .join('refresh_tokens as rt', function () {
       this.on('rt.session_id', 's.id').andOnNull('rt.rotated_at');

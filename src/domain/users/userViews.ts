@@ -41,8 +41,15 @@ export interface AppUserSummaryContent {
 }
 
 /** The Dashboard's rows for a page of users of one app: each with its wallet on the app's network. */
-export async function appUserSummaries(db: Knex, users: User[], network: 'testnet' | 'mainnet'): Promise<AppUserSummaryContent[]> {
-  const walletsByUser = await listWalletsByUser(db, users.map((u) => u.id));
+export async function appUserSummaries(
+  db: Knex,
+  users: User[],
+  network: 'testnet' | 'mainnet',
+): Promise<AppUserSummaryContent[]> {
+  const walletsByUser = await listWalletsByUser(
+    db,
+    users.map((u) => u.id),
+  );
   return users.map((user) => {
     const wallet = walletsByUser.get(user.id)?.find((w) => w.network === network);
     return {

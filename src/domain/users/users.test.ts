@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { useMigratedDatabase } from '../../../tests/support/database';
 import { createApp, createOperator, type App } from '../apps/store';
 import { AppError } from '../errors';
-import { findOrCreateUser, findUserByExternalId, providersOf, recordSignIn, setExternalId, type UserIdentity } from './users';
+import {
+  findOrCreateUser,
+  findUserByExternalId,
+  providersOf,
+  recordSignIn,
+  setExternalId,
+  type UserIdentity,
+} from './users';
 
 const db = useMigratedDatabase();
 const T0 = new Date('2030-06-15T12:00:00.000Z');
@@ -38,7 +45,14 @@ describe('findOrCreateUser', () => {
     assert.equal(first.externalId, null);
     const again = await signIn(emailIdentity(email.toUpperCase()));
     assert.equal(again.id, first.id, 'email identities are compared lower case');
-    assert.equal(await db('user_identities').where({ user_id: first.id }).count().first().then((r) => Number(r!.count)), 1);
+    assert.equal(
+      await db('user_identities')
+        .where({ user_id: first.id })
+        .count()
+        .first()
+        .then((r) => Number(r!.count)),
+      1,
+    );
   });
 
   test('a provider identity with the verified email of a user is linked to that user', async () => {
@@ -91,7 +105,9 @@ describe('findOrCreateUser', () => {
 
   test('concurrent first sign-ins of one GitHub account without email: one user, no orphan user', async () => {
     const before = Number((await db('users').where({ app_id: app.id }).count().first())!.count);
-    const users = await Promise.all(Array.from({ length: 20 }, () => signIn({ provider: 'github', subject: 'race-2001', email: null })));
+    const users = await Promise.all(
+      Array.from({ length: 20 }, () => signIn({ provider: 'github', subject: 'race-2001', email: null })),
+    );
     assert.equal(new Set(users.map((u) => u.id)).size, 1);
     assert.equal(Number((await db('users').where({ app_id: app.id }).count().first())!.count), before + 1);
   });
@@ -145,7 +161,8 @@ describe('setExternalId', () => {
     const users = await Promise.all(Array.from({ length: 10 }, () => signIn(emailIdentity(freshEmail()))));
     const results = await Promise.allSettled(users.map((u) => setExternalId(db, app.id, u.id, 'contested')));
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as AppError).code, 'EXTERNAL_ID_TAKEN');
+    for (const r of results)
+      if (r.status === 'rejected') assert.equal((r.reason as AppError).code, 'EXTERNAL_ID_TAKEN');
   });
 
   test('a user of another app, or no such user: USER_NOT_FOUND', async () => {

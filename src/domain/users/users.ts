@@ -55,7 +55,11 @@ export function toUser(row: UserRow): User {
 /** Emails are compared lower case; an email identity's subject is its address. */
 function normalizeIdentity(identity: UserIdentity): UserIdentity {
   const email = identity.email === null ? null : normalizeEmail(identity.email);
-  return { provider: identity.provider, subject: identity.provider === 'email' ? normalizeEmail(identity.subject) : identity.subject, email };
+  return {
+    provider: identity.provider,
+    subject: identity.provider === 'email' ? normalizeEmail(identity.subject) : identity.subject,
+    email,
+  };
 }
 
 async function userOfIdentity(db: Knex, appId: string, identity: UserIdentity): Promise<User | undefined> {
@@ -71,35 +75,60 @@ async function userOfIdentity(db: Knex, appId: string, identity: UserIdentity): 
  * verified email (the identity is linked to it), else a new user. Safe under concurrent first sign-ins: one user and
  * one identity row, whatever the interleaving.
  */
-export async function findOrCreateUser(db: Knex, input: { appId: string; identity: UserIdentity; now: Date }): Promise<User> {
+export async function findOrCreateUser(
+  db: Knex,
+  input: { appId: string; identity: UserIdentity; now: Date },
+): Promise<User> {
   const { appId, now } = input;
   const identity = normalizeIdentity(input.identity);
   const known = await userOfIdentity(db, appId, identity);
   if (known) return known;
   return withTx(db, async (trx) => {
     // First sign-ins of one identity run one after the other, so the second finds the first's identity row.
-    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [JSON.stringify(['user_identity', appId, identity.provider, identity.subject])]);
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [
+      JSON.stringify(['user_identity', appId, identity.provider, identity.subject]),
+    ]);
     const again = await userOfIdentity(trx, appId, identity);
     if (again) return again;
-    const fresh = { id: newId('usr'), app_id: appId, email: identity.email, last_provider: identity.provider, created_at: now };
+    const fresh = {
+      id: newId('usr'),
+      app_id: appId,
+      email: identity.email,
+      last_provider: identity.provider,
+      created_at: now,
+    };
     let user: User;
     if (identity.email) {
       // Another identity with the same email may be creating its user at this moment: ON CONFLICT waits for it, and
       // the identity is then linked to that user.
-      const [row] = (await trx('users').insert(fresh).onConflict(['app_id', 'email']).ignore().returning('*')) as UserRow[];
+      const [row] = (await trx('users')
+        .insert(fresh)
+        .onConflict(['app_id', 'email'])
+        .ignore()
+        .returning('*')) as UserRow[];
       user = toUser(row ?? ((await trx('users').where({ app_id: appId, email: identity.email }).first()) as UserRow));
     } else {
       const [row] = (await trx('users').insert(fresh).returning('*')) as UserRow[];
       user = toUser(row!);
     }
-    await trx('user_identities').insert({ user_id: user.id, app_id: appId, provider: identity.provider, subject: identity.subject, email: identity.email, created_at: now });
+    await trx('user_identities').insert({
+      user_id: user.id,
+      app_id: appId,
+      provider: identity.provider,
+      subject: identity.subject,
+      email: identity.email,
+      created_at: now,
+    });
     return user;
   });
 }
 
 /** A sign-in happened: the user's last provider and last-seen time. */
 export async function recordSignIn(db: Knex, userId: string, provider: AuthProvider, now: Date): Promise<User> {
-  const [row] = (await db('users').where({ id: userId }).update({ last_provider: provider, last_seen_at: now }).returning('*')) as UserRow[];
+  const [row] = (await db('users')
+    .where({ id: userId })
+    .update({ last_provider: provider, last_seen_at: now })
+    .returning('*')) as UserRow[];
   return toUser(row!);
 }
 
@@ -130,7 +159,10 @@ const PG_UNIQUE_VIOLATION = '23505';
  */
 export async function setExternalId(db: Knex, appId: string, userId: string, externalId: string | null): Promise<User> {
   try {
-    const [row] = (await db('users').where({ app_id: appId, id: userId }).update({ external_id: externalId }).returning('*')) as UserRow[];
+    const [row] = (await db('users')
+      .where({ app_id: appId, id: userId })
+      .update({ external_id: externalId })
+      .returning('*')) as UserRow[];
     if (!row) throw userNotFound();
     return toUser(row);
   } catch (err) {
@@ -144,7 +176,10 @@ export async function setExternalId(db: Knex, appId: string, userId: string, ext
 
 /** The providers each user has signed in with, in a fixed order (email, github, google). */
 export async function providersOf(db: Knex, userIds: string[]): Promise<Map<string, AuthProvider[]>> {
-  const rows = (await db('user_identities').whereIn('user_id', userIds).distinct('user_id', 'provider').orderBy('provider')) as {
+  const rows = (await db('user_identities')
+    .whereIn('user_id', userIds)
+    .distinct('user_id', 'provider')
+    .orderBy('provider')) as {
     user_id: string;
     provider: AuthProvider;
   }[];

@@ -22,7 +22,12 @@ export async function createAppWithWallet<T = void>(
 ): Promise<{ app: App; wallet: WalletRecord; also: T }> {
   const at = deps.clock.now();
   const appId = newId('app');
-  const sealed = await sealNewWallet(deps.kms, { appId, owner: { role: 'global' }, network: input.network, createdAt: at });
+  const sealed = await sealNewWallet(deps.kms, {
+    appId,
+    owner: { role: 'global' },
+    network: input.network,
+    createdAt: at,
+  });
   return withTx(deps.db, async (trx) => {
     const app = await createApp(trx, { ...input, id: appId, at });
     const wallet = await insertSealedWallet(trx, sealed);
@@ -33,7 +38,11 @@ export async function createAppWithWallet<T = void>(
 }
 
 /** The app's wallet in a role, if it has one. */
-export async function findAppWallet(db: Knex, app: Pick<App, 'id' | 'network'>, role: AppWalletRole): Promise<WalletRecord | undefined> {
+export async function findAppWallet(
+  db: Knex,
+  app: Pick<App, 'id' | 'network'>,
+  role: AppWalletRole,
+): Promise<WalletRecord | undefined> {
   return findOwnedWallet(db, { appId: app.id, network: app.network, owner: { role } });
 }
 
@@ -41,7 +50,10 @@ export async function findAppWallet(db: Knex, app: Pick<App, 'id' | 'network'>, 
  * The app's wallet in a role, created when missing (apps created before wallets existed, a role split off the global
  * wallet). Safe to race: concurrent calls answer one wallet.
  */
-export async function ensureAppWallet(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, input: { app: Pick<App, 'id' | 'network'>; role: AppWalletRole }): Promise<WalletRecord> {
+export async function ensureAppWallet(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  input: { app: Pick<App, 'id' | 'network'>; role: AppWalletRole },
+): Promise<WalletRecord> {
   const existing = await findAppWallet(deps.db, input.app, input.role);
   if (existing) return existing;
   return (await createWallet(deps, { appId: input.app.id, network: input.app.network, role: input.role })).wallet;

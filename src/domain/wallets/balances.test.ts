@@ -26,7 +26,15 @@ function account(over: Partial<AccountState> = {}): AccountState {
 }
 
 function line(asset: string, balanceStroops: bigint, sellingLiabilitiesStroops = 0n): TrustlineState {
-  return { asset, balanceStroops, limitStroops: 9_223_372_036_854_775_807n, sellingLiabilitiesStroops, buyingLiabilitiesStroops: 0n, authorized: true, sponsor: undefined };
+  return {
+    asset,
+    balanceStroops,
+    limitStroops: 9_223_372_036_854_775_807n,
+    sellingLiabilitiesStroops,
+    buyingLiabilitiesStroops: 0n,
+    authorized: true,
+    sponsor: undefined,
+  };
 }
 
 describe('balanceLines', () => {
@@ -39,7 +47,15 @@ describe('balanceLines', () => {
     });
     assert.deepEqual(lines, [
       { asset: 'native', code: 'XLM', balance: '2.5', available: '2.5', type: 'native', enabledInApp: true },
-      { asset: USDC, code: 'USDC', issuer: ISSUER, balance: '125.5', available: '125.5', type: 'credit_alphanum4', enabledInApp: true },
+      {
+        asset: USDC,
+        code: 'USDC',
+        issuer: ISSUER,
+        balance: '125.5',
+        available: '125.5',
+        type: 'credit_alphanum4',
+        enabledInApp: true,
+      },
     ]);
   });
 
@@ -54,7 +70,10 @@ describe('balanceLines', () => {
     assert.equal(xlm!.balance, '10');
     assert.equal(xlm!.available, '6.75');
     assert.deepEqual([usdc!.balance, usdc!.available, usdc!.enabledInApp], ['5', '3', false]);
-    assert.deepEqual([long!.code, long!.type, long!.balance, long!.available], ['EUROCOIN', 'credit_alphanum12', '0.0000001', '0.0000001']);
+    assert.deepEqual(
+      [long!.code, long!.type, long!.balance, long!.available],
+      ['EUROCOIN', 'credit_alphanum12', '0.0000001', '0.0000001'],
+    );
   });
 
   test('available never goes below 0 (a balance under the reserve, liabilities above the balance)', () => {
@@ -69,7 +88,12 @@ describe('balanceLines', () => {
   });
 
   test('an account sponsoring others keeps their reserves: they are not available', () => {
-    const [xlm] = balanceLines({ account: account({ balanceStroops: 100_000_000n, numSponsoring: 4 }), baseReserveStroops: BASE_RESERVE, trustlines: [], configuredAssets: [] });
+    const [xlm] = balanceLines({
+      account: account({ balanceStroops: 100_000_000n, numSponsoring: 4 }),
+      baseReserveStroops: BASE_RESERVE,
+      trustlines: [],
+      configuredAssets: [],
+    });
     assert.equal(xlm!.available, '7');
   });
 });

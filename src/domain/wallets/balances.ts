@@ -8,7 +8,12 @@
 import type { Knex } from 'knex';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
-import { availableStroops, type AccountState, type StellarGateway, type TrustlineState } from '../../infra/stellar/gateway';
+import {
+  availableStroops,
+  type AccountState,
+  type StellarGateway,
+  type TrustlineState,
+} from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from './store';
@@ -44,7 +49,12 @@ const nonNegative = (stroops: bigint): bigint => (stroops > 0n ? stroops : 0n);
  * The balance lines of an existing account: XLM first, then its trustlines in the order given. Pure: the reads are
  * the caller's.
  */
-export function balanceLines(input: { account: AccountState; baseReserveStroops: bigint; trustlines: TrustlineState[]; configuredAssets: readonly string[] }): BalanceLine[] {
+export function balanceLines(input: {
+  account: AccountState;
+  baseReserveStroops: bigint;
+  trustlines: TrustlineState[];
+  configuredAssets: readonly string[];
+}): BalanceLine[] {
   const configured = new Set(input.configuredAssets);
   const native: BalanceLine = {
     asset: 'native',
@@ -75,12 +85,20 @@ export function balanceLines(input: { account: AccountState; baseReserveStroops:
  * The assets whose trustlines are looked up for a wallet: the app's configured assets (in the operator's order), then
  * those the wallet added through the service (oldest first), without repeats.
  */
-export async function trackedAssets(db: Knex, input: { app: Pick<App, 'assets'>; walletId: string }): Promise<string[]> {
+export async function trackedAssets(
+  db: Knex,
+  input: { app: Pick<App, 'assets'>; walletId: string },
+): Promise<string[]> {
   // Reached through the wallet's history (indexed by wallet), not a scan of every transaction: `transactions` has no
   // index on wallet_id, and every transaction the service makes for a wallet is in that wallet's history.
   const added: { asset: string }[] = await db('tx_history as h')
     .join('transactions as t', 't.id', 'h.transaction_id')
-    .where({ 'h.wallet_id': input.walletId, 't.wallet_id': input.walletId, 't.operation': 'changeTrust', 't.status': 'SUCCESS' })
+    .where({
+      'h.wallet_id': input.walletId,
+      't.wallet_id': input.walletId,
+      't.operation': 'changeTrust',
+      't.status': 'SUCCESS',
+    })
     .whereNotNull('t.asset')
     .whereNot('t.asset', 'native')
     .groupBy('t.asset')
@@ -96,7 +114,10 @@ async function trustlinesOf(gw: StellarGateway, address: string, assets: string[
 }
 
 /** The wallet's balances read from the chain now; 503 STELLAR_UNAVAILABLE when Stellar RPC cannot be reached. */
-export async function walletBalances(deps: Pick<Deps, 'db' | 'stellar'>, input: { app: App; wallet: WalletRecord }): Promise<WalletBalances> {
+export async function walletBalances(
+  deps: Pick<Deps, 'db' | 'stellar'>,
+  input: { app: App; wallet: WalletRecord },
+): Promise<WalletBalances> {
   const { app, wallet } = input;
   const gw = gatewayFor(deps, wallet.network);
   const assets = await trackedAssets(deps.db, { app, walletId: wallet.id });
@@ -110,6 +131,11 @@ export async function walletBalances(deps: Pick<Deps, 'db' | 'stellar'>, input: 
   return {
     publicKey: wallet.publicKey,
     funded: true,
-    balances: balanceLines({ account, baseReserveStroops: figures.baseReserveStroops, trustlines, configuredAssets: app.assets }),
+    balances: balanceLines({
+      account,
+      baseReserveStroops: figures.baseReserveStroops,
+      trustlines,
+      configuredAssets: app.assets,
+    }),
   };
 }

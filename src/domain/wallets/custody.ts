@@ -11,11 +11,23 @@ import { withTx } from '../../infra/db/database';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../deps';
 import { open, seal } from '../../infra/kms/aesGcm';
-import { contextBytes, KmsDecryptError, type EncryptionContext, type KeyManagement } from '../../infra/kms/keyManagement';
+import {
+  contextBytes,
+  KmsDecryptError,
+  type EncryptionContext,
+  type KeyManagement,
+} from '../../infra/kms/keyManagement';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { findOwnedWallet, PUBLIC_COLUMNS, toWalletRecord, type WalletOwner, type WalletRecord, type WalletRow } from './store';
+import {
+  findOwnedWallet,
+  PUBLIC_COLUMNS,
+  toWalletRecord,
+  type WalletOwner,
+  type WalletRecord,
+  type WalletRow,
+} from './store';
 
 /** A wallet ready to be stored: its id and key are minted, its secret sealed. */
 export interface SealedWallet {
@@ -101,10 +113,19 @@ export async function insertSealedWallet(db: Knex, wallet: SealedWallet): Promis
  */
 export async function createWallet(
   deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
-  input: { appId: string; network: NetworkName; /** A user wallet's `wallet.created` event status (webhooks). */ createdStatus?: 'pending' | 'unfunded' } & WalletOwner,
+  input: {
+    appId: string;
+    network: NetworkName;
+    /** A user wallet's `wallet.created` event status (webhooks). */ createdStatus?: 'pending' | 'unfunded';
+  } & WalletOwner,
 ): Promise<{ wallet: WalletRecord; created: boolean }> {
   const owner: WalletOwner = input.userId !== undefined ? { userId: input.userId } : { role: input.role };
-  const sealed = await sealNewWallet(deps.kms, { appId: input.appId, owner, network: input.network, createdAt: deps.clock.now() });
+  const sealed = await sealNewWallet(deps.kms, {
+    appId: input.appId,
+    owner,
+    network: input.network,
+    createdAt: deps.clock.now(),
+  });
   // The key was sealed above (KMS is a network call); the row and its `wallet.created` event commit together.
   const wallet = await withTx(deps.db, async (trx) => {
     const inserted = await insertSealedWallet(trx, sealed);
@@ -138,8 +159,15 @@ export interface KeyUse {
  * decryption is never unrecorded, even when the caller's own transaction rolls back); after `use` settles, the
  * keypair's secret is zeroed, so a keypair kept beyond it cannot sign. 404 WALLET_NOT_FOUND for an unknown wallet.
  */
-export async function withWalletKeypair<T>(deps: Pick<Deps, 'db' | 'kms' | 'clock'>, key: KeyUse, use: (keypair: Keypair) => T | Promise<T>): Promise<T> {
-  const row = await deps.db<SealedWalletRow>('wallets').where({ id: key.walletId }).first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+export async function withWalletKeypair<T>(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  key: KeyUse,
+  use: (keypair: Keypair) => T | Promise<T>,
+): Promise<T> {
+  const row = await deps
+    .db<SealedWalletRow>('wallets')
+    .where({ id: key.walletId })
+    .first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
   if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
   await recordAudit(deps.db, {
     appId: row.app_id,
@@ -152,7 +180,8 @@ export async function withWalletKeypair<T>(deps: Pick<Deps, 'db' | 'kms' | 'cloc
   });
   const keypair = await unseal(deps.kms, { appId: row.app_id, walletId: key.walletId, network: row.network }, row);
   try {
-    if (keypair.publicKey() !== row.public_key) throw new Error(`wallet ${key.walletId}: the decrypted key does not match its public key`);
+    if (keypair.publicKey() !== row.public_key)
+      throw new Error(`wallet ${key.walletId}: the decrypted key does not match its public key`);
     return await use(keypair);
   } finally {
     keypair.rawSecretKey().fill(0);
@@ -168,7 +197,10 @@ async function unseal(
   let seed: Buffer | undefined;
   try {
     seed = open(dataKey, row.sealed_secret, contextBytes(context));
-    if (!seed) throw new KmsDecryptError(`wallet ${context.walletId}: the sealed secret does not open under its data key and context`);
+    if (!seed)
+      throw new KmsDecryptError(
+        `wallet ${context.walletId}: the sealed secret does not open under its data key and context`,
+      );
     return Keypair.fromRawEd25519Seed(seed); // copies the seed
   } finally {
     dataKey.fill(0);

@@ -80,7 +80,10 @@ export async function findWalletByPublicKey(db: Knex, publicKey: string): Promis
 }
 
 /** The wallet in an owner's slot: the user's on `network`, or the app's in a role. */
-export async function findOwnedWallet(db: Knex, input: { appId: string; network: NetworkName; owner: WalletOwner }): Promise<WalletRecord | undefined> {
+export async function findOwnedWallet(
+  db: Knex,
+  input: { appId: string; network: NetworkName; owner: WalletOwner },
+): Promise<WalletRecord | undefined> {
   const query = db<WalletRow>('wallets').where({ app_id: input.appId, network: input.network });
   if (input.owner.userId !== undefined) query.where({ user_id: input.owner.userId });
   else query.where({ role: input.owner.role });
@@ -100,6 +103,10 @@ export async function listWalletsOfUsers(db: Knex, userIds: readonly string[]): 
 
 /** An app's own wallets (not its users'), by role. */
 export async function listAppWallets(db: Knex, appId: string): Promise<WalletRecord[]> {
-  const rows = await db<WalletRow>('wallets').where({ app_id: appId }).whereNotNull('role').orderBy([{ column: 'created_at' }, { column: 'id' }]).select(PUBLIC_COLUMNS);
+  const rows = await db<WalletRow>('wallets')
+    .where({ app_id: appId })
+    .whereNotNull('role')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select(PUBLIC_COLUMNS);
   return rows.map(toWalletRecord);
 }

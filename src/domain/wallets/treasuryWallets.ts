@@ -12,7 +12,12 @@ export type TreasuryLayout = 'single' | 'split';
 export type TreasuryDuty = 'funding' | 'gas' | 'distribution';
 
 /** The XLM balance at or below which a role is `low` (Treasury.yaml); gas: the fee policy's default. */
-export const MINIMUM_BALANCE_XLM: Record<AppWalletRole, string> = { funding: '50', gas: '10', global: '50', distribution: '1' };
+export const MINIMUM_BALANCE_XLM: Record<AppWalletRole, string> = {
+  funding: '50',
+  gas: '10',
+  global: '50',
+  distribution: '1',
+};
 
 export interface AppTreasuryWallets {
   layout: TreasuryLayout;
@@ -23,16 +28,27 @@ export interface AppTreasuryWallets {
 const SPLIT_ORDER: AppWalletRole[] = ['funding', 'gas', 'distribution'];
 
 /** The app's wallets on its network and the layout they form; undefined when the app has no wallet yet. */
-export async function appTreasuryWallets(db: Knex, appId: string, network: NetworkName): Promise<AppTreasuryWallets | undefined> {
+export async function appTreasuryWallets(
+  db: Knex,
+  appId: string,
+  network: NetworkName,
+): Promise<AppTreasuryWallets | undefined> {
   const all = (await listAppWallets(db, appId)).filter((w) => w.network === network);
   const global = all.find((w) => w.role === 'global');
   if (global) return { layout: 'single', wallets: [global] };
-  const split = SPLIT_ORDER.map((role) => all.find((w) => w.role === role)).filter((w): w is WalletRecord => w !== undefined);
+  const split = SPLIT_ORDER.map((role) => all.find((w) => w.role === role)).filter(
+    (w): w is WalletRecord => w !== undefined,
+  );
   return split.length ? { layout: 'split', wallets: split } : undefined;
 }
 
 /** The wallet doing `duty` for the app: the global one in the single layout, else the role's own. */
-export async function appWalletFor(db: Knex, appId: string, network: NetworkName, duty: TreasuryDuty): Promise<WalletRecord | undefined> {
+export async function appWalletFor(
+  db: Knex,
+  appId: string,
+  network: NetworkName,
+  duty: TreasuryDuty,
+): Promise<WalletRecord | undefined> {
   const treasury = await appTreasuryWallets(db, appId, network);
   if (!treasury) return undefined;
   return treasury.layout === 'single' ? treasury.wallets[0] : treasury.wallets.find((w) => w.role === duty);

@@ -45,7 +45,11 @@ export function createAwsKms(settings: AwsKmsSettings): KeyManagement {
       let out;
       try {
         out = await client.send(
-          new GenerateDataKeyCommand({ KeyId: settings.keyId, KeySpec: 'AES_256', EncryptionContext: asContext(context) }),
+          new GenerateDataKeyCommand({
+            KeyId: settings.keyId,
+            KeySpec: 'AES_256',
+            EncryptionContext: asContext(context),
+          }),
         );
       } catch (err) {
         throw new KmsUnavailableError(`KMS GenerateDataKey failed (${errorName(err)})`, { cause: err });
@@ -60,7 +64,11 @@ export function createAwsKms(settings: AwsKmsSettings): KeyManagement {
       let out;
       try {
         out = await client.send(
-          new DecryptCommand({ CiphertextBlob: wrapped.ciphertext, KeyId: wrapped.keyId, EncryptionContext: asContext(context) }),
+          new DecryptCommand({
+            CiphertextBlob: wrapped.ciphertext,
+            KeyId: wrapped.keyId,
+            EncryptionContext: asContext(context),
+          }),
         );
       } catch (err) {
         // KMS says InvalidCiphertext for a wrong context as for altered bytes, by design: it does not say which.

@@ -37,5 +37,8 @@ export class KmsDecryptError extends Error {}
 
 /** The context as AAD bytes: fixed member order, so the same context always gives the same bytes. */
 export function contextBytes(context: EncryptionContext): Buffer {
-  return Buffer.from(JSON.stringify({ appId: context.appId, walletId: context.walletId, network: context.network }), 'utf8');
+  return Buffer.from(
+    JSON.stringify({ appId: context.appId, walletId: context.walletId, network: context.network }),
+    'utf8',
+  );
 }

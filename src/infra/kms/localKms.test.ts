@@ -58,11 +58,18 @@ describe('local key management', () => {
     openLocalKms(file);
     for (const mode of [0o640, 0o604, 0o660, 0o644]) {
       chmodSync(file, mode);
-      assert.throws(() => openLocalKms(file), (e: unknown) => e instanceof KmsConfigError && /chmod 600/.test(e.message), mode.toString(8));
+      assert.throws(
+        () => openLocalKms(file),
+        (e: unknown) => e instanceof KmsConfigError && /chmod 600/.test(e.message),
+        mode.toString(8),
+      );
     }
     chmodSync(file, 0o600);
     writeFileSync(file, 'too short\n');
-    assert.throws(() => openLocalKms(file), (e: unknown) => e instanceof KmsConfigError && /32-byte key/.test(e.message));
+    assert.throws(
+      () => openLocalKms(file),
+      (e: unknown) => e instanceof KmsConfigError && /32-byte key/.test(e.message),
+    );
   });
 });
 
@@ -70,8 +77,20 @@ test('the service refuses to start (exit 2, a configuration error) on a master k
   const file = keyFile();
   openLocalKms(file);
   chmodSync(file, 0o644);
-  const env: NodeJS.ProcessEnv = { ...process.env, ONBOARD_DATA_DIR: dirname(file), LOCALNET: 'off', DEMO_SEED: 'off', LOG_LEVEL: 'silent', KMS_PROVIDER: 'local' };
-  const run = spawnSync(join(projectRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ONBOARD_DATA_DIR: dirname(file),
+    LOCALNET: 'off',
+    DEMO_SEED: 'off',
+    LOG_LEVEL: 'silent',
+    KMS_PROVIDER: 'local',
+  };
+  const run = spawnSync(join(projectRoot, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+    cwd: projectRoot,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /^configuration error: the master key file .* is open to group or others \(mode 0644\)/m);
 });

@@ -28,7 +28,8 @@ function readMasterKey(file: string): Buffer {
     );
   }
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
-  if (key.length !== KEY_BYTES) throw new KmsConfigError(`the master key file ${file} does not hold a ${KEY_BYTES}-byte key`);
+  if (key.length !== KEY_BYTES)
+    throw new KmsConfigError(`the master key file ${file} does not hold a ${KEY_BYTES}-byte key`);
   return key;
 }
 
@@ -46,7 +47,9 @@ export function openLocalKms(file: string): KeyManagement {
     },
     async decrypt(wrapped, context) {
       if (wrapped.keyId !== keyId) {
-        throw new KmsDecryptError(`the data key was wrapped under master key ${wrapped.keyId}; this service holds ${keyId}`);
+        throw new KmsDecryptError(
+          `the data key was wrapped under master key ${wrapped.keyId}; this service holds ${keyId}`,
+        );
       }
       const plaintext = open(masterKey, wrapped.ciphertext, contextBytes(context));
       if (!plaintext) throw new KmsDecryptError('the data key does not open under this encryption context');

@@ -66,9 +66,18 @@ describe('SMTP transport (SMTP_URL)', () => {
   });
 
   test('with an HTML alternative, the plain-text part still arrives intact', async () => {
-    const mailer = createMailer({ smtpUrl: smtp.url, from: FROM, outboxDir: '/nonexistent' }, pino({ level: 'silent' }));
+    const mailer = createMailer(
+      { smtpUrl: smtp.url, from: FROM, outboxDir: '/nonexistent' },
+      pino({ level: 'silent' }),
+    );
     try {
-      await mailer.send({ to: 'grace@example.com', subject: 'Invitation', text: 'Join the app "Shop".\nCode: 987654', html: '<p>Join the app <b>Shop</b>.</p>', kind: 'member-invitation' });
+      await mailer.send({
+        to: 'grace@example.com',
+        subject: 'Invitation',
+        text: 'Join the app "Shop".\nCode: 987654',
+        html: '<p>Join the app <b>Shop</b>.</p>',
+        kind: 'member-invitation',
+      });
       const received = await smtp.waitFor((m) => m.to.includes('grace@example.com'));
       assert.equal(received.subject, 'Invitation');
       assert.equal(received.text, 'Join the app "Shop".\nCode: 987654');
@@ -107,10 +116,16 @@ describe('SMTP transport (SMTP_URL)', () => {
     const silent = createServer((socket) => void sockets.add(socket)); // accepts, never greets
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, outboxDir: '/nonexistent' }, pino({ level: 'silent' }));
+    const mailer = createMailer(
+      { smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, outboxDir: '/nonexistent' },
+      pino({ level: 'silent' }),
+    );
     const started = Date.now();
     try {
-      await assert.rejects(mailer.send(signInMessage), (err) => err instanceof MailUnavailableError && /Greeting never received/.test(String(err.cause)));
+      await assert.rejects(
+        mailer.send(signInMessage),
+        (err) => err instanceof MailUnavailableError && /Greeting never received/.test(String(err.cause)),
+      );
       assert.ok(Date.now() - started < 10_000, `gave up after ${Date.now() - started} ms`);
     } finally {
       await mailer.close();
@@ -121,9 +136,15 @@ describe('SMTP transport (SMTP_URL)', () => {
 
   test('send rejects when the server cannot be reached', async () => {
     const port = await freePort(); // nothing listens there
-    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, outboxDir: '/nonexistent' }, pino({ level: 'silent' }));
+    const mailer = createMailer(
+      { smtpUrl: `smtp://127.0.0.1:${port}`, from: FROM, outboxDir: '/nonexistent' },
+      pino({ level: 'silent' }),
+    );
     try {
-      await assert.rejects(mailer.send(signInMessage), (err) => err instanceof MailUnavailableError && /ECONNREFUSED/.test(String(err.cause)));
+      await assert.rejects(
+        mailer.send(signInMessage),
+        (err) => err instanceof MailUnavailableError && /ECONNREFUSED/.test(String(err.cause)),
+      );
     } finally {
       await mailer.close();
     }
@@ -154,21 +175,37 @@ describe('dev outbox (no SMTP_URL)', () => {
       assert.match(name, /^\d+-(operator-sign-in-code|sdk-sign-in-code)-[0-9a-f]{8}\.json$/);
       const path = join(outboxDir, name);
       assert.equal(statSync(path).mode & 0o777, 0o600, `${name} is readable by its owner only`);
-      return JSON.parse(readFileSync(path, 'utf8')) as { from: { address: string }; to: { address: string }[]; subject: string; text: string };
+      return JSON.parse(readFileSync(path, 'utf8')) as {
+        from: { address: string };
+        to: { address: string }[];
+        subject: string;
+        text: string;
+      };
     });
     const first = stored.find((m) => m.subject === signInMessage.subject);
     const second = stored.find((m) => m.subject === 'Second');
     assert.ok(first && second);
-    assert.deepEqual(first.to.map((t) => t.address), ['ada@example.com']);
+    assert.deepEqual(
+      first.to.map((t) => t.address),
+      ['ada@example.com'],
+    );
     assert.equal(first.from.address, 'no-reply@onboard.test');
     assert.equal(first.text, signInMessage.text);
-    assert.deepEqual(second.to.map((t) => t.address), ['bob@example.com']);
+    assert.deepEqual(
+      second.to.map((t) => t.address),
+      ['bob@example.com'],
+    );
     assert.equal(second.text, 'Code 000042');
 
-    const logged = lines.map((l) => JSON.parse(l) as { msg: string; file?: string; text?: string }).filter((l) => l.msg === 'mail kept in the dev outbox');
+    const logged = lines
+      .map((l) => JSON.parse(l) as { msg: string; file?: string; text?: string })
+      .filter((l) => l.msg === 'mail kept in the dev outbox');
     assert.equal(logged.length, 2);
     assert.ok(logged.every((l) => l.file?.startsWith(outboxDir)));
-    assert.ok(logged.some((l) => l.text === 'Code 000042'), 'the dev outbox shows the text in the log');
+    assert.ok(
+      logged.some((l) => l.text === 'Code 000042'),
+      'the dev outbox shows the text in the log',
+    );
   });
 
   test('a kind with path characters cannot place the file outside the outbox', async () => {

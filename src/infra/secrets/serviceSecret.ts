@@ -64,6 +64,7 @@ export function loadServiceSecrets(opts: { envValue?: string; file: string }): S
   }
   chmodSync(opts.file, 0o600);
   const bytes = decode(readFileSync(opts.file, 'utf8'));
-  if (!bytes || bytes.length < MIN_BYTES) throw new ServiceSecretError(`${opts.file} does not hold a ${MIN_BYTES}-byte secret`);
+  if (!bytes || bytes.length < MIN_BYTES)
+    throw new ServiceSecretError(`${opts.file} does not hold a ${MIN_BYTES}-byte secret`);
   return secretsFromBytes(bytes, opts.file);
 }

@@ -20,7 +20,9 @@ export class TransactionRejectedError extends Error {
     readonly stage: 'submission' | 'ledger',
     readonly codes: ResultCodes,
   ) {
-    super(`transaction ${hash} ${stage === 'submission' ? 'refused at submission' : 'failed in the ledger'}: ${codes.transaction}${codes.operations.length ? ` [${codes.operations.join(', ')}]` : ''}`);
+    super(
+      `transaction ${hash} ${stage === 'submission' ? 'refused at submission' : 'failed in the ledger'}: ${codes.transaction}${codes.operations.length ? ` [${codes.operations.join(', ')}]` : ''}`,
+    );
     this.name = 'TransactionRejectedError';
   }
 }

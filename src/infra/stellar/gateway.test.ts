@@ -1,10 +1,23 @@
 // The chain gateway against the in-process localnet (Stellar RPC semantics, ledgers closed on demand).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
+import {
+  Account,
+  Asset,
+  Keypair,
+  Networks,
+  Operation,
+  TransactionBuilder,
+  type Transaction,
+} from '@stellar/stellar-sdk';
 import { startLocalnet, type Localnet } from '../../localnet/index';
 import { freePort } from '../freePort';
-import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from './errors';
+import {
+  FriendbotUnavailableError,
+  StellarUnavailableError,
+  TransactionRejectedError,
+  TransactionUnconfirmedError,
+} from './errors';
 import { availableStroops, createStellarGateway, minimumBalanceStroops, type StellarGateway } from './gateway';
 
 const FAST_RETRY = { attempts: 4, initialDelayMs: 10, maxDelayMs: 50 };
@@ -16,14 +29,28 @@ describe('Stellar gateway (localnet)', () => {
 
   before(async () => {
     net = await startLocalnet({ ledgerCloseMs: 'manual' });
-    gw = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase, retry: FAST_RETRY, confirmTimeoutMs: 2000 });
+    gw = createStellarGateway({
+      network: 'testnet',
+      rpcUrl: net.rpcUrl,
+      networkPassphrase: net.networkPassphrase,
+      retry: FAST_RETRY,
+      confirmTimeoutMs: 2000,
+    });
     root = Keypair.master(net.networkPassphrase);
   });
   after(() => net?.stop());
 
-  async function build(source: Keypair, ops: ReturnType<typeof Operation.createAccount>[], signers: Keypair[] = [source], sequence?: string): Promise<Transaction> {
+  async function build(
+    source: Keypair,
+    ops: ReturnType<typeof Operation.createAccount>[],
+    signers: Keypair[] = [source],
+    sequence?: string,
+  ): Promise<Transaction> {
     const account = await gw.loadAccount(source.publicKey());
-    const tx = new TransactionBuilder(new Account(source.publicKey(), sequence ?? account!.sequence), { fee: '100', networkPassphrase: net.networkPassphrase });
+    const tx = new TransactionBuilder(new Account(source.publicKey(), sequence ?? account!.sequence), {
+      fee: '100',
+      networkPassphrase: net.networkPassphrase,
+    });
     for (const op of ops) tx.addOperation(op);
     const built = tx.setTimeout(0).build();
     built.sign(...signers);
@@ -43,7 +70,9 @@ describe('Stellar gateway (localnet)', () => {
 
   async function newAccount(balance = '100'): Promise<Keypair> {
     const kp = Keypair.random();
-    await submitAndClose(await build(root, [Operation.createAccount({ destination: kp.publicKey(), startingBalance: balance })]));
+    await submitAndClose(
+      await build(root, [Operation.createAccount({ destination: kp.publicKey(), startingBalance: balance })]),
+    );
     return kp;
   }
 
@@ -91,7 +120,9 @@ describe('Stellar gateway (localnet)', () => {
   });
 
   test('submit: PENDING, then confirm waits (NOT_FOUND) until the ledger closes', async () => {
-    const tx = await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]);
+    const tx = await build(root, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' }),
+    ]);
     const hash = await gw.submit(tx);
     assert.equal((await gw.transactionStatus(hash)).status, 'NOT_FOUND');
     let confirmed = false;
@@ -107,7 +138,9 @@ describe('Stellar gateway (localnet)', () => {
   });
 
   test('submit: the same envelope again is DUPLICATE and yields the same hash', async () => {
-    const tx = await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]);
+    const tx = await build(root, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' }),
+    ]);
     const first = await gw.submit(tx);
     assert.equal(await gw.submit(tx), first);
     setTimeout(() => void net.closeLedger(), 20);
@@ -117,10 +150,22 @@ describe('Stellar gateway (localnet)', () => {
   test('submit: TRY_AGAIN_LATER (a second transaction from a busy source) is retried until a ledger frees the source', async () => {
     const source = await newAccount();
     const account = await gw.loadAccount(source.publicKey());
-    const first = await build(source, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]);
-    const second = await build(source, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })], [source], (BigInt(account!.sequence) + 1n).toString());
+    const first = await build(source, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' }),
+    ]);
+    const second = await build(
+      source,
+      [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })],
+      [source],
+      (BigInt(account!.sequence) + 1n).toString(),
+    );
     await gw.submit(first);
-    const patient = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase, retry: { attempts: 20, initialDelayMs: 20, maxDelayMs: 100 } });
+    const patient = createStellarGateway({
+      network: 'testnet',
+      rpcUrl: net.rpcUrl,
+      networkPassphrase: net.networkPassphrase,
+      retry: { attempts: 20, initialDelayMs: 20, maxDelayMs: 100 },
+    });
     const closer = setInterval(() => void net.closeLedger(), 30);
     try {
       const hash = await patient.submit(second);
@@ -132,7 +177,12 @@ describe('Stellar gateway (localnet)', () => {
 
   test('submit: ERROR at submission is decoded to Horizon-style result codes', async () => {
     const source = await newAccount();
-    const stale = await build(source, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })], [source], '1');
+    const stale = await build(
+      source,
+      [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })],
+      [source],
+      '1',
+    );
     await assert.rejects(gw.submit(stale), (err: unknown) => {
       assert.ok(err instanceof TransactionRejectedError);
       assert.equal(err.stage, 'submission');
@@ -143,7 +193,9 @@ describe('Stellar gateway (localnet)', () => {
 
   test('confirm: FAILED in the ledger throws with the operation codes', async () => {
     const source = await newAccount('10');
-    const tx = await build(source, [Operation.payment({ destination: Keypair.random().publicKey(), asset: Asset.native(), amount: '1' })]);
+    const tx = await build(source, [
+      Operation.payment({ destination: Keypair.random().publicKey(), asset: Asset.native(), amount: '1' }),
+    ]);
     await assert.rejects(submitAndClose(tx), (err: unknown) => {
       assert.ok(err instanceof TransactionRejectedError);
       assert.equal(err.stage, 'ledger');
@@ -153,7 +205,9 @@ describe('Stellar gateway (localnet)', () => {
   });
 
   test('confirm: a transaction in no ledger by the deadline is unconfirmed (not failed)', async () => {
-    const tx = await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]);
+    const tx = await build(root, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' }),
+    ]);
     const hash = await gw.submit(tx);
     await assert.rejects(gw.confirm(hash, { timeoutMs: 100 }), TransactionUnconfirmedError);
     setTimeout(() => void net.closeLedger(), 20);
@@ -169,17 +223,35 @@ describe('Stellar gateway (localnet)', () => {
 
   test('friendbot unreachable: FriendbotUnavailableError; mainnet has none', async () => {
     const port = await freePort();
-    const offline = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase, friendbotUrl: `http://127.0.0.1:${port}/friendbot`, retry: FAST_RETRY });
+    const offline = createStellarGateway({
+      network: 'testnet',
+      rpcUrl: net.rpcUrl,
+      networkPassphrase: net.networkPassphrase,
+      friendbotUrl: `http://127.0.0.1:${port}/friendbot`,
+      retry: FAST_RETRY,
+    });
     await assert.rejects(offline.fundWithFriendbot(Keypair.random().publicKey()), FriendbotUnavailableError);
-    const mainnet = createStellarGateway({ network: 'mainnet', rpcUrl: net.rpcUrl, networkPassphrase: Networks.PUBLIC, retry: FAST_RETRY });
+    const mainnet = createStellarGateway({
+      network: 'mainnet',
+      rpcUrl: net.rpcUrl,
+      networkPassphrase: Networks.PUBLIC,
+      retry: FAST_RETRY,
+    });
     await assert.rejects(mainnet.fundWithFriendbot(Keypair.random().publicKey()), FriendbotUnavailableError);
   });
 
   test('RPC unreachable: reads and submissions give StellarUnavailableError after the retries', async () => {
     const port = await freePort();
-    const down = createStellarGateway({ network: 'testnet', rpcUrl: `http://127.0.0.1:${port}/rpc`, networkPassphrase: net.networkPassphrase, retry: FAST_RETRY });
+    const down = createStellarGateway({
+      network: 'testnet',
+      rpcUrl: `http://127.0.0.1:${port}/rpc`,
+      networkPassphrase: net.networkPassphrase,
+      retry: FAST_RETRY,
+    });
     await assert.rejects(down.loadAccount(root.publicKey()), StellarUnavailableError);
-    const tx = await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]);
+    const tx = await build(root, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' }),
+    ]);
     await assert.rejects(down.submit(tx), StellarUnavailableError);
     assert.equal((await down.health()).healthy, false);
   });

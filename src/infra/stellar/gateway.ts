@@ -11,7 +11,12 @@
 // one), which the RPC answers DUPLICATE if the first one got through.
 import { Asset, Keypair, StrKey, rpc, xdr, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { NetworkName } from '../../config';
-import { FriendbotUnavailableError, StellarUnavailableError, TransactionRejectedError, TransactionUnconfirmedError } from './errors';
+import {
+  FriendbotUnavailableError,
+  StellarUnavailableError,
+  TransactionRejectedError,
+  TransactionUnconfirmedError,
+} from './errors';
 import { resultCodes, type ResultCodes } from './resultCodes';
 import { DEFAULT_RETRY, sleep, withRetry, type RetryPolicy } from './retry';
 import { probeRpcHealth, type RpcHealth } from './rpcHealth';
@@ -99,7 +104,10 @@ export interface StellarGateway {
    * The assets on the ledger behind claimable balances (by their hex id, as operations carry it) and liquidity pools
    * (by their hex id): `native` | `CODE:ISSUER`. Ids the ledger does not have (or that are malformed) are left out.
    */
-  ledgerAssets(ids: { claimableBalances: string[]; liquidityPools: string[] }): Promise<{ claimableBalances: Map<string, string>; liquidityPools: Map<string, [string, string]> }>;
+  ledgerAssets(ids: {
+    claimableBalances: string[];
+    liquidityPools: string[];
+  }): Promise<{ claimableBalances: Map<string, string>; liquidityPools: Map<string, [string, string]> }>;
   ledgerFigures(): Promise<LedgerFigures>;
   /**
    * Sends a signed transaction until the RPC accepts it (PENDING or DUPLICATE) and returns its hash. Throws
@@ -121,7 +129,10 @@ export interface StellarGateway {
    */
   confirm(hash: string, opts?: { timeoutMs?: number }): Promise<{ ledger: number }>;
   /** submit + confirm. */
-  submitAndConfirm(tx: Transaction | FeeBumpTransaction, opts?: { timeoutMs?: number }): Promise<{ hash: string; ledger: number }>;
+  submitAndConfirm(
+    tx: Transaction | FeeBumpTransaction,
+    opts?: { timeoutMs?: number },
+  ): Promise<{ hash: string; ledger: number }>;
   /**
    * Funds `address` with friendbot (testnet and localnet only). 'already_funded' when the account already holds
    * friendbot's amount. Throws FriendbotUnavailableError when there is no friendbot or it cannot be reached.
@@ -198,7 +209,9 @@ export function minimumBalanceStroops(account: AccountState, baseReserveStroops:
 
 /** What an account can spend or lock: balance - minimum balance - selling liabilities. */
 export function availableStroops(account: AccountState, baseReserveStroops: bigint): bigint {
-  return account.balanceStroops - minimumBalanceStroops(account, baseReserveStroops) - account.sellingLiabilitiesStroops;
+  return (
+    account.balanceStroops - minimumBalanceStroops(account, baseReserveStroops) - account.sellingLiabilitiesStroops
+  );
 }
 
 type AssetWire = ReturnType<xdr.Asset['toXdrObject']>;
@@ -223,7 +236,10 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
   function read<T>(what: string, call: () => Promise<T>): Promise<T> {
     return withRetry(policy, (err) => !isRequestError(err), call).catch((err: unknown) => {
       if (isRequestError(err)) throw err;
-      throw new StellarUnavailableError(`Stellar RPC ${what} failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`, { cause: err });
+      throw new StellarUnavailableError(
+        `Stellar RPC ${what} failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`,
+        { cause: err },
+      );
     });
   }
 
@@ -247,8 +263,14 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
   async function transactionStatus(hash: string): Promise<TransactionStatus> {
     const got = await read('getTransaction', () => server.getTransaction(hash));
     if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) return { status: 'SUCCESS', hash, ledger: got.ledger };
-    if (got.status === rpc.Api.GetTransactionStatus.FAILED) return { status: 'FAILED', hash, ledger: got.ledger, codes: resultCodes(got.resultXdr) };
-    return { status: 'NOT_FOUND', hash, latestLedger: got.latestLedger, latestLedgerCloseTime: Number(got.latestLedgerCloseTime) };
+    if (got.status === rpc.Api.GetTransactionStatus.FAILED)
+      return { status: 'FAILED', hash, ledger: got.ledger, codes: resultCodes(got.resultXdr) };
+    return {
+      status: 'NOT_FOUND',
+      hash,
+      latestLedger: got.latestLedger,
+      latestLedgerCloseTime: Number(got.latestLedgerCloseTime),
+    };
   }
 
   async function transactionDetails(hash: string): Promise<TransactionDetails | undefined> {
@@ -267,9 +289,18 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     };
   }
 
-  async function transactionsFrom(opts: { startLedger?: number; cursor?: string; limit?: number }): Promise<TransactionsPage> {
-    const pagination = { ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}), ...(opts.limit !== undefined ? { limit: opts.limit } : {}) };
-    const request = (opts.cursor !== undefined ? { pagination } : { startLedger: opts.startLedger ?? 0, pagination }) as rpc.Api.GetTransactionsRequest;
+  async function transactionsFrom(opts: {
+    startLedger?: number;
+    cursor?: string;
+    limit?: number;
+  }): Promise<TransactionsPage> {
+    const pagination = {
+      ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    };
+    const request = (
+      opts.cursor !== undefined ? { pagination } : { startLedger: opts.startLedger ?? 0, pagination }
+    ) as rpc.Api.GetTransactionsRequest;
     // The raw answer: envelopes and results stay base64 as the RPC sends them; the (large) metas are never decoded.
     const got = await read('getTransactions', () => server._getTransactions(request));
     return {
@@ -303,12 +334,19 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
           const sent = await server.sendTransaction(tx);
           if (sent.status === 'PENDING' || sent.status === 'DUPLICATE') return sent.hash;
           if (sent.status === 'TRY_AGAIN_LATER') throw new TryAgainLater(`transaction ${hash}: TRY_AGAIN_LATER`);
-          throw new TransactionRejectedError(sent.hash, 'submission', sent.errorResult ? resultCodes(sent.errorResult) : { transaction: 'tx_error', operations: [] });
+          throw new TransactionRejectedError(
+            sent.hash,
+            'submission',
+            sent.errorResult ? resultCodes(sent.errorResult) : { transaction: 'tx_error', operations: [] },
+          );
         },
       );
     } catch (err) {
       if (err instanceof TransactionRejectedError || isRequestError(err)) throw err;
-      throw new StellarUnavailableError(`Stellar RPC sendTransaction failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`, { cause: err });
+      throw new StellarUnavailableError(
+        `Stellar RPC sendTransaction failed: ${err instanceof Error ? err.message : JSON.stringify(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -332,7 +370,9 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     loadAccounts,
     trustlines: async (address, assets) => {
       const accountId = Keypair.fromPublicKey(address).xdrAccountId();
-      const keys = assets.map((a) => xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: parseAsset(a).toTrustLineXdrObject() })));
+      const keys = assets.map((a) =>
+        xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: parseAsset(a).toTrustLineXdrObject() })),
+      );
       const byKey = new Map((await rawEntries(keys)).map((e) => [e.key, e]));
       const out: TrustlineState[] = [];
       assets.forEach((asset, i) => {
@@ -356,10 +396,27 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     ledgerAssets: async (ids) => {
       const balanceKeys = ids.claimableBalances.flatMap((id) => {
         const bytes = /^00000000[0-9a-f]{64}$/i.test(id) ? Buffer.from(id.slice(8), 'hex') : undefined;
-        return bytes ? [{ id, key: xdr.LedgerKey.fromXdrObject({ type: 4, claimableBalance: { balanceId: { type: 0, v0: bytes } } }) }] : [];
+        return bytes
+          ? [
+              {
+                id,
+                key: xdr.LedgerKey.fromXdrObject({ type: 4, claimableBalance: { balanceId: { type: 0, v0: bytes } } }),
+              },
+            ]
+          : [];
       });
       const poolKeys = ids.liquidityPools.flatMap((id) =>
-        /^[0-9a-f]{64}$/i.test(id) ? [{ id, key: xdr.LedgerKey.fromXdrObject({ type: 5, liquidityPool: { liquidityPoolId: Buffer.from(id, 'hex') } }) }] : [],
+        /^[0-9a-f]{64}$/i.test(id)
+          ? [
+              {
+                id,
+                key: xdr.LedgerKey.fromXdrObject({
+                  type: 5,
+                  liquidityPool: { liquidityPoolId: Buffer.from(id, 'hex') },
+                }),
+              },
+            ]
+          : [],
       );
       const wanted = [...balanceKeys, ...poolKeys];
       const byKey = new Map(wanted.map((w) => [w.key.toXdr('base64'), w.id]));
@@ -370,7 +427,11 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
         if (id === undefined) continue;
         const data = xdr.LedgerEntryData.fromXdr(e.xdr, 'base64').toXdrObject();
         if (data.type === 4) claimableBalances.set(id, assetNameOf(data.claimableBalance.asset));
-        if (data.type === 5) liquidityPools.set(id, [assetNameOf(data.liquidityPool.body.constantProduct.params.assetA), assetNameOf(data.liquidityPool.body.constantProduct.params.assetB)]);
+        if (data.type === 5)
+          liquidityPools.set(id, [
+            assetNameOf(data.liquidityPool.body.constantProduct.params.assetA),
+            assetNameOf(data.liquidityPool.body.constantProduct.params.assetB),
+          ]);
       }
       return { claimableBalances, liquidityPools };
     },

@@ -50,7 +50,9 @@ export function operationCodeName(sdkName: string): string {
 }
 
 function operationResults(results: xdr.OperationResult[]): string[] {
-  return results.map((op) => operationCodeName(op.type === 'opInner' ? (op.tr.value as { type: string }).type : op.type));
+  return results.map((op) =>
+    operationCodeName(op.type === 'opInner' ? (op.tr.value as { type: string }).type : op.type),
+  );
 }
 
 /** The codes of a TransactionResult (from sendTransaction's errorResult or getTransaction's resultXdr). */

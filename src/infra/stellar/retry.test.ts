@@ -8,11 +8,16 @@ describe('withRetry', () => {
   test('retries retryable failures with growing, capped delays, then succeeds', async () => {
     const waits: number[] = [];
     let calls = 0;
-    const value = await withRetry(policy, () => true, async () => {
-      calls++;
-      if (calls < 4) throw new Error('busy');
-      return 'done';
-    }, async (ms) => void waits.push(ms));
+    const value = await withRetry(
+      policy,
+      () => true,
+      async () => {
+        calls++;
+        if (calls < 4) throw new Error('busy');
+        return 'done';
+      },
+      async (ms) => void waits.push(ms),
+    );
     assert.equal(value, 'done');
     assert.equal(calls, 4);
     assert.equal(waits.length, 3);
@@ -23,7 +28,14 @@ describe('withRetry', () => {
   test('gives up after the last attempt with the last error', async () => {
     let calls = 0;
     await assert.rejects(
-      withRetry(policy, () => true, async () => { throw new Error(`failure ${++calls}`); }, async () => {}),
+      withRetry(
+        policy,
+        () => true,
+        async () => {
+          throw new Error(`failure ${++calls}`);
+        },
+        async () => {},
+      ),
       /failure 4/,
     );
   });
@@ -31,7 +43,15 @@ describe('withRetry', () => {
   test('does not retry an error the predicate rejects', async () => {
     let calls = 0;
     await assert.rejects(
-      withRetry(policy, (err) => (err as Error).message !== 'final', async () => { calls++; throw new Error('final'); }, async () => {}),
+      withRetry(
+        policy,
+        (err) => (err as Error).message !== 'final',
+        async () => {
+          calls++;
+          throw new Error('final');
+        },
+        async () => {},
+      ),
       /final/,
     );
     assert.equal(calls, 1);

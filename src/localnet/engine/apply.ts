@@ -12,7 +12,14 @@ import { TxResult, isOpSuccess } from './results';
 import { SignatureChecker } from './signatures';
 import { type AccountRecord, type EntryChange, LedgerTxn, type RootState, accountKey } from './state';
 import { operationHandler } from './operations';
-import { Validity, checkOperation, checkOperationSignature, commonValid, minInclusionFee, operationSource } from './validate';
+import {
+  Validity,
+  checkOperation,
+  checkOperationSignature,
+  commonValid,
+  minInclusionFee,
+  operationSource,
+} from './validate';
 
 export interface FeeCharge {
   result: TxResult;
@@ -75,7 +82,13 @@ function sourceAccountsOf(tx: ParsedTx): string[] {
 }
 
 /** TransactionFrame::processSignatures: every operation's signatures, before any operation runs. */
-function processSignatures(cv: Validity, checker: SignatureChecker, ltx: LedgerTxn, tx: ParsedTx, res: TxResult): boolean {
+function processSignatures(
+  cv: Validity,
+  checker: SignatureChecker,
+  ltx: LedgerTxn,
+  tx: ParsedTx,
+  res: TxResult,
+): boolean {
   if (cv !== Validity.MaybeValid) {
     removeOneTimeSigner(ltx, sourceAccountsOf(tx), tx.contentsHash);
     return false;
@@ -101,7 +114,12 @@ function processSignatures(cv: Validity, checker: SignatureChecker, ltx: LedgerT
 }
 
 /** Phase 2: applies one transaction whose fee was charged; `res` is the result from chargeFee. */
-export function applyTransaction(parsed: ParsedEnvelope, root: RootState, header: HeaderView, res: TxResult): ApplyOutcome {
+export function applyTransaction(
+  parsed: ParsedEnvelope,
+  root: RootState,
+  header: HeaderView,
+  res: TxResult,
+): ApplyOutcome {
   const tx = parsed.inner;
   const txChangesBefore: EntryChange[] = [];
   if (!res.isSuccess()) return { successful: false, txChangesBefore, operationChanges: [] };
@@ -128,7 +146,8 @@ export function applyTransaction(parsed: ParsedEnvelope, root: RootState, header
   const signaturesValid = processSignatures(cv, checker, pre, tx, res);
   txChangesBefore.push(...pre.changes());
   pre.commit();
-  if (!signaturesValid || cv !== Validity.MaybeValid) return { successful: false, txChangesBefore, operationChanges: [] };
+  if (!signaturesValid || cv !== Validity.MaybeValid)
+    return { successful: false, txChangesBefore, operationChanges: [] };
 
   try {
     return { ...applyOperations(tx, checker, root, header, res), txChangesBefore };

@@ -96,7 +96,13 @@ export const RESULT_ARM: readonly string[] = [
   'restoreFootprintResult',
 ];
 
-export const CREATE_ACCOUNT = { SUCCESS: 0, MALFORMED: -1, UNDERFUNDED: -2, LOW_RESERVE: -3, ALREADY_EXIST: -4 } as const;
+export const CREATE_ACCOUNT = {
+  SUCCESS: 0,
+  MALFORMED: -1,
+  UNDERFUNDED: -2,
+  LOW_RESERVE: -3,
+  ALREADY_EXIST: -4,
+} as const;
 
 export const PAYMENT = {
   SUCCESS: 0,
@@ -156,7 +162,13 @@ export const ACCOUNT_MERGE = {
   IS_SPONSOR: -7,
 } as const;
 
-export const MANAGE_DATA = { SUCCESS: 0, NOT_SUPPORTED_YET: -1, NAME_NOT_FOUND: -2, LOW_RESERVE: -3, INVALID_NAME: -4 } as const;
+export const MANAGE_DATA = {
+  SUCCESS: 0,
+  NOT_SUPPORTED_YET: -1,
+  NAME_NOT_FOUND: -2,
+  LOW_RESERVE: -3,
+  INVALID_NAME: -4,
+} as const;
 export const BUMP_SEQUENCE = { SUCCESS: 0, BAD_SEQ: -1 } as const;
 export const BEGIN_SPONSORING = { SUCCESS: 0, MALFORMED: -1, ALREADY_SPONSORED: -2, RECURSIVE: -3 } as const;
 export const END_SPONSORING = { SUCCESS: 0, NOT_SPONSORED: -1 } as const;

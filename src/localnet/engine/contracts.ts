@@ -76,7 +76,10 @@ export function buildContractInstall(
       type: 8,
       contractId: {
         networkId,
-        contractIdPreimage: { type: 0, fromAddress: { address: { type: 0, accountId: publicKeyWire(deployer) }, salt: salt ?? wasmHash } },
+        contractIdPreimage: {
+          type: 0,
+          fromAddress: { address: { type: 0, accountId: publicKeyWire(deployer) }, salt: salt ?? wasmHash },
+        },
       },
     }),
   );

@@ -28,7 +28,7 @@ export function accountIdFromWire(pk: xdr.PublicKeyWire): string {
 
 /** The underlying G-address of a (possibly muxed) account. */
 export function accountIdFromMuxed(m: xdr.MuxedAccountWire): string {
-  return StrKey.encodeEd25519PublicKey((m.type === 0 ? m.ed25519 : m.med25519.ed25519));
+  return StrKey.encodeEd25519PublicKey(m.type === 0 ? m.ed25519 : m.med25519.ed25519);
 }
 
 export const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

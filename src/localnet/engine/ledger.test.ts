@@ -34,7 +34,12 @@ export function specOnlyWasm(names: string[]): Buffer {
     return Buffer.from(out);
   };
   const content = Buffer.concat([leb(sectionName.length), sectionName, spec]);
-  return Buffer.concat([Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), Buffer.from([0]), leb(content.length), content]);
+  return Buffer.concat([
+    Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]),
+    Buffer.from([0]),
+    leb(content.length),
+    content,
+  ]);
 }
 
 describe('genesis and headers', () => {
@@ -72,10 +77,13 @@ describe('genesis and headers', () => {
     h.submit(h.build(a, [Operation.payment({ destination: h.root.publicKey(), asset: native, amount: '1' })]));
     h.submit(h.build(h.root, [Operation.payment({ destination: a.publicKey(), asset: native, amount: '1' })]));
     const third = h.close();
-    assert.deepEqual(third.transactions.map((t) => t.applicationOrder), [1, 2]);
+    assert.deepEqual(
+      third.transactions.map((t) => t.applicationOrder),
+      [1, 2],
+    );
     const meta = xdr.LedgerCloseMeta.fromXdr(third.metadataXdr, 'base64');
     assert.equal(meta.type, 'v2');
-    const v2 = (meta).v2;
+    const v2 = meta.v2;
     assert.equal(v2.txProcessing.length, 2);
     assert.equal(v2.ledgerHeader.header.feePool, 300n);
     assert.equal(Buffer.from(v2.ledgerHeader.hash.toBytes()).toString('hex'), third.hash);
@@ -128,7 +136,10 @@ describe('atomic application', () => {
     const r = h.run(h.root, [Operation.createAccount({ destination: dest.publicKey(), startingBalance: '5' })]);
     const meta = xdr.TransactionMeta.fromXdr(r.resultMetaXdr, 'base64') as xdr.TransactionMetaV4Arm;
     const changes = meta.v4.operations[0]?.changes ?? [];
-    assert.deepEqual(changes.map((c) => c.type), ['ledgerEntryState', 'ledgerEntryUpdated', 'ledgerEntryCreated']);
+    assert.deepEqual(
+      changes.map((c) => c.type),
+      ['ledgerEntryState', 'ledgerEntryUpdated', 'ledgerEntryCreated'],
+    );
   });
 
   test('a transaction that expired between submission and close fails with txTOO_LATE, fee charged, sequence kept', () => {
@@ -136,7 +147,9 @@ describe('atomic application', () => {
     const a = h.fund();
     const seq = h.seq(a.publicKey());
     const balance = h.balance(a.publicKey());
-    const tx = h.build(a, [Operation.bumpSequence({ bumpTo: '0' })], { timeBounds: { minTime: 0, maxTime: h.now + 11 } });
+    const tx = h.build(a, [Operation.bumpSequence({ bumpTo: '0' })], {
+      timeBounds: { minTime: 0, maxTime: h.now + 11 },
+    });
     assert.equal(h.submit(tx).status, 'PENDING');
     h.now += 30;
     const ledger = h.engine.closeLedger(h.now);
@@ -152,7 +165,8 @@ describe('atomic application', () => {
   test('a ledger holds at most maxTxSetSize operations; the queue holds twice that', () => {
     const h = new Harness({ maxTxSetSize: 2 });
     const accounts = [h.fund(), h.fund(), h.fund(), h.fund(), h.fund()];
-    const pay = (from: Keypair) => h.build(from, [Operation.payment({ destination: h.root.publicKey(), asset: native, amount: '1' })]);
+    const pay = (from: Keypair) =>
+      h.build(from, [Operation.payment({ destination: h.root.publicKey(), asset: native, amount: '1' })]);
     const statuses = accounts.map((a) => h.submit(pay(a)).status);
     assert.deepEqual(statuses, ['PENDING', 'PENDING', 'PENDING', 'PENDING', 'TRY_AGAIN_LATER']);
     assert.equal(h.close().transactions.length, 2);
@@ -167,8 +181,16 @@ describe('getLedgerEntry', () => {
     const h = new Harness();
     const ghost = entryKey({ type: 0, account: { accountId: { type: 0, ed25519: Keypair.random().rawPublicKey() } } });
     assert.equal(h.engine.getLedgerEntry(ghost), undefined);
-    assert.equal(h.engine.getLedgerEntry(entryKey({ type: 2, offer: { sellerId: { type: 0, ed25519: h.root.rawPublicKey() }, offerId: 1n } })), undefined);
-    assert.throws(() => h.engine.getLedgerEntry(entryKey({ type: 9, ttl: { keyHash: new Uint8Array(32) } })), EngineInputError);
+    assert.equal(
+      h.engine.getLedgerEntry(
+        entryKey({ type: 2, offer: { sellerId: { type: 0, ed25519: h.root.rawPublicKey() }, offerId: 1n } }),
+      ),
+      undefined,
+    );
+    assert.throws(
+      () => h.engine.getLedgerEntry(entryKey({ type: 9, ttl: { keyHash: new Uint8Array(32) } })),
+      EngineInputError,
+    );
     assert.throws(() => h.engine.getLedgerEntry('AAAA'), EngineInputError);
   });
 });
@@ -185,7 +207,11 @@ describe('installContract', () => {
 
     const instanceKey = entryKey({
       type: 6,
-      contractData: { contract: { type: 1, contractId: StrKey.decodeContract(contractId) }, key: { type: 20 }, durability: 1 },
+      contractData: {
+        contract: { type: 1, contractId: StrKey.decodeContract(contractId) },
+        key: { type: 20 },
+        durability: 1,
+      },
     });
     const instance = h.engine.getLedgerEntry(instanceKey);
     assert.ok(instance);
@@ -201,7 +227,10 @@ describe('installContract', () => {
     assert.ok(code?.liveUntilLedgerSeq);
     const codeEntry = (xdr.LedgerEntryData.fromXdr(code.xdr, 'base64') as xdr.LedgerEntryDataContractCode).contractCode;
     const spec = contract.Spec.fromWasm(codeEntry.code);
-    assert.deepEqual(spec.funcs().map((f) => f.name.toString()), ['hello', 'transfer']);
+    assert.deepEqual(
+      spec.funcs().map((f) => f.name.toString()),
+      ['hello', 'transfer'],
+    );
   });
 
   test('a WASM without contractspecv0 is refused', () => {
@@ -230,17 +259,24 @@ describe('snapshot', () => {
     );
     h.run(sponsor, [
       Operation.manageData({ name: 'k', value: Buffer.from([0, 1, 2]) }),
-      Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 }, homeDomain: 'x.org' }),
+      Operation.setOptions({
+        signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 },
+        homeDomain: 'x.org',
+      }),
     ]);
     h.engine.installContract(specOnlyWasm(['f']));
-    const pending = h.build(h.root, [Operation.payment({ destination: sponsor.publicKey(), asset: native, amount: '1' })]);
+    const pending = h.build(h.root, [
+      Operation.payment({ destination: sponsor.publicKey(), asset: native, amount: '1' }),
+    ]);
     assert.equal(h.submit(pending).status, 'PENDING');
 
     const json = JSON.stringify(h.engine.snapshot());
     const restored = new LedgerEngine({ networkPassphrase: PASSPHRASE, clock: () => h.now }, JSON.parse(json));
     assert.deepEqual(restored.latestLedger(), h.engine.latestLedger());
     assert.deepEqual(restored.snapshot(), h.engine.snapshot());
-    const keys = [sponsor, wallet, issuer].map((k) => entryKey({ type: 0, account: { accountId: { type: 0, ed25519: k.rawPublicKey() } } }));
+    const keys = [sponsor, wallet, issuer].map((k) =>
+      entryKey({ type: 0, account: { accountId: { type: 0, ed25519: k.rawPublicKey() } } }),
+    );
     for (const key of keys) assert.deepEqual(restored.getLedgerEntry(key), h.engine.getLedgerEntry(key));
     assert.equal(restored.pendingCount(), 1);
     const next = restored.closeLedger(h.now + 5);

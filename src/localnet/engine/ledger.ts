@@ -133,9 +133,14 @@ export class LedgerEngine {
     // A transaction bigger than a whole ledger could never be included.
     if (parsed.feeOps > this.maxTxSetSize) return { status: 'TRY_AGAIN_LATER', hash };
     const queuedOps = this.queue.reduce((n, q) => n + q.feeOps, 0) - (current?.feeOps ?? 0);
-    if (queuedOps + parsed.feeOps > this.maxTxSetSize * QUEUE_LEDGER_MULTIPLIER) return { status: 'TRY_AGAIN_LATER', hash };
+    if (queuedOps + parsed.feeOps > this.maxTxSetSize * QUEUE_LEDGER_MULTIPLIER)
+      return { status: 'TRY_AGAIN_LATER', hash };
 
-    const validation = checkValid(parsed, { state: this.state, header: this.lclHeader() }, this.submissionTimeOptions());
+    const validation = checkValid(
+      parsed,
+      { state: this.state, header: this.lclHeader() },
+      this.submissionTimeOptions(),
+    );
     if (!validation.isSuccess()) return error(validation);
 
     // The fee source must afford this fee on top of every fee it already has queued.
@@ -252,7 +257,12 @@ export class LedgerEngine {
       });
     });
 
-    const txSet = transactionSetWire(this.protocolVersion, this.lcl.hash, selected.map((p) => p.envelope), this.baseFee);
+    const txSet = transactionSetWire(
+      this.protocolVersion,
+      this.lcl.hash,
+      selected.map((p) => p.envelope),
+      this.baseFee,
+    );
     const txSetHash = sha256(xdr.GeneralizedTransactionSet.schema.encode(txSet));
     const txSetResultHash = sha256(
       xdr.TransactionResultSet.schema.encode({
@@ -285,13 +295,21 @@ export class LedgerEngine {
     this.bySource.clear();
     this.queuedFees.clear();
     for (const parsed of rest) {
-      const stillValid = checkValid(parsed, { state: this.state, header: this.lclHeader() }, this.submissionTimeOptions());
+      const stillValid = checkValid(
+        parsed,
+        { state: this.state, header: this.lclHeader() },
+        this.submissionTimeOptions(),
+      );
       if (stillValid.isSuccess()) this.enqueue(parsed);
     }
     return { ...closed, transactions };
   }
 
-  private seal(fields: HeaderFields, txSet: xdr.GeneralizedTransactionSetWire, processed: ProcessedTx[]): Omit<ClosedLedger, 'transactions'> {
+  private seal(
+    fields: HeaderFields,
+    txSet: xdr.GeneralizedTransactionSetWire,
+    processed: ProcessedTx[],
+  ): Omit<ClosedLedger, 'transactions'> {
     const headerWire = ledgerHeaderWire(fields);
     const headerBytes = xdr.LedgerHeader.schema.encode(headerWire);
     const hash = sha256(headerBytes);
@@ -400,7 +418,9 @@ export class LedgerEngine {
   private restore(snapshot: EngineSnapshot): LastClosed {
     if (snapshot.version !== 1) throw new EngineInputError(`unsupported snapshot version ${String(snapshot.version)}`);
     if (snapshot.networkPassphrase !== this.networkPassphrase) {
-      throw new EngineInputError(`snapshot is for network "${String(snapshot.networkPassphrase)}", not "${this.networkPassphrase}"`);
+      throw new EngineInputError(
+        `snapshot is for network "${String(snapshot.networkPassphrase)}", not "${this.networkPassphrase}"`,
+      );
     }
     const ledger = snapshot.ledger as Record<string, unknown> | undefined;
     if (!ledger || typeof ledger !== 'object' || !Array.isArray(snapshot.entries)) {

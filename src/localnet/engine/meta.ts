@@ -11,7 +11,8 @@ export function ledgerEntryChanges(changes: readonly EntryChange[]): xdr.LedgerE
   const out: xdr.LedgerEntryChangeWire[] = [];
   for (const { before, after } of changes) {
     if (before) out.push({ type: 3, state: ledgerEntryWire(before) });
-    if (after) out.push(before ? { type: 1, updated: ledgerEntryWire(after) } : { type: 0, created: ledgerEntryWire(after) });
+    if (after)
+      out.push(before ? { type: 1, updated: ledgerEntryWire(after) } : { type: 0, created: ledgerEntryWire(after) });
     else if (before) out.push({ type: 2, removed: ledgerKeyWire(before) });
   }
   return out;
@@ -97,10 +98,14 @@ export function transactionSetWire(
 ): xdr.GeneralizedTransactionSetWire {
   const classic: xdr.TransactionPhaseWire = {
     v: 0,
-    v0Components: envelopes.length ? [{ type: 0, txsMaybeDiscountedFee: { baseFee: BigInt(baseFee), txs: envelopes } }] : [],
+    v0Components: envelopes.length
+      ? [{ type: 0, txsMaybeDiscountedFee: { baseFee: BigInt(baseFee), txs: envelopes } }]
+      : [],
   };
   const soroban: xdr.TransactionPhaseWire =
-    protocolVersion >= 23 ? { v: 1, parallelTxsComponent: { baseFee: null, executionStages: [] } } : { v: 0, v0Components: [] };
+    protocolVersion >= 23
+      ? { v: 1, parallelTxsComponent: { baseFee: null, executionStages: [] } }
+      : { v: 0, v0Components: [] };
   return { v: 1, v1TxSet: { previousLedgerHash, phases: [classic, soroban] } };
 }
 

@@ -34,7 +34,10 @@ function submissionError(h: Harness, tx: Parameters<Harness['submit']>[0]) {
 function trustline(h: Harness, holder: Keypair, asset: Asset): xdr.TrustLineEntry | undefined {
   const key = entryKey({
     type: 1,
-    trustLine: { accountId: { type: 0, ed25519: holder.rawPublicKey() }, asset: asset.toTrustLineXdrObject().toXdrObject() },
+    trustLine: {
+      accountId: { type: 0, ed25519: holder.rawPublicKey() },
+      asset: asset.toTrustLineXdrObject().toXdrObject(),
+    },
   });
   const entry = h.engine.getLedgerEntry(key);
   if (!entry) return undefined;
@@ -46,7 +49,10 @@ function issued(h: Harness, opts: { limit?: string } = {}) {
   const issuer = h.fund();
   const holder = h.fund();
   const asset = new Asset('USD', issuer.publicKey());
-  assert.equal(h.run(holder, [Operation.changeTrust({ asset, ...(opts.limit ? { limit: opts.limit } : {}) })]).successful, true);
+  assert.equal(
+    h.run(holder, [Operation.changeTrust({ asset, ...(opts.limit ? { limit: opts.limit } : {}) })]).successful,
+    true,
+  );
   return { issuer, holder, asset };
 }
 
@@ -68,11 +74,18 @@ describe('createAccount', () => {
     const a = h.fund(5n);
     const exists = h.run(h.root, [Operation.createAccount({ destination: a.publicKey(), startingBalance: '10' })]);
     assert.deepEqual(exists.decoded.ops, [inner(CREATE_ACCOUNT.ALREADY_EXIST)]);
-    const low = h.run(h.root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' })]);
+    const low = h.run(h.root, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '0.9999999' }),
+    ]);
     assert.deepEqual(low.decoded.ops, [inner(CREATE_ACCOUNT.LOW_RESERVE)]);
-    const poor = h.run(a, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '4.5' })]);
+    const poor = h.run(a, [
+      Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '4.5' }),
+    ]);
     assert.deepEqual(poor.decoded.ops, [inner(CREATE_ACCOUNT.UNDERFUNDED)]);
-    const self = submissionError(h, h.build(a, [Operation.createAccount({ destination: a.publicKey(), startingBalance: '1' })]));
+    const self = submissionError(
+      h,
+      h.build(a, [Operation.createAccount({ destination: a.publicKey(), startingBalance: '1' })]),
+    );
     assert.equal(self.tx, TX.FAILED);
     assert.deepEqual(self.ops, [inner(CREATE_ACCOUNT.MALFORMED)]);
   });
@@ -97,11 +110,20 @@ describe('payment', () => {
     const { issuer, holder, asset } = issued(h);
     const other = h.fund();
     assert.equal(h.run(other, [Operation.changeTrust({ asset })]).successful, true);
-    assert.equal(h.run(issuer, [Operation.payment({ destination: holder.publicKey(), asset, amount: '100' })]).successful, true);
+    assert.equal(
+      h.run(issuer, [Operation.payment({ destination: holder.publicKey(), asset, amount: '100' })]).successful,
+      true,
+    );
     assert.equal(trustline(h, holder, asset)?.balance, 100n * XLM);
-    assert.equal(h.run(holder, [Operation.payment({ destination: other.publicKey(), asset, amount: '40' })]).successful, true);
+    assert.equal(
+      h.run(holder, [Operation.payment({ destination: other.publicKey(), asset, amount: '40' })]).successful,
+      true,
+    );
     assert.equal(trustline(h, other, asset)?.balance, 40n * XLM);
-    assert.equal(h.run(holder, [Operation.payment({ destination: issuer.publicKey(), asset, amount: '60' })]).successful, true);
+    assert.equal(
+      h.run(holder, [Operation.payment({ destination: issuer.publicKey(), asset, amount: '60' })]).successful,
+      true,
+    );
     assert.equal(trustline(h, holder, asset)?.balance, 0n);
   });
 
@@ -112,7 +134,9 @@ describe('payment', () => {
     assert.equal(h.run(issuer, [Operation.accountMerge({ destination: h.root.publicKey() })]).successful, true);
     const back = h.run(holder, [Operation.payment({ destination: issuer.publicKey(), asset, amount: '5' })]);
     assert.deepEqual(back.decoded.ops, [inner(PAYMENT.SUCCESS)]);
-    const nowhere = h.run(holder, [Operation.payment({ destination: Keypair.random().publicKey(), asset: native, amount: '1' })]);
+    const nowhere = h.run(holder, [
+      Operation.payment({ destination: Keypair.random().publicKey(), asset: native, amount: '1' }),
+    ]);
     assert.deepEqual(nowhere.decoded.ops, [inner(PAYMENT.NO_DESTINATION)]);
   });
 
@@ -126,7 +150,9 @@ describe('payment', () => {
     assert.deepEqual(full.decoded.ops, [inner(PAYMENT.LINE_FULL)]);
     const broke = h.run(holder, [Operation.payment({ destination: issuer.publicKey(), asset, amount: '1' })]);
     assert.deepEqual(broke.decoded.ops, [inner(PAYMENT.UNDERFUNDED)]);
-    const nativeBroke = h.run(stranger, [Operation.payment({ destination: issuer.publicKey(), asset: native, amount: '999.5' })]);
+    const nativeBroke = h.run(stranger, [
+      Operation.payment({ destination: issuer.publicKey(), asset: native, amount: '999.5' }),
+    ]);
     assert.deepEqual(nativeBroke.decoded.ops, [inner(PAYMENT.UNDERFUNDED)]);
     const srcNoTrust = h.run(stranger, [Operation.payment({ destination: holder.publicKey(), asset, amount: '1' })]);
     assert.deepEqual(srcNoTrust.decoded.ops, [inner(PAYMENT.SRC_NO_TRUST)]);
@@ -156,7 +182,13 @@ describe('payment', () => {
     const zero = submissionError(h, h.build(h.root, [body({ type: 0 }, 0n)]));
     assert.deepEqual(zero.ops, [inner(PAYMENT.MALFORMED)]);
     // The SDK refuses to build an envelope with an invalid asset code, so this one is assembled by hand.
-    const badCode = { type: 1 as const, alphaNum4: { assetCode: new Uint8Array([65, 0, 66, 0]), issuer: { type: 0 as const, ed25519: h.root.rawPublicKey() } } };
+    const badCode = {
+      type: 1 as const,
+      alphaNum4: {
+        assetCode: new Uint8Array([65, 0, 66, 0]),
+        issuer: { type: 0 as const, ed25519: h.root.rawPublicKey() },
+      },
+    };
     const invalid = submissionError(h, rawEnvelope(h, h.root, [body(badCode, 1n).toXdrObject()]));
     assert.deepEqual(invalid.ops, [inner(PAYMENT.MALFORMED)]);
   });
@@ -199,7 +231,10 @@ describe('changeTrust', () => {
     assert.deepEqual(low.decoded.ops, [inner(CHANGE_TRUST.LOW_RESERVE)]);
     const self = submissionError(h, h.build(issuer, [Operation.changeTrust({ asset })]));
     assert.deepEqual(self.ops, [inner(CHANGE_TRUST.MALFORMED)]);
-    const nativeLine = xdr.Operation.fromXdrObject({ sourceAccount: null, body: { type: 6, changeTrustOp: { line: { type: 0 }, limit: 1n } } });
+    const nativeLine = xdr.Operation.fromXdrObject({
+      sourceAccount: null,
+      body: { type: 6, changeTrustOp: { line: { type: 0 }, limit: 1n } },
+    });
     assert.deepEqual(submissionError(h, h.build(a, [nativeLine])).ops, [inner(CHANGE_TRUST.MALFORMED)]);
   });
 });
@@ -209,7 +244,10 @@ describe('manageData', () => {
     const h = new Harness();
     const a = h.fund();
     const key = () =>
-      entryKey({ type: 3, data: { accountId: { type: 0, ed25519: a.rawPublicKey() }, dataName: new xdr.XdrString('k') } });
+      entryKey({
+        type: 3,
+        data: { accountId: { type: 0, ed25519: a.rawPublicKey() }, dataName: new xdr.XdrString('k') },
+      });
     assert.equal(h.run(a, [Operation.manageData({ name: 'k', value: 'v1' })]).successful, true);
     assert.equal(h.account(a.publicKey())?.numSubEntries, 1);
     assert.equal(h.run(a, [Operation.manageData({ name: 'k', value: 'v2' })]).successful, true);
@@ -224,10 +262,15 @@ describe('manageData', () => {
     assert.deepEqual(missing.decoded.ops, [inner(MANAGE_DATA.NAME_NOT_FOUND)]);
     const poor = h.fund(1n);
     h.run(h.root, [Operation.payment({ destination: poor.publicKey(), asset: native, amount: '0.1' })]);
-    assert.deepEqual(h.run(poor, [Operation.manageData({ name: 'x', value: 'y' })]).decoded.ops, [inner(MANAGE_DATA.LOW_RESERVE)]);
+    assert.deepEqual(h.run(poor, [Operation.manageData({ name: 'x', value: 'y' })]).decoded.ops, [
+      inner(MANAGE_DATA.LOW_RESERVE),
+    ]);
     const badName = xdr.Operation.fromXdrObject({
       sourceAccount: null,
-      body: { type: 10, manageDataOp: { dataName: new xdr.XdrString(new Uint8Array([0x41, 0x0a])), dataValue: new Uint8Array([1]) } },
+      body: {
+        type: 10,
+        manageDataOp: { dataName: new xdr.XdrString(new Uint8Array([0x41, 0x0a])), dataValue: new Uint8Array([1]) },
+      },
     });
     assert.deepEqual(submissionError(h, h.build(a, [badName])).ops, [inner(MANAGE_DATA.INVALID_NAME)]);
   });
@@ -240,7 +283,14 @@ describe('setOptions', () => {
     const s1 = Keypair.random();
     const r = h.run(a, [
       Operation.setOptions({ signer: { ed25519PublicKey: s1.publicKey(), weight: 2 } }),
-      Operation.setOptions({ masterWeight: 3, lowThreshold: 1, medThreshold: 2, highThreshold: 3, homeDomain: 'example.org', setFlags: 3 }),
+      Operation.setOptions({
+        masterWeight: 3,
+        lowThreshold: 1,
+        medThreshold: 2,
+        highThreshold: 3,
+        homeDomain: 'example.org',
+        setFlags: 3,
+      }),
     ]);
     assert.deepEqual(r.decoded.ops, [inner(SET_OPTIONS.SUCCESS), inner(SET_OPTIONS.SUCCESS)]);
     let acc = h.account(a.publicKey());
@@ -250,9 +300,15 @@ describe('setOptions', () => {
     assert.deepEqual([...acc.thresholds.toBytes()], [3, 1, 2, 3]);
     assert.equal(acc.homeDomain.toString(), 'example.org');
     assert.equal(acc.flags, 3);
-    assert.equal(h.run(a, [Operation.setOptions({ signer: { ed25519PublicKey: s1.publicKey(), weight: 5 } })]).successful, true);
+    assert.equal(
+      h.run(a, [Operation.setOptions({ signer: { ed25519PublicKey: s1.publicKey(), weight: 5 } })]).successful,
+      true,
+    );
     assert.equal(h.account(a.publicKey())?.signers[0]?.weight, 5);
-    assert.equal(h.run(a, [Operation.setOptions({ signer: { ed25519PublicKey: s1.publicKey(), weight: 0 } })]).successful, true);
+    assert.equal(
+      h.run(a, [Operation.setOptions({ signer: { ed25519PublicKey: s1.publicKey(), weight: 0 } })]).successful,
+      true,
+    );
     acc = h.account(a.publicKey());
     assert.equal(acc?.signers.length, 0);
     assert.equal(acc?.numSubEntries, 0);
@@ -265,21 +321,35 @@ describe('setOptions', () => {
       Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } }),
     );
     assert.equal(h.run(a, twenty).successful, true);
-    const tooMany = h.run(a, [Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } })]);
+    const tooMany = h.run(a, [
+      Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } }),
+    ]);
     assert.deepEqual(tooMany.decoded.ops, [inner(SET_OPTIONS.TOO_MANY_SIGNERS)]);
     const poor = h.fund(1n);
     h.run(h.root, [Operation.payment({ destination: poor.publicKey(), asset: native, amount: '0.1' })]);
-    const low = h.run(poor, [Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } })]);
+    const low = h.run(poor, [
+      Operation.setOptions({ signer: { ed25519PublicKey: Keypair.random().publicKey(), weight: 1 } }),
+    ]);
     assert.deepEqual(low.decoded.ops, [inner(SET_OPTIONS.LOW_RESERVE)]);
-    const self = submissionError(h, h.build(poor, [Operation.setOptions({ signer: { ed25519PublicKey: poor.publicKey(), weight: 1 } })]));
+    const self = submissionError(
+      h,
+      h.build(poor, [Operation.setOptions({ signer: { ed25519PublicKey: poor.publicKey(), weight: 1 } })]),
+    );
     assert.deepEqual(self.ops, [inner(SET_OPTIONS.BAD_SIGNER)]);
     const outOfRange = xdr.Operation.fromXdrObject({
       sourceAccount: null,
       body: {
         type: 5,
         setOptionsOp: {
-          inflationDest: null, clearFlags: null, setFlags: null, masterWeight: 256,
-          lowThreshold: null, medThreshold: null, highThreshold: null, homeDomain: null, signer: null,
+          inflationDest: null,
+          clearFlags: null,
+          setFlags: null,
+          masterWeight: 256,
+          lowThreshold: null,
+          medThreshold: null,
+          highThreshold: null,
+          homeDomain: null,
+          signer: null,
         },
       },
     });
@@ -296,7 +366,10 @@ describe('bumpSequence', () => {
     assert.equal(h.seq(a.publicKey()), target);
     assert.equal(h.run(a, [Operation.bumpSequence({ bumpTo: '1' })]).successful, true);
     assert.equal(h.seq(a.publicKey()), target + 1n);
-    const negative = xdr.Operation.fromXdrObject({ sourceAccount: null, body: { type: 11, bumpSequenceOp: { bumpTo: -1n } } });
+    const negative = xdr.Operation.fromXdrObject({
+      sourceAccount: null,
+      body: { type: 11, bumpSequenceOp: { bumpTo: -1n } },
+    });
     assert.deepEqual(submissionError(h, h.build(a, [negative])).ops, [inner(BUMP_SEQUENCE.BAD_SEQ)]);
   });
 });
@@ -329,17 +402,23 @@ describe('accountMerge', () => {
     assert.deepEqual(immutable.decoded.ops, [inner(ACCOUNT_MERGE.IMMUTABLE_SET)]);
 
     const jumper = h.fund();
-    h.run(jumper, [Operation.bumpSequence({ bumpTo: ((BigInt(h.engine.latestLedger().sequence) + 100n) << 32n).toString() })]);
+    h.run(jumper, [
+      Operation.bumpSequence({ bumpTo: ((BigInt(h.engine.latestLedger().sequence) + 100n) << 32n).toString() }),
+    ]);
     const tooFar = h.run(jumper, [Operation.accountMerge({ destination: h.root.publicKey() })]);
     assert.deepEqual(tooFar.decoded.ops, [inner(ACCOUNT_MERGE.SEQNUM_TOO_FAR)]);
 
     const sponsor = h.fund();
     const sponsored = Keypair.random();
-    h.run(sponsor, [
-      Operation.beginSponsoringFutureReserves({ sponsoredId: sponsored.publicKey() }),
-      Operation.createAccount({ destination: sponsored.publicKey(), startingBalance: '0' }),
-      Operation.endSponsoringFutureReserves({ source: sponsored.publicKey() }),
-    ], { signers: [sponsor, sponsored] });
+    h.run(
+      sponsor,
+      [
+        Operation.beginSponsoringFutureReserves({ sponsoredId: sponsored.publicKey() }),
+        Operation.createAccount({ destination: sponsored.publicKey(), startingBalance: '0' }),
+        Operation.endSponsoringFutureReserves({ source: sponsored.publicKey() }),
+      ],
+      { signers: [sponsor, sponsored] },
+    );
     h.close();
     const isSponsor = h.run(sponsor, [Operation.accountMerge({ destination: h.root.publicKey() })]);
     assert.deepEqual(isSponsor.decoded.ops, [inner(ACCOUNT_MERGE.IS_SPONSOR)]);
@@ -358,7 +437,13 @@ describe('accountMerge', () => {
     const header = { ledgerSeq: 100, closeTime: 0, baseFee: 100, baseReserve: 5_000_000n, protocolVersion: 23 };
     const result = accountMerge.apply(
       { type: 8, destination: { type: 0, ed25519: Keypair.fromPublicKey(dest.id).rawPublicKey() } },
-      { ltx, header, source: src.id, sourceMuxed: { type: 0, ed25519: Keypair.fromPublicKey(src.id).rawPublicKey() }, tx: undefined as never },
+      {
+        ltx,
+        header,
+        source: src.id,
+        sourceMuxed: { type: 0, ed25519: Keypair.fromPublicKey(src.id).rawPublicKey() },
+        tx: undefined as never,
+      },
     );
     assert.equal(opResultInnerCode(result), ACCOUNT_MERGE.DEST_FULL);
   });
@@ -369,11 +454,25 @@ describe('path payments (no order books)', () => {
     const h = new Harness();
     const { issuer, holder, asset } = issued(h);
     const r1 = h.run(issuer, [
-      Operation.pathPaymentStrictReceive({ sendAsset: asset, sendMax: '10', destination: holder.publicKey(), destAsset: asset, destAmount: '10', path: [] }),
+      Operation.pathPaymentStrictReceive({
+        sendAsset: asset,
+        sendMax: '10',
+        destination: holder.publicKey(),
+        destAsset: asset,
+        destAmount: '10',
+        path: [],
+      }),
     ]);
     assert.deepEqual(r1.decoded.ops, [inner(PATH_PAYMENT.SUCCESS)]);
     const r2 = h.run(holder, [
-      Operation.pathPaymentStrictSend({ sendAsset: asset, sendAmount: '4', destination: issuer.publicKey(), destAsset: asset, destMin: '4', path: [asset] }),
+      Operation.pathPaymentStrictSend({
+        sendAsset: asset,
+        sendAmount: '4',
+        destination: issuer.publicKey(),
+        destAsset: asset,
+        destMin: '4',
+        path: [asset],
+      }),
     ]);
     assert.deepEqual(r2.decoded.ops, [inner(PATH_PAYMENT.SUCCESS)]);
     assert.equal(trustline(h, holder, asset)?.balance, 6n * XLM);
@@ -390,19 +489,47 @@ describe('path payments (no order books)', () => {
     const { holder, asset } = issued(h);
     const a = h.fund();
     const convert = h.run(a, [
-      Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: holder.publicKey(), destAsset: asset, destMin: '1', path: [] }),
+      Operation.pathPaymentStrictSend({
+        sendAsset: native,
+        sendAmount: '1',
+        destination: holder.publicKey(),
+        destAsset: asset,
+        destMin: '1',
+        path: [],
+      }),
     ]);
     assert.deepEqual(convert.decoded.ops, [inner(PATH_PAYMENT.TOO_FEW_OFFERS)]);
     const overMax = h.run(a, [
-      Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '1', destination: holder.publicKey(), destAsset: native, destAmount: '2', path: [] }),
+      Operation.pathPaymentStrictReceive({
+        sendAsset: native,
+        sendMax: '1',
+        destination: holder.publicKey(),
+        destAsset: native,
+        destAmount: '2',
+        path: [],
+      }),
     ]);
     assert.deepEqual(overMax.decoded.ops, [inner(PATH_PAYMENT.CONSTRAINT_NOT_MET)]);
     const underMin = h.run(a, [
-      Operation.pathPaymentStrictSend({ sendAsset: native, sendAmount: '1', destination: holder.publicKey(), destAsset: native, destMin: '2', path: [] }),
+      Operation.pathPaymentStrictSend({
+        sendAsset: native,
+        sendAmount: '1',
+        destination: holder.publicKey(),
+        destAsset: native,
+        destMin: '2',
+        path: [],
+      }),
     ]);
     assert.deepEqual(underMin.decoded.ops, [inner(PATH_PAYMENT.CONSTRAINT_NOT_MET)]);
     const noDest = h.run(a, [
-      Operation.pathPaymentStrictReceive({ sendAsset: native, sendMax: '1', destination: Keypair.random().publicKey(), destAsset: native, destAmount: '1', path: [] }),
+      Operation.pathPaymentStrictReceive({
+        sendAsset: native,
+        sendMax: '1',
+        destination: Keypair.random().publicKey(),
+        destAsset: native,
+        destAmount: '1',
+        path: [],
+      }),
     ]);
     assert.deepEqual(noDest.decoded.ops, [inner(PATH_PAYMENT.NO_DESTINATION)]);
   });
@@ -413,7 +540,9 @@ describe('subentry limit', () => {
     const h = new Harness();
     const a = h.fund(1000n);
     for (let batch = 0; batch < 10; batch++) {
-      const ops = Array.from({ length: 100 }, (_, i) => Operation.manageData({ name: `k${batch * 100 + i}`, value: 'v' }));
+      const ops = Array.from({ length: 100 }, (_, i) =>
+        Operation.manageData({ name: `k${batch * 100 + i}`, value: 'v' }),
+      );
       assert.equal(h.run(a, ops).successful, true);
     }
     assert.equal(h.account(a.publicKey())?.numSubEntries, 1000);

@@ -167,11 +167,7 @@ export function createEntryWithPossibleSponsorship(
 }
 
 /** Releases an entry's reserve (from its sponsor or its owner) before the entry is erased. */
-export function removeEntryWithPossibleSponsorship(
-  ltx: LedgerTxn,
-  entry: ReserveEntry,
-  owner: AccountRecord,
-): void {
+export function removeEntryWithPossibleSponsorship(ltx: LedgerTxn, entry: ReserveEntry, owner: AccountRecord): void {
   if (entry.sponsor) {
     const sponsoring = entry.sponsor === owner.id ? owner : loadAccountForWrite(ltx, entry.sponsor);
     if (entry.kind !== 'account') owner.numSubEntries -= multiplier(entry);

@@ -114,7 +114,9 @@ export class TxResult {
     if (this.inner && (this.code === TX.FEE_BUMP_INNER_SUCCESS || this.code === TX.FEE_BUMP_INNER_FAILED)) {
       const innerCode = this.inner.code;
       const innerResult =
-        innerCode === TX.SUCCESS || innerCode === TX.FAILED ? { code: innerCode, results: this.opResults } : { code: innerCode };
+        innerCode === TX.SUCCESS || innerCode === TX.FAILED
+          ? { code: innerCode, results: this.opResults }
+          : { code: innerCode };
       result = {
         code: this.code,
         innerResultPair: {

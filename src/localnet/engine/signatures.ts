@@ -21,7 +21,11 @@ function publicKeyObject(publicKey: Uint8Array): KeyObject {
   const hex = Buffer.from(publicKey).toString('hex');
   let key = keyObjects.get(hex);
   if (!key) {
-    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(publicKey)]), format: 'der', type: 'spki' });
+    key = createPublicKey({
+      key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(publicKey)]),
+      format: 'der',
+      type: 'spki',
+    });
     if (keyObjects.size >= CACHE_LIMIT) keyObjects.clear();
     keyObjects.set(hex, key);
   }

@@ -71,7 +71,13 @@ export function serializeRecord(r: LedgerRecord): Json {
     case 'data':
       return { ...common(r), kind: 'data', account: r.account, name: r.name, value: toHex(r.value) };
     case 'contract':
-      return { kind: 'contract', lastModified: r.lastModified, keyXdr: r.keyXdr, dataXdr: r.dataXdr, liveUntil: r.liveUntil };
+      return {
+        kind: 'contract',
+        lastModified: r.lastModified,
+        keyXdr: r.keyXdr,
+        dataXdr: r.dataXdr,
+        liveUntil: r.liveUntil,
+      };
   }
 }
 

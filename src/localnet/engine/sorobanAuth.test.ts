@@ -23,7 +23,13 @@ function invocation(fn = 'transfer'): xdr.SorobanAuthorizedInvocation {
 }
 
 async function signed(signer: Keypair, validUntil: number, authV2: boolean, passphrase = PASSPHRASE): Promise<string> {
-  const entry = await authorizeInvocation({ signer, validUntilLedgerSeq: validUntil, invocation: invocation(), networkPassphrase: passphrase, authV2 });
+  const entry = await authorizeInvocation({
+    signer,
+    validUntilLedgerSeq: validUntil,
+    invocation: invocation(),
+    networkPassphrase: passphrase,
+    authV2,
+  });
   return entry.toXdr('base64');
 }
 
@@ -40,7 +46,10 @@ const credentialsOf = (w: xdr.SorobanAuthorizationEntryWire): xdr.SorobanAddress
   throw new Error('not address credentials');
 };
 
-for (const [label, authV2] of [['legacy ADDRESS', false], ['ADDRESS_V2', true]] as const) {
+for (const [label, authV2] of [
+  ['legacy ADDRESS', false],
+  ['ADDRESS_V2', true],
+] as const) {
   describe(`${label} credentials`, () => {
     test('a correctly signed entry verifies, valid through its expiration ledger', async () => {
       const kp = Keypair.random();
@@ -49,7 +58,11 @@ for (const [label, authV2] of [['legacy ADDRESS', false], ['ADDRESS_V2', true]] 
       assert.equal(decoded.credentials.type, authV2 ? 'sorobanCredentialsAddressV2' : 'sorobanCredentialsAddress');
       for (const current of [50, 100]) {
         const r = verifyAuthEntrySignature(entry, PASSPHRASE, current);
-        assert.equal(r.valid, true, JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
+        assert.equal(
+          r.valid,
+          true,
+          JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+        );
         if (r.valid) {
           assert.equal(r.address, kp.publicKey());
           assert.equal(r.credentialType, authV2 ? 'addressV2' : 'address');
@@ -96,7 +109,9 @@ for (const [label, authV2] of [['legacy ADDRESS', false], ['ADDRESS_V2', true]] 
     test('a used nonce fails', async () => {
       const kp = Keypair.random();
       const entry = await signed(kp, 100, authV2);
-      const r = verifyAuthEntrySignature(entry, PASSPHRASE, 50, { isNonceUsed: (address) => address === kp.publicKey() });
+      const r = verifyAuthEntrySignature(entry, PASSPHRASE, 50, {
+        isNonceUsed: (address) => address === kp.publicKey(),
+      });
       assert.ok(!r.valid && r.reason === 'NONCE_USED');
     });
   });
@@ -135,7 +150,10 @@ describe('payload formats and signers', () => {
     const account = Keypair.random();
     const cosigner = Keypair.random();
     const entry = await authorizeInvocation({
-      signer: async (_preimage, payload) => ({ signature: cosigner.sign(Buffer.from(payload)), publicKey: cosigner.publicKey() }),
+      signer: async (_preimage, payload) => ({
+        signature: cosigner.sign(Buffer.from(payload)),
+        publicKey: cosigner.publicKey(),
+      }),
       publicKey: account.publicKey(),
       validUntilLedgerSeq: 100,
       invocation: invocation(),
@@ -152,13 +170,21 @@ describe('payload formats and signers', () => {
   });
 
   test('source-account credentials, contract addresses and garbage are reported, not verified', () => {
-    const sourceAccount = xdr.SorobanAuthorizationEntry.fromXdrObject({ credentials: { type: 0 }, rootInvocation: invocation().toXdrObject() });
+    const sourceAccount = xdr.SorobanAuthorizationEntry.fromXdrObject({
+      credentials: { type: 0 },
+      rootInvocation: invocation().toXdrObject(),
+    });
     const r1 = verifyAuthEntrySignature(sourceAccount.toXdr('base64'), PASSPHRASE, 1);
     assert.ok(!r1.valid && r1.reason === 'SOURCE_ACCOUNT_CREDENTIALS');
     const contractCreds = xdr.SorobanAuthorizationEntry.fromXdrObject({
       credentials: {
         type: 2,
-        addressV2: { address: { type: 1, contractId: StrKey.decodeContract(CONTRACT) }, nonce: 1n, signatureExpirationLedger: 10, signature: { type: 1 } },
+        addressV2: {
+          address: { type: 1, contractId: StrKey.decodeContract(CONTRACT) },
+          nonce: 1n,
+          signatureExpirationLedger: 10,
+          signature: { type: 1 },
+        },
       },
       rootInvocation: invocation().toXdrObject(),
     });

@@ -104,7 +104,8 @@ export function verifyAuthEntrySignature(
     return fail('MALFORMED', `not a SorobanAuthorizationEntry: ${(e as Error).message}`);
   }
   const creds = entry.credentials;
-  if (creds.type === 0) return fail('SOURCE_ACCOUNT_CREDENTIALS', 'source-account credentials carry no signature to verify');
+  if (creds.type === 0)
+    return fail('SOURCE_ACCOUNT_CREDENTIALS', 'source-account credentials carry no signature to verify');
   if (creds.type !== 1 && creds.type !== 2) {
     return fail('UNSUPPORTED_CREDENTIALS', 'only ADDRESS and ADDRESS_V2 credentials are verified here');
   }
@@ -115,16 +116,26 @@ export function verifyAuthEntrySignature(
   const address = StrKey.encodeEd25519PublicKey(addr.address.accountId.ed25519);
   const expiration = addr.signatureExpirationLedger;
   const maxTtl = options.maxEntryTtl ?? DEFAULT_MAX_ENTRY_TTL;
-  if (expiration < currentLedger) return fail('EXPIRED', `signature expired at ledger ${expiration} (current ${currentLedger})`);
+  if (expiration < currentLedger)
+    return fail('EXPIRED', `signature expired at ledger ${expiration} (current ${currentLedger})`);
   if (expiration > currentLedger + maxTtl - 1) {
     return fail('EXPIRATION_TOO_FAR', `expiration ledger ${expiration} is beyond ${currentLedger + maxTtl - 1}`);
   }
-  if (options.isNonceUsed?.(address, addr.nonce)) return fail('NONCE_USED', `nonce ${addr.nonce} was already used by ${address}`);
+  if (options.isNonceUsed?.(address, addr.nonce))
+    return fail('NONCE_USED', `nonce ${addr.nonce} was already used by ${address}`);
 
   const networkId = new Uint8Array(createHash('sha256').update(networkPassphrase, 'utf8').digest());
   const preimage: xdr.HashIdPreimageWire =
     creds.type === 1
-      ? { type: 9, sorobanAuthorization: { networkId, nonce: addr.nonce, signatureExpirationLedger: expiration, invocation: entry.rootInvocation } }
+      ? {
+          type: 9,
+          sorobanAuthorization: {
+            networkId,
+            nonce: addr.nonce,
+            signatureExpirationLedger: expiration,
+            invocation: entry.rootInvocation,
+          },
+        }
       : {
           type: 10,
           sorobanAuthorizationWithAddress: {
@@ -150,17 +161,22 @@ export function verifyAuthEntrySignature(
   const signers: string[] = [];
   let previous: Uint8Array | undefined;
   for (const { publicKey, signature } of signatures) {
-    if (previous && compareBytes(previous, publicKey) >= 0) return fail('KEYS_NOT_ORDERED', 'signature public keys must be strictly increasing');
+    if (previous && compareBytes(previous, publicKey) >= 0)
+      return fail('KEYS_NOT_ORDERED', 'signature public keys must be strictly increasing');
     previous = publicKey;
     const key = StrKey.encodeEd25519PublicKey(publicKey);
-    if (!verifyEd25519(publicKey, payload, signature)) return fail('SIGNATURE_INVALID', `signature by ${key} does not match the payload`);
+    if (!verifyEd25519(publicKey, payload, signature))
+      return fail('SIGNATURE_INVALID', `signature by ${key} does not match the payload`);
     const w = weightOf(key);
     if (w === 0) return fail('SIGNER_NOT_AUTHORIZED', `${key} is not a signer of ${address}`);
     weight += w;
     signers.push(key);
   }
   if (weight < account.mediumThreshold) {
-    return fail('WEIGHT_TOO_LOW', `signature weight ${weight} is below the medium threshold ${account.mediumThreshold}`);
+    return fail(
+      'WEIGHT_TOO_LOW',
+      `signature weight ${weight} is below the medium threshold ${account.mediumThreshold}`,
+    );
   }
   return {
     valid: true,

@@ -19,7 +19,10 @@ interface Counters {
 
 /** Reads an account through getLedgerEntry + xdr.LedgerEntryData.fromXDR, as a client would. */
 function counters(h: Harness, id: string): Counters {
-  const key = entryKey({ type: 0, account: { accountId: { type: 0, ed25519: Keypair.fromPublicKey(id).rawPublicKey() } } });
+  const key = entryKey({
+    type: 0,
+    account: { accountId: { type: 0, ed25519: Keypair.fromPublicKey(id).rawPublicKey() } },
+  });
   const entry = h.engine.getLedgerEntry(key);
   assert.ok(entry, `${id} exists`);
   const data = xdr.LedgerEntryData.fromXDR(entry.xdr, 'base64') as xdr.LedgerEntryDataAccount;
@@ -94,7 +97,10 @@ describe('sponsored wallet creation', () => {
       for (const asset of lines) {
         const key = entryKey({
           type: 1,
-          trustLine: { accountId: { type: 0, ed25519: wallet.rawPublicKey() }, asset: asset.toTrustLineXdrObject().toXdrObject() },
+          trustLine: {
+            accountId: { type: 0, ed25519: wallet.rawPublicKey() },
+            asset: asset.toTrustLineXdrObject().toXdrObject(),
+          },
         });
         const line = h.engine.getLedgerEntry(key);
         assert.ok(line);
@@ -136,7 +142,9 @@ describe('sponsored wallet creation', () => {
     const wallet = Keypair.random();
     h.apply(sponsoredWallet(h, sponsor, wallet, []));
     h.close();
-    const r = h.apply(h.feeBump(sponsor, h.build(wallet, [Operation.accountMerge({ destination: sponsor.publicKey() })])));
+    const r = h.apply(
+      h.feeBump(sponsor, h.build(wallet, [Operation.accountMerge({ destination: sponsor.publicKey() })])),
+    );
     assert.equal(r.decoded.tx, TX.FEE_BUMP_INNER_SUCCESS);
     assert.equal(counters(h, sponsor.publicKey()).numSponsoring, 0);
     assert.equal(h.account(wallet.publicKey()), undefined);
@@ -226,12 +234,20 @@ describe('revokeSponsorship', () => {
     const { h, sponsor, wallet, usdc } = setup();
     const lowAccount = h.run(sponsor, [Operation.revokeAccountSponsorship({ account: wallet.publicKey() })]);
     assert.deepEqual(lowAccount.decoded.ops, [inner(REVOKE_SPONSORSHIP.LOW_RESERVE)]);
-    const lowLine = h.run(sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: usdc })]);
+    const lowLine = h.run(sponsor, [
+      Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: usdc }),
+    ]);
     assert.deepEqual(lowLine.decoded.ops, [inner(REVOKE_SPONSORSHIP.LOW_RESERVE)]);
 
     h.run(h.root, [Operation.payment({ destination: wallet.publicKey(), asset: Asset.native(), amount: '2' })]);
-    assert.equal(h.run(sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: usdc })]).successful, true);
-    assert.equal(h.run(sponsor, [Operation.revokeAccountSponsorship({ account: wallet.publicKey() })]).successful, true);
+    assert.equal(
+      h.run(sponsor, [Operation.revokeTrustlineSponsorship({ account: wallet.publicKey(), asset: usdc })]).successful,
+      true,
+    );
+    assert.equal(
+      h.run(sponsor, [Operation.revokeAccountSponsorship({ account: wallet.publicKey() })]).successful,
+      true,
+    );
     assert.equal(counters(h, sponsor.publicKey()).numSponsoring, 0);
     const w = counters(h, wallet.publicKey());
     assert.equal(w.numSponsored, 0);
@@ -245,7 +261,13 @@ describe('revokeSponsorship', () => {
       sourceAccount: null,
       body: {
         type: 18,
-        revokeSponsorshipOp: { type: 0, ledgerKey: { type: 1, trustLine: { accountId: { type: 0, ed25519: wallet.rawPublicKey() }, asset: { type: 0 } } } },
+        revokeSponsorshipOp: {
+          type: 0,
+          ledgerKey: {
+            type: 1,
+            trustLine: { accountId: { type: 0, ed25519: wallet.rawPublicKey() }, asset: { type: 0 } },
+          },
+        },
       },
     });
     const r = h.submit(h.build(sponsor, [nativeLine]));
@@ -292,7 +314,10 @@ describe('revokeSponsorship', () => {
     assert.equal(transfer.successful, true, show(transfer.decoded));
     assert.equal(counters(h, s1.publicKey()).numSponsoring, 0);
     assert.equal(counters(h, s2.publicKey()).numSponsoring, 1);
-    const key = entryKey({ type: 3, data: { accountId: { type: 0, ed25519: owner.rawPublicKey() }, dataName: new xdr.XdrString('k') } });
+    const key = entryKey({
+      type: 3,
+      data: { accountId: { type: 0, ed25519: owner.rawPublicKey() }, dataName: new xdr.XdrString('k') },
+    });
     const ext = xdr.LedgerEntryExt.fromXDR(h.engine.getLedgerEntry(key)?.extXdr as string, 'base64');
     assert.ok(ext.type === 'v1' && ext.v1.sponsoringId && encode(ext.v1.sponsoringId) === s2.publicKey());
   });
@@ -306,14 +331,23 @@ describe('revokeSponsorship', () => {
       sponsor,
       [
         Operation.beginSponsoringFutureReserves({ sponsoredId: owner.publicKey() }),
-        Operation.setOptions({ signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 }, source: owner.publicKey() }),
+        Operation.setOptions({
+          signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 },
+          source: owner.publicKey(),
+        }),
         Operation.endSponsoringFutureReserves({ source: owner.publicKey() }),
       ],
       { signers: [sponsor, owner] },
     );
     assert.equal(add.successful, true, show(add.decoded));
     assert.equal(counters(h, sponsor.publicKey()).numSponsoring, 1);
-    const revoke = () => h.run(sponsor, [Operation.revokeSignerSponsorship({ account: owner.publicKey(), signer: { ed25519PublicKey: cosigner.publicKey() } })]);
+    const revoke = () =>
+      h.run(sponsor, [
+        Operation.revokeSignerSponsorship({
+          account: owner.publicKey(),
+          signer: { ed25519PublicKey: cosigner.publicKey() },
+        }),
+      ]);
     assert.deepEqual(revoke().decoded.ops, [inner(REVOKE_SPONSORSHIP.LOW_RESERVE)]);
     h.run(h.root, [Operation.payment({ destination: owner.publicKey(), asset: Asset.native(), amount: '1' })]);
     assert.equal(revoke().successful, true);

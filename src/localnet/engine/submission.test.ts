@@ -101,11 +101,18 @@ describe('validation order and codes', () => {
 
   test('txTOO_LATE for an expired transaction, or one that expires before the next close', () => {
     const h = new Harness();
-    const expired = errorOf(h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now - 1 } })));
+    const expired = errorOf(
+      h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now - 1 } })),
+    );
     assert.equal(expired.tx, TX.TOO_LATE);
-    const tooSoon = errorOf(h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now + 3 } })));
+    const tooSoon = errorOf(
+      h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now + 3 } })),
+    );
     assert.equal(tooSoon.tx, TX.TOO_LATE);
-    assert.equal(h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now + 60 } })).status, 'PENDING');
+    assert.equal(
+      h.submit(h.build(h.root, [pay(h.root)], { timeBounds: { minTime: 0, maxTime: h.now + 60 } })).status,
+      'PENDING',
+    );
   });
 
   test('txTOO_EARLY when minTime is after the last close', () => {
@@ -136,7 +143,10 @@ describe('validation order and codes', () => {
     if (wire.type !== 2) return;
     wire.v1.tx.operations = [];
     wire.v1.signatures = [];
-    const unsigned = TransactionBuilder.fromXDR(Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'), PASSPHRASE);
+    const unsigned = TransactionBuilder.fromXDR(
+      Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'),
+      PASSPHRASE,
+    );
     unsigned.sign(h.root);
     const r = errorOf(h.submit(unsigned));
     assert.equal(r.tx, TX.MISSING_OPERATION);
@@ -160,7 +170,10 @@ describe('validation order and codes', () => {
     const h = new Harness();
     const zeroPayment = xdr.Operation.fromXdrObject({
       sourceAccount: null,
-      body: { type: 1, paymentOp: { destination: { type: 0, ed25519: h.root.rawPublicKey() }, asset: { type: 0 }, amount: 0n } },
+      body: {
+        type: 1,
+        paymentOp: { destination: { type: 0, ed25519: h.root.rawPublicKey() }, asset: { type: 0 }, amount: 0n },
+      },
     });
     const r = errorOf(h.submit(h.build(h.root, [zeroPayment, pay(h.root)])));
     assert.equal(r.tx, TX.FAILED);
@@ -187,7 +200,12 @@ describe('validation order and codes', () => {
     const a = h.fund();
     const cosigner = Keypair.random();
     const setup = h.run(a, [
-      Operation.setOptions({ signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 }, lowThreshold: 1, medThreshold: 2, highThreshold: 2 }),
+      Operation.setOptions({
+        signer: { ed25519PublicKey: cosigner.publicKey(), weight: 1 },
+        lowThreshold: 1,
+        medThreshold: 2,
+        highThreshold: 2,
+      }),
     ]);
     assert.equal(setup.successful, true);
     const alone = errorOf(h.submit(h.build(a, [pay(h.root)])));
@@ -229,9 +247,16 @@ describe('signer kinds', () => {
     const h = new Harness();
     const a = h.fund();
     h.close();
-    const r = h.run(h.root, [Operation.accountMerge({ destination: h.root.publicKey(), source: a.publicKey() }), pay(h.root, '1', a.publicKey())], {
-      signers: [h.root, a],
-    });
+    const r = h.run(
+      h.root,
+      [
+        Operation.accountMerge({ destination: h.root.publicKey(), source: a.publicKey() }),
+        pay(h.root, '1', a.publicKey()),
+      ],
+      {
+        signers: [h.root, a],
+      },
+    );
     assert.equal(r.decoded.tx, TX.FAILED);
     assert.deepEqual(r.decoded.ops, [inner(0), opLevel(OP.NO_ACCOUNT)]);
     assert.ok(h.account(a.publicKey()), 'the merge was rolled back');
@@ -297,13 +322,23 @@ describe('fee-bumps', () => {
         tx: {
           feeSource: { type: 0, ed25519: payer.rawPublicKey() },
           fee: 400n,
-          innerTx: { type: 2, v1: (xdr.TransactionEnvelope.schema.decode(new Uint8Array(innerTx.toEnvelope().toXdr())) as { v1: xdr.TransactionV1EnvelopeWire }).v1 },
+          innerTx: {
+            type: 2,
+            v1: (
+              xdr.TransactionEnvelope.schema.decode(new Uint8Array(innerTx.toEnvelope().toXdr())) as {
+                v1: xdr.TransactionV1EnvelopeWire;
+              }
+            ).v1,
+          },
           ext: { v: 0 },
         },
         signatures: [],
       },
     };
-    const lowFb = TransactionBuilder.fromXDR(Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'), PASSPHRASE);
+    const lowFb = TransactionBuilder.fromXDR(
+      Buffer.from(xdr.TransactionEnvelope.schema.encode(wire)).toString('base64'),
+      PASSPHRASE,
+    );
     lowFb.sign(payer);
     const low = errorOf(h.submit(lowFb));
     assert.equal(low.tx, TX.INSUFFICIENT_FEE);
@@ -331,7 +366,10 @@ describe('fee-bumps', () => {
     // The bare inner transaction is now a duplicate of the queued fee-bump.
     assert.equal(h.submit(innerTx).status, 'DUPLICATE');
     const ledger = h.close();
-    assert.deepEqual(ledger.transactions.map((t) => t.hash), [sub.hash]);
+    assert.deepEqual(
+      ledger.transactions.map((t) => t.hash),
+      [sub.hash],
+    );
   });
 
   test('one fee account can pay for many fee-bumps in the same ledger', () => {

@@ -76,12 +76,15 @@ export class Harness {
 
   /** The account's current entry, decoded by the SDK, or undefined. */
   account(id: string): xdr.AccountEntry | undefined {
-    const key = xdr.LedgerKey.schema.encode({ type: 0, account: { accountId: { type: 0, ed25519: Keypair.fromPublicKey(id).rawPublicKey() } } });
+    const key = xdr.LedgerKey.schema.encode({
+      type: 0,
+      account: { accountId: { type: 0, ed25519: Keypair.fromPublicKey(id).rawPublicKey() } },
+    });
     const entry = this.engine.getLedgerEntry(Buffer.from(key).toString('base64'));
     if (!entry) return undefined;
     const data = xdr.LedgerEntryData.fromXdr(entry.xdr, 'base64');
     assert.equal(data.type, 'account');
-    return (data).account;
+    return data.account;
   }
 
   balance(id: string): bigint {
@@ -133,7 +136,11 @@ export class Harness {
   /** Submits (expecting PENDING), closes, and returns the applied transaction with its decoded result. */
   apply(tx: Transaction | FeeBumpTransaction): AppliedTransaction & { decoded: DecodedResult } {
     const sub = this.submit(tx);
-    assert.equal(sub.status, 'PENDING', `submission: ${show(sub)} ${sub.errorResultXdr ? show(decodeResult(sub.errorResultXdr)) : ''}`);
+    assert.equal(
+      sub.status,
+      'PENDING',
+      `submission: ${show(sub)} ${sub.errorResultXdr ? show(decodeResult(sub.errorResultXdr)) : ''}`,
+    );
     const ledger = this.close();
     const applied = ledger.transactions.find((t) => t.hash === sub.hash);
     assert.ok(applied, 'transaction applied in the next ledger');
@@ -147,7 +154,9 @@ export class Harness {
 
   /** A new account funded by root with `xlm` lumens. */
   fund(xlm = 1000n, kp = Keypair.random()): Keypair {
-    const r = this.run(this.root, [Operation.createAccount({ destination: kp.publicKey(), startingBalance: xlm.toString() })]);
+    const r = this.run(this.root, [
+      Operation.createAccount({ destination: kp.publicKey(), startingBalance: xlm.toString() }),
+    ]);
     assert.equal(r.successful, true, 'funding succeeded');
     return kp;
   }
@@ -191,7 +200,9 @@ export function rawEnvelope(h: Harness, source: Keypair, operations: xdr.Operati
     .update(xdr.TransactionSignaturePayload.schema.encode({ networkId, taggedTransaction: { type: 2, tx } }))
     .digest();
   const signature = { hint: source.signatureHint(), signature: source.sign(hash) };
-  return Buffer.from(xdr.TransactionEnvelope.schema.encode({ type: 2, v1: { tx, signatures: [signature] } })).toString('base64');
+  return Buffer.from(xdr.TransactionEnvelope.schema.encode({ type: 2, v1: { tx, signatures: [signature] } })).toString(
+    'base64',
+  );
 }
 
 /** JSON for assertion messages (bigints as strings). */

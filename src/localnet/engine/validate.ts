@@ -38,7 +38,11 @@ export interface TimeOptions {
   validationLedgerSeq?: number;
 }
 
-const SOROBAN_OPS = new Set<number>([OP_TYPE.INVOKE_HOST_FUNCTION, OP_TYPE.EXTEND_FOOTPRINT_TTL, OP_TYPE.RESTORE_FOOTPRINT]);
+const SOROBAN_OPS = new Set<number>([
+  OP_TYPE.INVOKE_HOST_FUNCTION,
+  OP_TYPE.EXTEND_FOOTPRINT_TTL,
+  OP_TYPE.RESTORE_FOOTPRINT,
+]);
 
 export function getAccountRecord(state: StateReader, id: string): AccountRecord | undefined {
   const r = state.get(accountKey(id));
@@ -84,7 +88,10 @@ function commonValidPreSeqNum(
   const closeTime = BigInt(header.closeTime);
   const tb = tx.timeBounds;
   const lb = tx.ledgerBounds;
-  if ((tb && tb.minTime !== 0n && tb.minTime > closeTime + BigInt(time.lowerBoundOffset)) || (lb && lb.minLedger > ledgerSeq)) {
+  if (
+    (tb && tb.minTime !== 0n && tb.minTime > closeTime + BigInt(time.lowerBoundOffset)) ||
+    (lb && lb.minLedger > ledgerSeq)
+  ) {
     res.setInnermostError(TX.TOO_EARLY);
     return undefined;
   }
@@ -113,7 +120,13 @@ function isBadSeq(header: HeaderView, current: bigint, tx: ParsedTx): boolean {
   return current === INT64_MAX || current + 1n !== tx.seqNum;
 }
 
-function isTooEarlyForAccount(header: HeaderView, ledgerSeq: number, acc: AccountRecord, tx: ParsedTx, lowerOffset: number): boolean {
+function isTooEarlyForAccount(
+  header: HeaderView,
+  ledgerSeq: number,
+  acc: AccountRecord,
+  tx: ParsedTx,
+  lowerOffset: number,
+): boolean {
   const seqTime = acc.extVersion >= 3 ? acc.seqTime : 0n;
   const seqLedger = acc.extVersion >= 3 ? acc.seqLedger : 0;
   const lowerBoundCloseTime = BigInt(header.closeTime + lowerOffset);

@@ -30,7 +30,13 @@ export interface FriendbotDeps {
 const PROBLEM = 'application/problem+json; charset=utf-8';
 const HAL = 'application/hal+json; charset=utf-8';
 
-function problem(status: number, title: string, detail: string, extras?: Record<string, unknown>, type = 'bad_request'): FriendbotAnswer {
+function problem(
+  status: number,
+  title: string,
+  detail: string,
+  extras?: Record<string, unknown>,
+  type = 'bad_request',
+): FriendbotAnswer {
   return {
     status,
     contentType: PROBLEM,
@@ -39,7 +45,10 @@ function problem(status: number, title: string, detail: string, extras?: Record<
 }
 
 function invalidAddress(reason: string): FriendbotAnswer {
-  return problem(400, 'Bad Request', 'The request you sent was invalid in some way.', { invalid_field: 'addr', reason });
+  return problem(400, 'Bad Request', 'The request you sent was invalid in some way.', {
+    invalid_field: 'addr',
+    reason,
+  });
 }
 
 function serverError(detail: string): FriendbotAnswer {
@@ -50,7 +59,9 @@ function serverError(detail: string): FriendbotAnswer {
 const CREATE_ACCOUNT_ALREADY_EXIST_XDR = 'AAAAAAAAAGT/////AAAAAQAAAAAAAAAA/////AAAAAA=';
 
 function accountKey(address: string): string {
-  return xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrAccountId() })).toXdr('base64');
+  return xdr.LedgerKey.account(
+    new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(address).xdrAccountId() }),
+  ).toXdr('base64');
 }
 
 export class Friendbot {
@@ -81,10 +92,12 @@ export class Friendbot {
     if (StrKey.isValidContract(address)) {
       return invalidAddress('contract addresses are not supported: localnet does not execute contracts');
     }
-    if (!StrKey.isValidEd25519PublicKey(address)) return invalidAddress('invalid address: must be a valid G or C address');
+    if (!StrKey.isValidEd25519PublicKey(address))
+      return invalidAddress('invalid address: must be a valid G or C address');
 
     const balance = this.nativeBalance(address);
-    if (balance !== undefined && balance >= FRIENDBOT_STARTING_BALANCE) return problem(400, 'Bad Request', 'account already funded to starting balance');
+    if (balance !== undefined && balance >= FRIENDBOT_STARTING_BALANCE)
+      return problem(400, 'Bad Request', 'account already funded to starting balance');
 
     try {
       await this.ensureMinions();
@@ -97,7 +110,12 @@ export class Friendbot {
             ? Operation.createAccount({ destination: address, startingBalance: '10000', source })
             : Operation.payment({ destination: address, asset: Asset.native(), amount: '10000', source });
         const applied = await this.submitAndWait(this.minions[minion]!, [op], [this.root]);
-        if (applied.successful) return { status: 200, contentType: HAL, body: { successful: true, hash: applied.hash, envelope_xdr: applied.envelopeXdr } };
+        if (applied.successful)
+          return {
+            status: 200,
+            contentType: HAL,
+            body: { successful: true, hash: applied.hash, envelope_xdr: applied.envelopeXdr },
+          };
         if (balance === undefined && this.isCreateAccountAlreadyExist(applied.resultXdr)) {
           return problem(400, 'Bad Request', `createAccountAlreadyExist (${CREATE_ACCOUNT_ALREADY_EXIST_XDR})`);
         }
@@ -115,7 +133,11 @@ export class Friendbot {
     const result = xdr.TransactionResult.fromXdr(resultXdr, 'base64').result;
     if (result.type !== 'txFailed') return false;
     const op = result.results[0];
-    return op?.type === 'opInner' && op.tr.type === 'createAccount' && op.tr.createAccountResult.type === 'createAccountAlreadyExist';
+    return (
+      op?.type === 'opInner' &&
+      op.tr.type === 'createAccount' &&
+      op.tr.createAccountResult.type === 'createAccountAlreadyExist'
+    );
   }
 
   private nativeBalance(address: string): bigint | undefined {
@@ -136,7 +158,11 @@ export class Friendbot {
    * Submits from `source` and waits for the ledger. The source may have another transaction queued (someone else
    * using the root account, say): TRY_AGAIN_LATER then means "after the next close", so wait one and retry.
    */
-  private async submitAndWait(source: Keypair, ops: xdr.Operation[], extraSigners: Keypair[]): Promise<AppliedTransaction> {
+  private async submitAndWait(
+    source: Keypair,
+    ops: xdr.Operation[],
+    extraSigners: Keypair[],
+  ): Promise<AppliedTransaction> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const seq = this.sequenceOf(source.publicKey());
       if (seq === undefined) throw new Error(`friendbot account ${source.publicKey()} does not exist`);
@@ -148,8 +174,10 @@ export class Friendbot {
       const tx = builder.setTimeout(0).build();
       tx.sign(source, ...extraSigners);
       const submitted = this.deps.engine.submit(tx.toXDR());
-      if (submitted.status === 'PENDING' || submitted.status === 'DUPLICATE') return this.deps.waitForTransaction(submitted.hash);
-      if (submitted.status === 'ERROR') throw new Error(`funding transaction refused: ${submitted.errorResultXdr ?? 'no result'}`);
+      if (submitted.status === 'PENDING' || submitted.status === 'DUPLICATE')
+        return this.deps.waitForTransaction(submitted.hash);
+      if (submitted.status === 'ERROR')
+        throw new Error(`funding transaction refused: ${submitted.errorResultXdr ?? 'no result'}`);
       await this.deps.nextClose();
     }
     throw new Error(`${source.publicKey()} stayed busy: try again later`);
@@ -160,7 +188,9 @@ export class Friendbot {
     this.ready ??= (async () => {
       const missing = this.minions.filter((m) => this.sequenceOf(m.publicKey()) === undefined);
       if (missing.length === 0) return;
-      const ops = missing.map((m) => Operation.createAccount({ destination: m.publicKey(), startingBalance: MINION_BALANCE }));
+      const ops = missing.map((m) =>
+        Operation.createAccount({ destination: m.publicKey(), startingBalance: MINION_BALANCE }),
+      );
       const applied = await this.submitAndWait(this.root, ops, []);
       if (!applied.successful) throw new Error(`could not create the friendbot minion accounts: ${applied.resultXdr}`);
     })().catch((err: unknown) => {

@@ -102,8 +102,14 @@ export class FeeStats {
     const classicLedgers = this.history.lastLedgers(CLASSIC_FEE_WINDOW_LEDGERS);
     const sorobanLedgers = this.history.lastLedgers(SOROBAN_FEE_WINDOW_LEDGERS);
     return {
-      sorobanInclusionFee: feeDistribution(sorobanLedgers.flatMap((l) => this.ledgerFees(l).soroban), sorobanLedgers.length),
-      inclusionFee: feeDistribution(classicLedgers.flatMap((l) => this.ledgerFees(l).classic), classicLedgers.length),
+      sorobanInclusionFee: feeDistribution(
+        sorobanLedgers.flatMap((l) => this.ledgerFees(l).soroban),
+        sorobanLedgers.length,
+      ),
+      inclusionFee: feeDistribution(
+        classicLedgers.flatMap((l) => this.ledgerFees(l).classic),
+        classicLedgers.length,
+      ),
     };
   }
 

@@ -45,9 +45,15 @@ describe('HistoryStore', () => {
     const h = new HistoryStore(5000);
     for (let s = 1; s <= 12000; s++) h.record(fakeLedger(s));
     assert.equal(h.oldest().sequence, 7001);
-    assert.deepEqual([...h.ledgersFrom(11998)].map((l) => l.sequence), [11998, 11999, 12000]);
+    assert.deepEqual(
+      [...h.ledgersFrom(11998)].map((l) => l.sequence),
+      [11998, 11999, 12000],
+    );
     assert.equal([...h.ledgersFrom(1)].length, 5000);
-    assert.deepEqual(h.lastLedgers(2).map((l) => l.sequence), [11999, 12000]);
+    assert.deepEqual(
+      h.lastLedgers(2).map((l) => l.sequence),
+      [11999, 12000],
+    );
     assert.equal(h.ledger(7001)?.sequence, 7001);
   });
 });

@@ -29,7 +29,8 @@ export class HistoryStore {
   private readonly byHash = new Map<string, FoundTransaction>();
 
   constructor(readonly retentionLedgers: number = DEFAULT_RETENTION_LEDGERS) {
-    if (!Number.isInteger(retentionLedgers) || retentionLedgers < 1) throw new Error(`retentionLedgers must be a positive integer, got ${retentionLedgers}`);
+    if (!Number.isInteger(retentionLedgers) || retentionLedgers < 1)
+      throw new Error(`retentionLedgers must be a positive integer, got ${retentionLedgers}`);
   }
 
   get size(): number {
@@ -43,7 +44,8 @@ export class HistoryStore {
   record(ledger: LedgerRecord): void {
     const latest = this.latestOrUndefined();
     if (latest && ledger.sequence !== latest.sequence + 1) {
-      if (ledger.sequence <= latest.sequence) throw new Error(`ledger ${ledger.sequence} is not after the latest recorded ledger ${latest.sequence}`);
+      if (ledger.sequence <= latest.sequence)
+        throw new Error(`ledger ${ledger.sequence} is not after the latest recorded ledger ${latest.sequence}`);
       this.clear();
     }
     this.records.push(ledger);
@@ -83,7 +85,8 @@ export class HistoryStore {
   *ledgersFrom(sequence: number): Generator<LedgerRecord> {
     const first = this.records[this.head];
     if (!first) return;
-    for (let i = this.head + Math.max(0, sequence - first.sequence); i < this.records.length; i++) yield this.records[i]!;
+    for (let i = this.head + Math.max(0, sequence - first.sequence); i < this.records.length; i++)
+      yield this.records[i]!;
   }
 
   /** The last `count` retained ledgers, oldest first. */

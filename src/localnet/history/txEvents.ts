@@ -38,6 +38,9 @@ export function eventsFields(metaXdr: string): { events: Record<string, unknown>
   const e = eventsOfMeta(metaXdr);
   const events: Record<string, unknown> = {};
   if (e.transactionEvents.length) events.transactionEventsXdr = e.transactionEvents.map((t) => t.toXdr('base64'));
-  if (e.contractEvents.length) events.contractEventsXdr = e.contractEvents.map((op) => op.map((c) => c.toXdr('base64')));
-  return e.diagnosticEvents.length ? { events, diagnosticEventsXdr: e.diagnosticEvents.map((d) => d.toXdr('base64')) } : { events };
+  if (e.contractEvents.length)
+    events.contractEventsXdr = e.contractEvents.map((op) => op.map((c) => c.toXdr('base64')));
+  return e.diagnosticEvents.length
+    ? { events, diagnosticEventsXdr: e.diagnosticEvents.map((d) => d.toXdr('base64')) }
+    : { events };
 }

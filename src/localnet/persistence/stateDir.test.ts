@@ -33,7 +33,10 @@ describe('StateDir', () => {
       await s.flush();
       const back = new StateDir(dir, { networkPassphrase: PASS, retentionLedgers: 100, log: () => {} }).load();
       assert.deepEqual(back.snapshot, { version: 1, marker: 2 });
-      assert.deepEqual(back.ledgers.map((l) => l.sequence), [1, 2]);
+      assert.deepEqual(
+        back.ledgers.map((l) => l.sequence),
+        [1, 2],
+      );
       assert.equal(back.ledgers[1]!.transactions[1]!.feeCharged, 100n);
     }),
   );
@@ -46,7 +49,10 @@ describe('StateDir', () => {
       s.saveNow(snap(1));
       appendFileSync(join(dir, 'history.jsonl'), '{"s":3,"t":1');
       const back = new StateDir(dir, { networkPassphrase: PASS, retentionLedgers: 100, log: () => {} }).load();
-      assert.deepEqual(back.ledgers.map((l) => l.sequence), [1]);
+      assert.deepEqual(
+        back.ledgers.map((l) => l.sequence),
+        [1],
+      );
       assert.equal(readFileSync(join(dir, 'history.jsonl'), 'utf8').trim().split('\n').length, 1);
     }),
   );
@@ -67,7 +73,15 @@ describe('StateDir', () => {
     withDir((dir) => {
       const s = new StateDir(dir, { networkPassphrase: PASS, retentionLedgers: 10, log: () => {} });
       s.saveNow(snap(1));
-      assert.throws(() => new StateDir(dir, { networkPassphrase: 'Standalone Network ; February 2017', retentionLedgers: 10, log: () => {} }).load(), /holds a localnet for/);
+      assert.throws(
+        () =>
+          new StateDir(dir, {
+            networkPassphrase: 'Standalone Network ; February 2017',
+            retentionLedgers: 10,
+            log: () => {},
+          }).load(),
+        /holds a localnet for/,
+      );
     }),
   );
 });

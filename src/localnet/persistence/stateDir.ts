@@ -178,7 +178,9 @@ export class StateDir {
           await writeFile(tmp, this.engineFileText(take()));
           await rename(tmp, this.enginePath);
         } catch (err) {
-          this.opts.log(`could not save the localnet state in ${this.dir}: ${err instanceof Error ? err.message : String(err)}`);
+          this.opts.log(
+            `could not save the localnet state in ${this.dir}: ${err instanceof Error ? err.message : String(err)}`,
+          );
         }
       }
     } finally {

@@ -26,7 +26,12 @@ const CORS_HEADERS = {
   'access-control-allow-methods': 'GET, PUT, POST, PATCH, DELETE, HEAD, OPTIONS',
 };
 
-function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json; charset=utf-8'): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = 'application/json; charset=utf-8',
+): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, { ...CORS_HEADERS, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -30,7 +30,8 @@ export interface RpcErrorObject {
   message: string;
   data?: unknown;
 }
-export type RpcResponse = { jsonrpc: '2.0'; id: Id; result: unknown } | { jsonrpc: '2.0'; id: Id; error: RpcErrorObject };
+export type RpcResponse =
+  { jsonrpc: '2.0'; id: Id; result: unknown } | { jsonrpc: '2.0'; id: Id; error: RpcErrorObject };
 
 /** Per-HTTP-request facts a method may need (getNetwork builds friendbotUrl from the Host the client used). */
 export interface CallInfo {
@@ -53,7 +54,10 @@ function validId(id: unknown): id is Id {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
 
-export function createDispatcher(methods: Record<string, MethodHandler>, onInternalError: (method: string, err: unknown) => void): Dispatcher {
+export function createDispatcher(
+  methods: Record<string, MethodHandler>,
+  onInternalError: (method: string, err: unknown) => void,
+): Dispatcher {
   async function one(request: unknown, call: CallInfo): Promise<RpcResponse | undefined> {
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
       return errorResponse(null, RpcCode.InvalidRequest, 'invalid request message');
@@ -63,7 +67,8 @@ export function createDispatcher(methods: Record<string, MethodHandler>, onInter
     const id: Id = hasId && validId(req.id) ? req.id : null;
     if (hasId && !validId(req.id)) return errorResponse(null, RpcCode.InvalidRequest, 'invalid request ID');
     if (req.jsonrpc !== '2.0') return errorResponse(id, RpcCode.InvalidRequest, 'invalid version marker');
-    if (typeof req.method !== 'string' || req.method === '') return errorResponse(id, RpcCode.InvalidRequest, 'empty method name');
+    if (typeof req.method !== 'string' || req.method === '')
+      return errorResponse(id, RpcCode.InvalidRequest, 'empty method name');
     const method = req.method;
     const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
     // A notification (no id) gets no answer, even an error one (JSON-RPC 2.0 section 4.1).
@@ -71,7 +76,10 @@ export function createDispatcher(methods: Record<string, MethodHandler>, onInter
     if (!handler) return respond(errorResponse(id, RpcCode.MethodNotFound, `no such method "${method}"`));
     let params: JsonObject;
     if (req.params === undefined || req.params === null) params = {};
-    else if (Array.isArray(req.params)) return respond(errorResponse(id, RpcCode.InvalidParams, 'invalid parameters: array parameters are not supported'));
+    else if (Array.isArray(req.params))
+      return respond(
+        errorResponse(id, RpcCode.InvalidParams, 'invalid parameters: array parameters are not supported'),
+      );
     else if (typeof req.params === 'object') params = req.params as JsonObject;
     else return respond(errorResponse(id, RpcCode.InvalidParams, 'invalid parameters: params must be an object'));
     try {

@@ -13,7 +13,10 @@ export function archiveApp(deps: Pick<Deps, 'db' | 'clock'>): Handler<'archiveAp
   return async (req) => {
     // 1. authenticate and authorize (owner; an archived app is let through so the call is idempotent)
     const { operatorId } = requireOperator(req.auth);
-    const { role } = await requireAppAccess(deps.db, operatorId, req.path.appId, { roles: OWNER_ONLY, allowArchived: true });
+    const { role } = await requireAppAccess(deps.db, operatorId, req.path.appId, {
+      roles: OWNER_ONLY,
+      allowArchived: true,
+    });
     // 2. archive
     const app = await storeArchive(deps.db, req.path.appId, deps.clock.now());
     if (!app) throw appNotFound();

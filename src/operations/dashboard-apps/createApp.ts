@@ -11,9 +11,15 @@ export function createApp(deps: Pick<Deps, 'db' | 'kms' | 'clock'> & TreasuryDep
     // 1. authenticate (any signed-in operator may create apps)
     const { operatorId } = requireOperator(req.auth);
     // 2. create the app, the owner's membership and the app's global wallet together
-    const { app } = await createAppWithWallet(deps, { name: req.body.name, network: req.body.network, ownerOperatorId: operatorId });
+    const { app } = await createAppWithWallet(deps, {
+      name: req.body.name,
+      network: req.body.network,
+      ownerOperatorId: operatorId,
+    });
     // 3. on testnet, fund the wallet from friendbot in the background (best effort: creation never waits or fails on it)
-    fundAppWalletFromFriendbot(deps, app).catch((err: unknown) => req.log.warn({ err, appId: app.id }, 'friendbot funding of the app wallet failed'));
+    fundAppWalletFromFriendbot(deps, app).catch((err: unknown) =>
+      req.log.warn({ err, appId: app.id }, 'friendbot funding of the app wallet failed'),
+    );
     // 4. respond
     return { content: appContent({ app, role: 'owner' }) };
   };

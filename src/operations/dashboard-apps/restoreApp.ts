@@ -10,7 +10,10 @@ export function restoreApp(deps: Pick<Deps, 'db'>): Handler<'restoreApp'> {
   return async (req) => {
     // 1. authenticate and authorize (owner, archived apps included)
     const { operatorId } = requireOperator(req.auth);
-    const { role } = await requireAppAccess(deps.db, operatorId, req.path.appId, { roles: OWNER_ONLY, allowArchived: true });
+    const { role } = await requireAppAccess(deps.db, operatorId, req.path.appId, {
+      roles: OWNER_ONLY,
+      allowArchived: true,
+    });
     // 2. restore
     const app = await storeRestore(deps.db, req.path.appId);
     if (!app) throw appNotFound();

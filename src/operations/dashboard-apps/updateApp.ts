@@ -17,14 +17,22 @@ export function updateApp(deps: Pick<Deps, 'db' | 'clock'>): Handler<'updateApp'
     // 2. validate what the contract's schema cannot (issuer checksums)
     const { name, fundingMode, startingBalanceXlm, assets, accessTokenTtlMinutes, refreshTokenTtlDays } = req.body;
     const fieldErrors = assets ? assetsFieldErrors(assets) : {};
-    if (Object.keys(fieldErrors).length) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
+    if (Object.keys(fieldErrors).length)
+      throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
     // 3. update (only while the app is still active: an archive in between answers 404); assets newly enabled owe a
     //    trustline to every funded wallet, recorded with the change and added in the background (trustlineBackfill.ts).
     //    The row is locked first, so "newly enabled" is counted against the list this change replaces, whatever
     //    concurrent changes committed since the access check read the app.
     const app = await deps.db.transaction(async (trx) => {
       const replaced = await lockAppAssets(trx, req.path.appId);
-      const updated = await updateAppSettings(trx, req.path.appId, { name, fundingMode, startingBalanceXlm, assets, accessTokenTtlMinutes, refreshTokenTtlDays });
+      const updated = await updateAppSettings(trx, req.path.appId, {
+        name,
+        fundingMode,
+        startingBalanceXlm,
+        assets,
+        accessTokenTtlMinutes,
+        refreshTokenTtlDays,
+      });
       if (!updated || !replaced) throw appNotFound();
       const added = updated.assets.filter((a) => !replaced.includes(a));
       await enqueueTrustlineBackfill(trx, { app: updated, assets: added, at: deps.clock.now() });

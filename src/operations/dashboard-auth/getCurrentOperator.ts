@@ -10,12 +10,24 @@ export function getCurrentOperator(deps: Pick<Deps, 'db'>): Handler<'getCurrentO
   return async (req) => {
     const { operatorId } = requireOperator(req.auth);
     const operator = await findOperator(deps.db, operatorId);
-    if (!operator) throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The operator of this session no longer exists' });
-    const apps = await deps.db('app_members as m')
+    if (!operator)
+      throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The operator of this session no longer exists' });
+    const apps = await deps
+      .db('app_members as m')
       .join('apps as a', 'a.id', 'm.app_id')
       .where({ 'm.operator_id': operatorId, 'a.status': 'active' })
       .orderBy('a.created_at', 'desc')
-      .select<{ id: string; name: string; network: 'testnet' | 'mainnet'; role: 'owner' | 'admin' | 'developer' }[]>('a.id', 'a.name', 'a.network', 'm.role');
-    return { content: { operator: operatorView(operator), apps: apps.map((a) => ({ appId: a.id, name: a.name, network: a.network, role: a.role })) } };
+      .select<{ id: string; name: string; network: 'testnet' | 'mainnet'; role: 'owner' | 'admin' | 'developer' }[]>(
+        'a.id',
+        'a.name',
+        'a.network',
+        'm.role',
+      );
+    return {
+      content: {
+        operator: operatorView(operator),
+        apps: apps.map((a) => ({ appId: a.id, name: a.name, network: a.network, role: a.role })),
+      },
+    };
   };
 }

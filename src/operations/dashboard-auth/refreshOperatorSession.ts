@@ -5,7 +5,9 @@ import { sessionServiceFor } from '../../domain/sessions/sessions';
 import type { Handler } from '../types';
 
 /** Rotates an operator's refresh token (reuse revokes the family: domain/sessions/sessions.ts). */
-export function refreshOperatorSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshOperatorSession'> {
+export function refreshOperatorSession(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>,
+): Handler<'refreshOperatorSession'> {
   const sessions = sessionServiceFor(deps);
   return async (req) => {
     const refreshed = await sessions.refresh(deps.db, {

@@ -4,7 +4,9 @@ import type { Handler } from '../types';
 import { requireOperator } from '../operator';
 
 /** Ends the current session, or with `everywhere` every session of the operator; their access tokens stop at once. */
-export function signOutOperator(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'signOutOperator'> {
+export function signOutOperator(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>,
+): Handler<'signOutOperator'> {
   const sessions = sessionServiceFor(deps);
   return async (req) => {
     const operator = requireOperator(req.auth);

@@ -1,5 +1,11 @@
 import type { Deps } from '../../domain/deps';
-import { EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, OPERATOR_SCOPE, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
+import {
+  EMAIL_CODE_SETTINGS,
+  issueEmailCode,
+  normalizeEmail,
+  OPERATOR_SCOPE,
+  withdrawEmailCode,
+} from '../../domain/emailCodes/emailCodes';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
 
@@ -10,8 +16,14 @@ const SENDS_PER_IP_PER_HOUR = 30;
  * Emails an operator a sign-in code. The answer never says whether the address belongs to an operator (the first
  * sign-in creates one), so it cannot be used to discover accounts.
  */
-export function startOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'mailer' | 'limits' | 'log'>): Handler<'startOperatorEmailSignIn'> {
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'operator_email_start_ip', points: SENDS_PER_IP_PER_HOUR, durationSeconds: 3600 });
+export function startOperatorEmailSignIn(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'mailer' | 'limits' | 'log'>,
+): Handler<'startOperatorEmailSignIn'> {
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'operator_email_start_ip',
+    points: SENDS_PER_IP_PER_HOUR,
+    durationSeconds: 3600,
+  });
   return async (req) => {
     const email = normalizeEmail(req.body.email);
     // 1. abuse limits: per network, then per address (one code per 60 s, inside issueEmailCode)
@@ -30,7 +42,13 @@ export function startOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secr
       throw err;
     }
     // 3. respond
-    return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };
+    return {
+      content: {
+        sent: true,
+        expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds,
+        resendAfterSeconds: issued.resendAfterSeconds,
+      },
+    };
   };
 }
 

@@ -11,9 +11,15 @@ import type { Handler } from '../types';
 const VERIFIES_PER_IP_PER_10_MINUTES = 30;
 
 /** Exchanges an emailed code for a Dashboard session bound to the key of the request's DPoP proof. */
-export function verifyOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'limits' | 'sessionSettings'>): Handler<'verifyOperatorEmailSignIn'> {
+export function verifyOperatorEmailSignIn(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'limits' | 'sessionSettings'>,
+): Handler<'verifyOperatorEmailSignIn'> {
   const sessions = sessionServiceFor(deps);
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'operator_email_verify_ip', points: VERIFIES_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'operator_email_verify_ip',
+    points: VERIFIES_PER_IP_PER_10_MINUTES,
+    durationSeconds: 600,
+  });
   return async (req) => {
     const email = normalizeEmail(req.body.email);
     const now = deps.clock.now();
@@ -23,7 +29,12 @@ export function verifyOperatorEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'sec
     await verifyEmailCode(deps.db, deps.secrets, { scope: OPERATOR_SCOPE, email, code: req.body.code, now });
     // 3. the operator (created at the first sign-in) and a session bound to the proof's key
     const operator = await findOrCreateOperatorByEmail(deps.db, email);
-    const tokens = await completeOperatorSignIn(deps.db, sessions, { operator, jkt: req.auth.dpopJkt!, method: 'email', now });
+    const tokens = await completeOperatorSignIn(deps.db, sessions, {
+      operator,
+      jkt: req.auth.dpopJkt!,
+      method: 'email',
+      now,
+    });
     return { content: { tokens: tokensView(tokens), operator: operatorView(operator) } };
   };
 }

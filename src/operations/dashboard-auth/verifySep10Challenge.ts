@@ -23,7 +23,11 @@ export function verifySep10Challenge(
   const sep10 = createSep10(deps.secrets, settings);
   const accountSigners = rpcAccountSigners(deps.stellar?.rpcUrls[settings.network], settings.network);
   const sessions = sessionServiceFor(deps);
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'sep10_verify_ip', points: VERIFIES_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'sep10_verify_ip',
+    points: VERIFIES_PER_IP_PER_10_MINUTES,
+    durationSeconds: 600,
+  });
   return async (req) => {
     const now = deps.clock.now();
     // 1. abuse limit per network
@@ -34,9 +38,15 @@ export function verifySep10Challenge(
     // 3. in one transaction: the challenge used up (of concurrent verifications one wins), the operator found or
     // created, the session started; a failure leaves the challenge usable
     const { operator, tokens } = await deps.db.transaction(async (trx) => {
-      if (!(await markChallengeUsed(trx, challenge))) throw new AppError('WALLET_AUTH_FAILED', { message: 'The challenge was already used; ask for a new one' });
+      if (!(await markChallengeUsed(trx, challenge)))
+        throw new AppError('WALLET_AUTH_FAILED', { message: 'The challenge was already used; ask for a new one' });
       const operator = await findOrCreateOperatorByStellarAccount(trx, challenge.account);
-      const tokens = await completeOperatorSignIn(trx, sessions, { operator, jkt: req.auth.dpopJkt!, method: 'sep10', now });
+      const tokens = await completeOperatorSignIn(trx, sessions, {
+        operator,
+        jkt: req.auth.dpopJkt!,
+        method: 'sep10',
+        now,
+      });
       return { operator, tokens };
     });
     // 4. respond

@@ -17,7 +17,10 @@ export function createApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'createA
     const now = deps.clock.now();
     const expiresAt = req.body.expiresAt === undefined ? undefined : new Date(req.body.expiresAt);
     if (expiresAt && expiresAt.getTime() <= now.getTime()) {
-      throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors: { expiresAt: ['must be in the future'] } } });
+      throw new AppError('VALIDATION_ERROR', {
+        message: 'Request validation failed',
+        details: { fieldErrors: { expiresAt: ['must be in the future'] } },
+      });
     }
     // 3. mint and store (hash and display prefix only; the network is the app's, never chosen), audited in the same transaction
     const key = await deps.db.transaction(async (trx) => {

@@ -16,7 +16,12 @@ export function rotateApiKey(deps: Pick<Deps, 'db' | 'clock'>): Handler<'rotateA
     // 2. rotate in one transaction, the old key's row locked (see rotateApiKey in the domain), audited in it
     const now = deps.clock.now();
     const rotated = await deps.db.transaction(async (trx) => {
-      const done = await rotateStoredApiKey(trx, { appId: app.id, keyId: req.path.keyId, overlapSeconds: req.body?.overlapSeconds ?? 0, now });
+      const done = await rotateStoredApiKey(trx, {
+        appId: app.id,
+        keyId: req.path.keyId,
+        overlapSeconds: req.body?.overlapSeconds ?? 0,
+        now,
+      });
       await recordAudit(trx, {
         appId: app.id,
         action: 'api_key.rotated',

@@ -40,7 +40,10 @@ export function addMember(deps: Pick<Deps, 'db' | 'clock' | 'mailer'>): Handler<
           `Sign in to the Onboard dashboard with this address (${to}) to start working on it.\n`,
       });
     } catch (err) {
-      req.log.warn({ err, appId: app.id, memberId: member.id }, 'member invitation could not be sent; the membership stands');
+      req.log.warn(
+        { err, appId: app.id, memberId: member.id },
+        'member invitation could not be sent; the membership stands',
+      );
     }
     // 4. respond
     return { content: memberContent(member) };

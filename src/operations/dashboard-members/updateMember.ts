@@ -11,7 +11,12 @@ export function updateMember(deps: Pick<Deps, 'db'>): Handler<'updateMember'> {
     const { operatorId } = requireOperator(req.auth);
     // 2. authorize as owner and change the role, in one transaction on the locked team
     const member = await changeTeamAsOwner(deps.db, operatorId, req.path.appId, (trx) =>
-      changeMemberRole(trx, { appId: req.path.appId, ownerOperatorId: operatorId, memberId: req.path.memberId, role: req.body.role }),
+      changeMemberRole(trx, {
+        appId: req.path.appId,
+        ownerOperatorId: operatorId,
+        memberId: req.path.memberId,
+        role: req.body.role,
+      }),
     );
     // 3. respond
     return { content: memberContent(member) };

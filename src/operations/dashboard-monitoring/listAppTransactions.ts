@@ -45,6 +45,14 @@ export function listAppTransactions(deps: Pick<Deps, 'db'>): Handler<'listAppTra
       ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     });
     // 4. respond
-    return { content: { transactions: page.records, total: page.total, limit, offset: page.offset, nextCursor: page.nextCursor } };
+    return {
+      content: {
+        transactions: page.records,
+        total: page.total,
+        limit,
+        offset: page.offset,
+        nextCursor: page.nextCursor,
+      },
+    };
   };
 }

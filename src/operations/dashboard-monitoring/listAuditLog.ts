@@ -25,7 +25,8 @@ export function listAuditLog(deps: Pick<Deps, 'db'>): Handler<'listAuditLog'> {
     // 2. validate what the schema cannot: a cursor this list handed out, for this app
     const limit = req.query?.limit ?? DEFAULT_LIMIT;
     const cursor = req.query?.cursor === undefined ? undefined : decodeCursor(req.query.cursor);
-    if (req.query?.cursor !== undefined && (!cursor || !(await isCursorOfApp(deps.db, app.id, cursor)))) throw badCursor();
+    if (req.query?.cursor !== undefined && (!cursor || !(await isCursorOfApp(deps.db, app.id, cursor))))
+      throw badCursor();
     // 3. read one page and the total
     const page = await readAuditLog(deps.db, {
       appId: app.id,

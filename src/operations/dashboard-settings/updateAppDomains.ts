@@ -13,7 +13,8 @@ export function updateAppDomains(deps: Pick<Deps, 'db'>): Handler<'updateAppDoma
     await requireAppAccess(deps.db, operatorId, req.path.appId);
     // 2. validate: exact forms only, since both lists are matched as strings
     const fieldErrors = domainsFieldErrors(req.body);
-    if (Object.keys(fieldErrors).length) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
+    if (Object.keys(fieldErrors).length)
+      throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
     // 3. replace both lists in one transaction: never half of a change
     const stored = await deps.db.transaction(async (trx) => {
       await replaceAppDomains(trx, req.path.appId, req.body);

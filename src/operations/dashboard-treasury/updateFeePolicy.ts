@@ -14,7 +14,8 @@ export function updateFeePolicy(deps: Pick<Deps, 'db' | 'clock'>): Handler<'upda
     const { app } = await requireAppAccess(deps.db, operatorId, req.path.appId);
     // 2. validate what the contract's forms cannot: the fee range, approved assets the app configures, checksums
     const fieldErrors = feePolicyFieldErrors(req.body, app.assets);
-    if (Object.keys(fieldErrors).length) throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
+    if (Object.keys(fieldErrors).length)
+      throw new AppError('VALIDATION_ERROR', { message: 'Request validation failed', details: { fieldErrors } });
     // 3. store it with its audit entry (one transaction)
     const stored = await saveFeePolicy(deps.db, {
       appId: app.id,

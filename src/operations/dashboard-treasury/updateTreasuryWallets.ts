@@ -6,7 +6,9 @@ import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 
 /** Splits the app's global wallet into funding, gas and distribution wallets, or joins them back. */
-export function updateTreasuryWallets(deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>): Handler<'updateTreasuryWallets'> {
+export function updateTreasuryWallets(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>,
+): Handler<'updateTreasuryWallets'> {
   return async (req) => {
     // 1. authorize: any member of the app (members change its settings)
     const { operatorId } = requireOperator(req.auth);

@@ -19,7 +19,13 @@ export function fundAppUserWallet(deps: FundingDeps): Handler<'fundAppUserWallet
     const wallet = await findOwnedWallet(deps.db, { appId: app.id, network: app.network, owner: { userId: user.id } });
     if (!wallet) throw new AppError('WALLET_NOT_FOUND', { message: `The user has no wallet on ${app.network}` });
     // 3. fund (409 when already funded, 402 when the funding wallet is short, 503 on chain trouble); audit-logged
-    const content = await fundUserWallet(deps, { app, wallet, trigger: 'dashboard', actor: requestActor(req.auth), ip: req.ip });
+    const content = await fundUserWallet(deps, {
+      app,
+      wallet,
+      trigger: 'dashboard',
+      actor: requestActor(req.auth),
+      ip: req.ip,
+    });
     // 4. respond
     return { content };
   };

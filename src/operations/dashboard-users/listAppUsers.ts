@@ -24,6 +24,14 @@ export function listAppUsers(deps: Pick<Deps, 'db'>): Handler<'listAppUsers'> {
       ...(req.query?.cursor !== undefined ? { cursor: req.query.cursor } : {}),
     });
     // 3. respond, each user with their wallet on the app's network
-    return { content: { users: await appUserSummaries(deps.db, page.users, app.network), total: page.total, limit, offset, nextCursor: page.nextCursor } };
+    return {
+      content: {
+        users: await appUserSummaries(deps.db, page.users, app.network),
+        total: page.total,
+        limit,
+        offset,
+        nextCursor: page.nextCursor,
+      },
+    };
   };
 }

@@ -23,7 +23,14 @@ export function completeOAuthSignIn(deps: UserSignInDeps & Pick<Deps, 'oauth'>):
     const client = await requireAppClient(deps.db, deps.secrets, appId, provider);
     await requireAppRedirectUri(deps.db, appId, redirectUri, 'REDIRECT_URI_NOT_ALLOWED');
     // 2. the state (used up) and the code exchange: OAUTH_STATE_INVALID, OAUTH_EXCHANGE_FAILED
-    const identity = await flows.finish({ binding: { provider, audience: 'user', appId, redirectUri }, client, state, code, codeVerifier, now: deps.clock.now() });
+    const identity = await flows.finish({
+      binding: { provider, audience: 'user', appId, redirectUri },
+      client,
+      state,
+      code,
+      codeVerifier,
+      now: deps.clock.now(),
+    });
     // 3. the user, the wallet and a session bound to the proof's key
     const userAgent = req.headers['user-agent'];
     const result = await completeUserSignIn(deps, {

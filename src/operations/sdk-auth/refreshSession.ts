@@ -11,7 +11,9 @@ import type { Handler } from '../types';
  * Rotates an end user's refresh token (reuse revokes the family: domain/sessions/sessions.ts), with the lifetimes of
  * the app's current settings. A refresh token of another app's session is unknown here.
  */
-export function refreshSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'refreshSession'> {
+export function refreshSession(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>,
+): Handler<'refreshSession'> {
   const sessions = sessionServiceFor(deps);
   return async (req) => {
     const { appId, network } = req.auth.apiKey!;
@@ -27,13 +29,17 @@ export function refreshSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'se
       now,
       network,
       policyFor: async (session) => {
-        if (session.appId !== app.id) throw new AppError('SDK_REFRESH_TOKEN_INVALID', { message: 'Unknown refresh token; sign in again' });
+        if (session.appId !== app.id)
+          throw new AppError('SDK_REFRESH_TOKEN_INVALID', { message: 'Unknown refresh token; sign in again' });
         return userSessionPolicy(app);
       },
     });
     // 3. the user was seen, from this client
     await recordSeen(deps.db, refreshed.session.subjectId, now);
-    await recordSessionClient(deps.db, refreshed.sessionId, { ip: req.ip, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) });
+    await recordSessionClient(deps.db, refreshed.sessionId, {
+      ip: req.ip,
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+    });
     // 4. respond
     return { content: tokensView(refreshed) };
   };

@@ -6,14 +6,21 @@ import type { Handler } from '../types';
 import { requireUser } from './sessionUser';
 
 /** Revokes one of the user's active sessions of this app (e.g. a lost device); another's answers like an unknown one. */
-export function revokeSession(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>): Handler<'revokeSession'> {
+export function revokeSession(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'sessionSettings'>,
+): Handler<'revokeSession'> {
   const sessions = sessionServiceFor(deps);
   return async (req) => {
     const user = requireUser(req.auth);
     const now = deps.clock.now();
     const notFound = () => new AppError('SDK_SESSION_NOT_FOUND', { message: 'No active session with this id' });
     // 1. the session must be an active one of this user in this app
-    const [session] = await liveUserSessions(deps.db, { appId: user.appId, userId: user.userId, now, sessionId: req.path.sessionId });
+    const [session] = await liveUserSessions(deps.db, {
+      appId: user.appId,
+      userId: user.userId,
+      now,
+      sessionId: req.path.sessionId,
+    });
     if (!session) throw notFound();
     // 2. revoke; a concurrent revocation that got there first leaves nothing active to revoke
     if (!(await sessions.revoke(deps.db, session.sessionId, 'revoked_by_user', now))) throw notFound();

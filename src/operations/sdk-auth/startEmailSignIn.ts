@@ -1,7 +1,13 @@
 import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
 import { findApp } from '../../domain/apps/store';
-import { appScope, EMAIL_CODE_SETTINGS, issueEmailCode, normalizeEmail, withdrawEmailCode } from '../../domain/emailCodes/emailCodes';
+import {
+  appScope,
+  EMAIL_CODE_SETTINGS,
+  issueEmailCode,
+  normalizeEmail,
+  withdrawEmailCode,
+} from '../../domain/emailCodes/emailCodes';
 import { requireEmailSignIn } from '../../domain/oauth/appProviders';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import type { Handler } from '../types';
@@ -13,8 +19,14 @@ const SENDS_PER_IP_PER_HOUR = 30;
  * Emails an end user of the key's app a sign-in code. The answer never says whether the address belongs to a user
  * (the first successful verification creates one), so it cannot be used to discover the app's users.
  */
-export function startEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'mailer' | 'limits'>): Handler<'startEmailSignIn'> {
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'user_email_start_ip', points: SENDS_PER_IP_PER_HOUR, durationSeconds: 3600 });
+export function startEmailSignIn(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'mailer' | 'limits'>,
+): Handler<'startEmailSignIn'> {
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'user_email_start_ip',
+    points: SENDS_PER_IP_PER_HOUR,
+    durationSeconds: 3600,
+  });
   return async (req) => {
     const { appId } = req.auth.apiKey!;
     const email = normalizeEmail(req.body.email);
@@ -28,13 +40,24 @@ export function startEmailSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | '
     const issued = await issueEmailCode(deps.db, deps.secrets, { scope, email, now: deps.clock.now() });
     // 3. send, outside any transaction; a failed send withdraws the code so the user can retry at once
     try {
-      await deps.mailer.send({ to: email, subject: `Your ${app.name} sign-in code: ${issued.code}`, text: signInText(app.name, issued.code), kind: 'user-sign-in-code' });
+      await deps.mailer.send({
+        to: email,
+        subject: `Your ${app.name} sign-in code: ${issued.code}`,
+        text: signInText(app.name, issued.code),
+        kind: 'user-sign-in-code',
+      });
     } catch (err) {
       await withdrawEmailCode(deps.db, { scope, email, issued });
       throw err;
     }
     // 4. respond
-    return { content: { sent: true, expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds, resendAfterSeconds: issued.resendAfterSeconds } };
+    return {
+      content: {
+        sent: true,
+        expiresInSeconds: EMAIL_CODE_SETTINGS.ttlSeconds,
+        resendAfterSeconds: issued.resendAfterSeconds,
+      },
+    };
   };
 }
 

@@ -8,9 +8,15 @@ import type { Handler } from '../types';
 const STARTS_PER_IP_PER_10_MINUTES = 60;
 
 /** Starts an end user's Google or GitHub sign-in with the app's own client: answers where to send the browser. */
-export function startOAuthSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'limits' | 'oauth'>): Handler<'startOAuthSignIn'> {
+export function startOAuthSignIn(
+  deps: Pick<Deps, 'db' | 'clock' | 'secrets' | 'limits' | 'oauth'>,
+): Handler<'startOAuthSignIn'> {
   const flows = createOAuthFlows(deps.db, deps.secrets, deps.oauth ?? DEFAULT_OAUTH_SETTINGS);
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'user_oauth_start_ip', points: STARTS_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'user_oauth_start_ip',
+    points: STARTS_PER_IP_PER_10_MINUTES,
+    durationSeconds: 600,
+  });
   return async (req) => {
     const { appId } = req.auth.apiKey!;
     const { provider } = req.path;
@@ -21,8 +27,19 @@ export function startOAuthSignIn(deps: Pick<Deps, 'db' | 'clock' | 'secrets' | '
     const client = await requireAppClient(deps.db, deps.secrets, appId, provider);
     await requireAppRedirectUri(deps.db, appId, redirectUri, 'APPLICATION_HAS_NO_REDIRECT_URIS');
     // 3. a single-use state bound to this flow and app, and the provider's authorization URL
-    const started = await flows.start({ binding: { provider, audience: 'user', appId, redirectUri }, client, codeChallenge, now: deps.clock.now() });
+    const started = await flows.start({
+      binding: { provider, audience: 'user', appId, redirectUri },
+      client,
+      codeChallenge,
+      now: deps.clock.now(),
+    });
     // 4. respond
-    return { content: { authorizationUrl: started.authorizationUrl, state: started.state, expiresAt: started.expiresAt.toISOString() } };
+    return {
+      content: {
+        authorizationUrl: started.authorizationUrl,
+        state: started.state,
+        expiresAt: started.expiresAt.toISOString(),
+      },
+    };
   };
 }

@@ -15,7 +15,11 @@ const VERIFIES_PER_IP_PER_10_MINUTES = 30;
  * creates the user and the wallet. A failure after the code was accepted gives the code back, so a retry works.
  */
 export function verifyEmailSignIn(deps: UserSignInDeps & Pick<Deps, 'limits'>): Handler<'verifyEmailSignIn'> {
-  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', { name: 'user_email_verify_ip', points: VERIFIES_PER_IP_PER_10_MINUTES, durationSeconds: 600 });
+  const perIp = createAbuseLimiter(deps, deps.limits?.store ?? 'memory', {
+    name: 'user_email_verify_ip',
+    points: VERIFIES_PER_IP_PER_10_MINUTES,
+    durationSeconds: 600,
+  });
   return async (req) => {
     const { appId } = req.auth.apiKey!;
     const email = normalizeEmail(req.body.email);
@@ -26,7 +30,12 @@ export function verifyEmailSignIn(deps: UserSignInDeps & Pick<Deps, 'limits'>): 
     // 2. the app still offers email sign-in (a code sent before it was turned off stays unused)
     await requireEmailSignIn(deps.db, appId);
     // 3. the code (EMAIL_CODE_INVALID for wrong, expired, used or used-up codes, without saying which)
-    const consumed = await verifyEmailCode(deps.db, deps.secrets, { scope: appScope(appId), email, code: req.body.code, now: deps.clock.now() });
+    const consumed = await verifyEmailCode(deps.db, deps.secrets, {
+      scope: appScope(appId),
+      email,
+      code: req.body.code,
+      now: deps.clock.now(),
+    });
     // 4. the user, the wallet and a session bound to the proof's key
     try {
       const userAgent = req.headers['user-agent'];
@@ -39,7 +48,9 @@ export function verifyEmailSignIn(deps: UserSignInDeps & Pick<Deps, 'limits'>): 
       return { content: sdkSignInView(result) };
     } catch (err) {
       // The code was right: what failed is the service's (the wallet, the chain, the database), so it goes back.
-      await releaseEmailCode(deps.db, consumed).catch((releaseErr: unknown) => req.log.error({ err: releaseErr }, 'could not give back an email code'));
+      await releaseEmailCode(deps.db, consumed).catch((releaseErr: unknown) =>
+        req.log.error({ err: releaseErr }, 'could not give back an email code'),
+      );
       throw err;
     }
   };

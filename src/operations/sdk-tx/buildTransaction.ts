@@ -11,7 +11,13 @@ export function buildTransaction(deps: TxDeps): Handler<'buildTransaction'> {
     const ctx = await txContextOf(deps, req);
     // 2. build (validation and chain reads: the build rules of build.ts)
     const { operation, memo, timeoutSeconds } = req.body;
-    const built = await buildUserTransaction(deps, { app: ctx.app, wallet: ctx.wallet, operation, timeoutSeconds: timeoutSeconds ?? 60, ...(memo ? { memo } : {}) });
+    const built = await buildUserTransaction(deps, {
+      app: ctx.app,
+      wallet: ctx.wallet,
+      operation,
+      timeoutSeconds: timeoutSeconds ?? 60,
+      ...(memo ? { memo } : {}),
+    });
     // 3. record (the record's transaction carries the wallet's reserved sequence number)
     const record = await recordBuilt(deps, ctx, built);
     // 4. respond

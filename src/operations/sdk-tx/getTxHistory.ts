@@ -8,7 +8,11 @@ import { requireSessionWallet } from '../sdkWallet';
 import type { Handler } from '../types';
 
 /** The wallet whose history is asked for: the session's (the key's network), or the user's on `?network=`. */
-async function historyWallet(deps: Pick<Deps, 'db'>, auth: AuthContext, network: 'testnet' | 'mainnet' | undefined): Promise<WalletRecord> {
+async function historyWallet(
+  deps: Pick<Deps, 'db'>,
+  auth: AuthContext,
+  network: 'testnet' | 'mainnet' | undefined,
+): Promise<WalletRecord> {
   if (network === undefined || network === auth.apiKey?.network) return (await requireSessionWallet(deps, auth)).wallet;
   const user = requireUser(auth);
   const wallet = await findOwnedWallet(deps.db, { appId: user.appId, network, owner: { userId: user.userId } });
@@ -30,6 +34,8 @@ export function getTxHistory(deps: Pick<Deps, 'db'>): Handler<'getTxHistory'> {
       ...(req.query?.cursor !== undefined ? { cursor: req.query.cursor } : {}),
     });
     // 4. respond
-    return { content: { records: page.records, total: page.total, limit, offset: page.offset, nextCursor: page.nextCursor } };
+    return {
+      content: { records: page.records, total: page.total, limit, offset: page.offset, nextCursor: page.nextCursor },
+    };
   };
 }

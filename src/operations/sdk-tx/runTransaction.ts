@@ -8,7 +8,12 @@ export function runTransaction(deps: TxDeps): Handler<'runTransaction'> {
     const ctx = await txContextOf(deps, req);
     const { operation, memo, timeoutSeconds, dryRun } = req.body;
     return {
-      content: await runUserTransaction(deps, ctx, { operation, timeoutSeconds: timeoutSeconds ?? 60, dryRun: dryRun ?? false, ...(memo ? { memo } : {}) }),
+      content: await runUserTransaction(deps, ctx, {
+        operation,
+        timeoutSeconds: timeoutSeconds ?? 60,
+        dryRun: dryRun ?? false,
+        ...(memo ? { memo } : {}),
+      }),
     };
   };
 }

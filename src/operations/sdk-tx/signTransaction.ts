@@ -6,7 +6,10 @@ import { txContextOf } from './txContext';
 export function signTransaction(deps: TxDeps): Handler<'signTransaction'> {
   return async (req) => {
     const ctx = await txContextOf(deps, req);
-    const input = 'txId' in req.body && req.body.txId !== undefined ? { txId: req.body.txId } : { unsignedXdr: (req.body as { unsignedXdr: string }).unsignedXdr };
+    const input =
+      'txId' in req.body && req.body.txId !== undefined
+        ? { txId: req.body.txId }
+        : { unsignedXdr: (req.body as { unsignedXdr: string }).unsignedXdr };
     return { content: await signUserTransaction(deps, ctx, input) };
   };
 }

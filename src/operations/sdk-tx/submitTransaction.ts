@@ -6,6 +6,11 @@ import { txContextOf } from './txContext';
 export function submitTransaction(deps: TxDeps): Handler<'submitTransaction'> {
   return async (req) => {
     const ctx = await txContextOf(deps, req);
-    return { content: await submitUserTransaction(deps, ctx, { signedXdr: req.body.signedXdr, dryRun: req.body.dryRun ?? false }) };
+    return {
+      content: await submitUserTransaction(deps, ctx, {
+        signedXdr: req.body.signedXdr,
+        dryRun: req.body.dryRun ?? false,
+      }),
+    };
   };
 }

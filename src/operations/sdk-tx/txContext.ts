@@ -6,7 +6,10 @@ import type { OperationRequest } from '../types';
 import type { OperationId } from '../../../generated/server/catalogue.gen';
 import { requireSessionWallet } from '../sdkWallet';
 
-export async function txContextOf<Op extends OperationId>(deps: Pick<Deps, 'db'>, req: OperationRequest<Op>): Promise<TxContext> {
+export async function txContextOf<Op extends OperationId>(
+  deps: Pick<Deps, 'db'>,
+  req: OperationRequest<Op>,
+): Promise<TxContext> {
   const { app, userId, wallet } = await requireSessionWallet(deps, req.auth);
   return { app, userId, wallet, actor: requestActor(req.auth), ip: req.ip };
 }

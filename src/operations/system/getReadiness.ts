@@ -19,7 +19,11 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<
       const started = performance.now();
       try {
         const { ok, detail } = await probe();
-        checks[name] = { status: ok ? 'up' : 'down', latencyMs: Math.round(performance.now() - started), ...(detail ? { detail: detail.slice(0, 500) } : {}) };
+        checks[name] = {
+          status: ok ? 'up' : 'down',
+          latencyMs: Math.round(performance.now() - started),
+          ...(detail ? { detail: detail.slice(0, 500) } : {}),
+        };
       } catch (err) {
         // The contract bounds `detail` (500 characters): an error's message may be longer.
         checks[name] = { status: 'down', detail: (err instanceof Error ? err.message : String(err)).slice(0, 500) };
@@ -40,15 +44,25 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<
           const health = await probe();
           if (health.healthy && health.latestLedger !== undefined) {
             const lag = await followerLag(deps.db, network, health.latestLedger);
-            if (lag !== undefined) checks[`ledgerFollower:${network}`] = { status: 'up', lagLedgers: lag, detail: `${lag} ledgers behind` };
+            if (lag !== undefined)
+              checks[`ledgerFollower:${network}`] = { status: 'up', lagLedgers: lag, detail: `${lag} ledgers behind` };
           }
-          return { ok: health.healthy, detail: health.healthy ? `latest ledger ${health.latestLedger}` : health.detail };
+          return {
+            ok: health.healthy,
+            detail: health.healthy ? `latest ledger ${health.latestLedger}` : health.detail,
+          };
         });
       }),
     ]);
-    const down = Object.entries(checks).filter(([, c]) => c.status === 'down').map(([name]) => name);
+    const down = Object.entries(checks)
+      .filter(([, c]) => c.status === 'down')
+      .map(([name]) => name);
     if (down.length > 0) {
-      throw new AppError('SERVICE_UNAVAILABLE', { message: `Not ready: ${down.join(', ')}`, details: { checks }, headers: { 'Retry-After': '5' } });
+      throw new AppError('SERVICE_UNAVAILABLE', {
+        message: `Not ready: ${down.join(', ')}`,
+        details: { checks },
+        headers: { 'Retry-After': '5' },
+      });
     }
     return { content: { status: 'ready', checks } };
   };

@@ -6,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 
 export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('apps', (t) => {
-    t.text('funding_mode').notNullable().defaultTo('immediate').checkIn(['immediate', 'deferred'], 'apps_funding_mode_check');
+    t.text('funding_mode')
+      .notNullable()
+      .defaultTo('immediate')
+      .checkIn(['immediate', 'deferred'], 'apps_funding_mode_check');
     // XLM with stroop precision: exact decimal arithmetic, never a float
     t.decimal('starting_balance_xlm', 20, 7).notNullable().defaultTo('0');
     t.check('starting_balance_xlm >= 0', [], 'apps_starting_balance_check');
@@ -24,10 +27,15 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('joined_at', { useTz: true }); // null until the invited operator signs in
   });
   // Members from before this migration were owners created with their app: invited and joined then.
-  for (const row of await db('app_members').select<{ app_id: string; operator_id: string }[]>('app_id', 'operator_id')) {
+  for (const row of await db('app_members').select<{ app_id: string; operator_id: string }[]>(
+    'app_id',
+    'operator_id',
+  )) {
     await db('app_members').where(row).update({ id: memberId() });
   }
-  await db('app_members').whereNull('joined_at').update({ joined_at: db.ref('invited_at') });
+  await db('app_members')
+    .whereNull('joined_at')
+    .update({ joined_at: db.ref('invited_at') });
   await db.schema.alterTable('app_members', (t) => {
     t.dropNullable('id');
   });
@@ -59,7 +67,14 @@ export async function down(db: Knex): Promise<void> {
   });
   await db.schema.alterTable('apps', (t) => {
     t.dropChecks(['apps_starting_balance_check', 'apps_access_token_ttl_check', 'apps_refresh_token_ttl_check']);
-    for (const column of ['funding_mode', 'starting_balance_xlm', 'assets', 'access_token_ttl_minutes', 'refresh_token_ttl_days']) t.dropColumn(column);
+    for (const column of [
+      'funding_mode',
+      'starting_balance_xlm',
+      'assets',
+      'access_token_ttl_minutes',
+      'refresh_token_ttl_days',
+    ])
+      t.dropColumn(column);
   });
 }
 

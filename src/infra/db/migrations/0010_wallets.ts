@@ -20,14 +20,19 @@ export async function up(db: Knex): Promise<void> {
     t.binary('sealed_secret').notNullable();
     t.binary('wrapped_data_key').notNullable();
     t.text('kms_key_id').notNullable();
-    t.text('funding_state').notNullable().defaultTo('unfunded').checkIn(['unfunded', 'activating', 'funded'], 'wallets_funding_state_check');
+    t.text('funding_state')
+      .notNullable()
+      .defaultTo('unfunded')
+      .checkIn(['unfunded', 'activating', 'funded'], 'wallets_funding_state_check');
     t.timestamp('funded_at', { useTz: true });
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.check('(user_id is null) <> (role is null)', [], 'wallets_owner_check');
     t.check(`(funding_state = 'funded') = (funded_at is not null)`, [], 'wallets_funded_at_check');
     t.index(['app_id', 'created_at']);
   });
-  await db.raw('create unique index wallets_one_per_user_network on wallets (user_id, network) where user_id is not null');
+  await db.raw(
+    'create unique index wallets_one_per_user_network on wallets (user_id, network) where user_id is not null',
+  );
   await db.raw('create unique index wallets_one_per_app_role on wallets (app_id, role) where role is not null');
 
   await db.schema.createTable('audit_log', (t) => {
@@ -53,8 +58,12 @@ export async function up(db: Knex): Promise<void> {
     begin
       raise exception 'audit_log is append-only: % is not allowed', tg_op;
     end $$`);
-  await db.raw('create trigger audit_log_no_change before update or delete on audit_log for each row execute function audit_log_append_only()');
-  await db.raw('create trigger audit_log_no_truncate before truncate on audit_log for each statement execute function audit_log_append_only()');
+  await db.raw(
+    'create trigger audit_log_no_change before update or delete on audit_log for each row execute function audit_log_append_only()',
+  );
+  await db.raw(
+    'create trigger audit_log_no_truncate before truncate on audit_log for each statement execute function audit_log_append_only()',
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

@@ -24,7 +24,11 @@ export async function up(db: Knex): Promise<void> {
     t.boolean('enabled').notNullable();
     t.text('client_id');
     t.binary('client_secret_sealed'); // nonce || tag || AES-256-GCM ciphertext, bound to (app, provider)
-    t.check(`provider <> 'email' or (client_id is null and client_secret_sealed is null)`, [], 'app_auth_providers_email_check');
+    t.check(
+      `provider <> 'email' or (client_id is null and client_secret_sealed is null)`,
+      [],
+      'app_auth_providers_email_check',
+    );
     t.timestamp('updated_at', { useTz: true }).notNullable();
     t.primary(['app_id', 'provider']);
   });

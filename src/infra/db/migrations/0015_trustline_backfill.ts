@@ -10,7 +10,10 @@ export async function up(db: Knex): Promise<void> {
     t.text('wallet_id').notNullable().references('id').inTable('wallets');
     t.text('asset').notNullable(); // CODE:ISSUER
     t.text('app_id').notNullable().references('id').inTable('apps');
-    t.text('status').notNullable().defaultTo('pending').checkIn(['pending', 'added'], 'trustline_backfills_status_check');
+    t.text('status')
+      .notNullable()
+      .defaultTo('pending')
+      .checkIn(['pending', 'added'], 'trustline_backfills_status_check');
     t.integer('attempts').notNullable().defaultTo(0);
     t.text('tx_hash'); // the latest attempt's, recorded before sending
     t.integer('ledger'); // where the line was added
@@ -22,7 +25,9 @@ export async function up(db: Knex): Promise<void> {
     t.primary(['wallet_id', 'asset']);
     t.index(['app_id']);
   });
-  await db.raw("create index trustline_backfills_due on trustline_backfills (next_attempt_at) where status = 'pending'");
+  await db.raw(
+    "create index trustline_backfills_due on trustline_backfills (next_attempt_at) where status = 'pending'",
+  );
 }
 
 export async function down(db: Knex): Promise<void> {

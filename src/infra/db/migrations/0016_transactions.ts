@@ -55,7 +55,9 @@ export async function up(db: Knex): Promise<void> {
     t.text('user_id'); // the end user whose session made it
     t.text('origin').notNullable().checkIn(['built', 'client', 'activation', 'external'], 'transactions_origin_check');
     t.text('status').notNullable().checkIn(['PENDING', 'SUCCESS', 'FAILED'], 'transactions_status_check');
-    t.text('stage').notNullable().checkIn(['built', 'signed', 'submitted', 'confirmed', 'failed', 'denied'], 'transactions_stage_check');
+    t.text('stage')
+      .notNullable()
+      .checkIn(['built', 'signed', 'submitted', 'confirmed', 'failed', 'denied'], 'transactions_stage_check');
     t.text('operation').notNullable(); // the main operation (StellarOperationType)
     t.integer('ops_count').notNullable();
     t.text('summary').notNullable(); // one line, the source's view: "Sent 10 USDC to GA2U...W27N"
@@ -86,7 +88,9 @@ export async function up(db: Knex): Promise<void> {
   });
   await db.raw('create unique index transactions_hash on transactions (network, hash)');
   // one record per transaction: an identical build (same sequence, time bounds, operation) is the same transaction
-  await db.raw('create unique index transactions_inner_hash on transactions (network, inner_hash) where inner_hash is not null');
+  await db.raw(
+    'create unique index transactions_inner_hash on transactions (network, inner_hash) where inner_hash is not null',
+  );
   await db.raw(`create index transactions_to_confirm on transactions (next_check_at) where stage = 'submitted'`);
   // built or signed but never submitted: dead once past their time bound (the worker marks them FAILED tx_too_late)
   await db.raw(`create index transactions_unsent on transactions (valid_until) where stage in ('built', 'signed')`);

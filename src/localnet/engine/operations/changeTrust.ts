@@ -63,7 +63,11 @@ export const changeTrust = defineOperation({
     };
     const owner = loadAccount(ltx, source);
     if (!owner) throw new Error('changeTrust: source vanished');
-    const failure = sponsorshipFailure(createEntryWithPossibleSponsorship(ltx, header, line, owner), T, CHANGE_TRUST.LOW_RESERVE);
+    const failure = sponsorshipFailure(
+      createEntryWithPossibleSponsorship(ltx, header, line, owner),
+      T,
+      CHANGE_TRUST.LOW_RESERVE,
+    );
     if (failure) return failure;
     ltx.create(line);
     return opInner(T, CHANGE_TRUST.SUCCESS);

@@ -57,11 +57,7 @@ export function loadLine(ltx: LedgerTxn, holder: string, asset: CreditAsset): Tr
 }
 
 /** Maps a failed sponsorship/reserve step to the operation's result (LOW_RESERVE code given by the caller). */
-export function sponsorshipFailure(
-  res: SponsorshipResult,
-  type: number,
-  lowReserveCode: number,
-): OpResult | undefined {
+export function sponsorshipFailure(res: SponsorshipResult, type: number, lowReserveCode: number): OpResult | undefined {
   switch (res) {
     case 'SUCCESS':
       return undefined;

@@ -3,7 +3,12 @@
 
 import { CREATE_ACCOUNT, OP_TYPE } from '../codes';
 import { accountIdFromWire } from '../encode';
-import { addAccountBalance, availableBalance, createEntryWithPossibleSponsorship, startingSequenceNumber } from '../reserves';
+import {
+  addAccountBalance,
+  availableBalance,
+  createEntryWithPossibleSponsorship,
+  startingSequenceNumber,
+} from '../reserves';
 import { opInner } from '../results';
 import { accountKey } from '../state';
 import { loadAccount, newAccountRecord, sponsorshipFailure } from './common';
@@ -32,7 +37,8 @@ export const createAccount = defineOperation({
 
     const src = loadAccount(ltx, source);
     if (!src || availableBalance(header, src) < op.startingBalance) return opInner(T, CREATE_ACCOUNT.UNDERFUNDED);
-    if (!addAccountBalance(header, src, -op.startingBalance)) throw new Error('createAccount: debit refused after check');
+    if (!addAccountBalance(header, src, -op.startingBalance))
+      throw new Error('createAccount: debit refused after check');
     ltx.create(created);
     return opInner(T, CREATE_ACCOUNT.SUCCESS);
   },

@@ -26,10 +26,22 @@ export const manageData = defineOperation({
         existing.value = op.dataValue;
         return opInner(T, MANAGE_DATA.SUCCESS);
       }
-      const entry: DataRecord = { kind: 'data', account: source, name, value: op.dataValue, sponsor: null, extV1: false, lastModified: 0 };
+      const entry: DataRecord = {
+        kind: 'data',
+        account: source,
+        name,
+        value: op.dataValue,
+        sponsor: null,
+        extV1: false,
+        lastModified: 0,
+      };
       const owner = loadAccount(ltx, source);
       if (!owner) throw new Error('manageData: source vanished');
-      const failure = sponsorshipFailure(createEntryWithPossibleSponsorship(ltx, header, entry, owner), T, MANAGE_DATA.LOW_RESERVE);
+      const failure = sponsorshipFailure(
+        createEntryWithPossibleSponsorship(ltx, header, entry, owner),
+        T,
+        MANAGE_DATA.LOW_RESERVE,
+      );
       if (failure) return failure;
       ltx.create(entry);
       return opInner(T, MANAGE_DATA.SUCCESS);

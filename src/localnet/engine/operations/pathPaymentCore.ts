@@ -77,7 +77,14 @@ function success(destination: string, asset: Asset, amount: bigint): PathPayment
 /** Exact destination amount, at most sendMax sent (PathPaymentStrictReceiveOpFrame::doApply). */
 export function strictReceive(
   ctx: OpContext,
-  op: { sendAsset: xdr.AssetWire; sendMax: bigint; destination: xdr.MuxedAccountWire; destAsset: xdr.AssetWire; destAmount: bigint; path: xdr.AssetWire[] },
+  op: {
+    sendAsset: xdr.AssetWire;
+    sendMax: bigint;
+    destination: xdr.MuxedAccountWire;
+    destAsset: xdr.AssetWire;
+    destAmount: bigint;
+    path: xdr.AssetWire[];
+  },
 ): PathPaymentOutcome {
   const destination = accountIdFromMuxed(op.destination);
   const send = assetOf(op.sendAsset);
@@ -102,7 +109,14 @@ export function strictReceive(
 /** Exact amount sent, at least destMin received (PathPaymentStrictSendOpFrame::doApply). */
 export function strictSend(
   ctx: OpContext,
-  op: { sendAsset: xdr.AssetWire; sendAmount: bigint; destination: xdr.MuxedAccountWire; destAsset: xdr.AssetWire; destMin: bigint; path: xdr.AssetWire[] },
+  op: {
+    sendAsset: xdr.AssetWire;
+    sendAmount: bigint;
+    destination: xdr.MuxedAccountWire;
+    destAsset: xdr.AssetWire;
+    destMin: bigint;
+    path: xdr.AssetWire[];
+  },
 ): PathPaymentOutcome {
   const destination = accountIdFromMuxed(op.destination);
   const send = assetOf(op.sendAsset);

@@ -4,7 +4,13 @@
 // (DOES_NOT_EXIST), liquidity-pool and contract keys are MALFORMED as in core.
 
 import { OP_TYPE, REVOKE_SPONSORSHIP } from '../codes';
-import { accountIdFromWire, creditAssetFromWire, isAssetWireValid, signerKeyFromWire, compareSignerKeys } from '../encode';
+import {
+  accountIdFromWire,
+  creditAssetFromWire,
+  isAssetWireValid,
+  signerKeyFromWire,
+  compareSignerKeys,
+} from '../encode';
 import {
   type ReserveEntry,
   type SponsorshipResult,
@@ -33,7 +39,9 @@ function stateKeyOf(key: xdr.LedgerKeyWire): string | undefined {
     case 1: {
       const asset = key.trustLine.asset;
       const credit = asset.type === 1 || asset.type === 2 ? creditAssetFromWire(asset) : undefined;
-      return credit ? trustlineKeyTyped(accountIdFromWire(key.trustLine.accountId), asset.type, credit.code, credit.issuer) : undefined;
+      return credit
+        ? trustlineKeyTyped(accountIdFromWire(key.trustLine.accountId), asset.type, credit.code, credit.issuer)
+        : undefined;
     }
     case 3:
       return dataKey(accountIdFromWire(key.data.accountId), key.data.dataName.toString());
@@ -91,7 +99,8 @@ function revokeSigner(signer: xdr.RevokeSponsorshipOpSignerWire, { ltx, header, 
   const current = acc.signers[index];
   if (!current) return opInner(T, REVOKE_SPONSORSHIP.DOES_NOT_EXIST);
   const wasSponsored = current.sponsor !== null;
-  if (wasSponsored ? current.sponsor !== source : accountId !== source) return opInner(T, REVOKE_SPONSORSHIP.NOT_SPONSOR);
+  if (wasSponsored ? current.sponsor !== source : accountId !== source)
+    return opInner(T, REVOKE_SPONSORSHIP.NOT_SPONSOR);
 
   const sandwich = loadSponsorship(ltx, source);
   const willBeSponsored = sandwich !== undefined && sandwich.sponsoring !== accountId;

@@ -15,11 +15,18 @@ export const setOptions = defineOperation({
   type: T,
   threshold({ setOptionsOp: op }) {
     const touchesAuth =
-      op.masterWeight !== null || op.lowThreshold !== null || op.medThreshold !== null || op.highThreshold !== null || op.signer !== null;
+      op.masterWeight !== null ||
+      op.lowThreshold !== null ||
+      op.medThreshold !== null ||
+      op.highThreshold !== null ||
+      op.signer !== null;
     return touchesAuth ? 'HIGH' : 'MEDIUM';
   },
   checkValid({ setOptionsOp: op }, { source }) {
-    if ((op.setFlags !== null && op.setFlags & ~ALL_ACCOUNT_FLAGS) || (op.clearFlags !== null && op.clearFlags & ~ALL_ACCOUNT_FLAGS)) {
+    if (
+      (op.setFlags !== null && op.setFlags & ~ALL_ACCOUNT_FLAGS) ||
+      (op.clearFlags !== null && op.clearFlags & ~ALL_ACCOUNT_FLAGS)
+    ) {
       return opInner(T, SET_OPTIONS.UNKNOWN_FLAG);
     }
     if (op.setFlags !== null && op.clearFlags !== null && (op.setFlags & op.clearFlags) !== 0) {
@@ -77,7 +84,11 @@ export const setOptions = defineOperation({
           let at = acc.signers.findIndex((s) => compareSignerKeys(s, key) > 0);
           if (at < 0) at = acc.signers.length;
           acc.signers.splice(at, 0, { ...key, weight: op.signer.weight, sponsor: null });
-          const failure = sponsorshipFailure(createSignerWithPossibleSponsorship(ltx, header, acc, at), T, SET_OPTIONS.LOW_RESERVE);
+          const failure = sponsorshipFailure(
+            createSignerWithPossibleSponsorship(ltx, header, acc, at),
+            T,
+            SET_OPTIONS.LOW_RESERVE,
+          );
           if (failure) return failure;
         }
       } else if (index >= 0) {

@@ -5,11 +5,7 @@
 import { BEGIN_SPONSORING, END_SPONSORING, OP_TYPE } from '../codes';
 import { accountIdFromWire } from '../encode';
 import { opInner } from '../results';
-import {
-  type SponsorshipCounterRecord,
-  sponsorshipCounterKey,
-  sponsorshipKey,
-} from '../state';
+import { type SponsorshipCounterRecord, sponsorshipCounterKey, sponsorshipKey } from '../state';
 import { defineOperation } from './types';
 
 const BEGIN = OP_TYPE.BEGIN_SPONSORING_FUTURE_RESERVES;

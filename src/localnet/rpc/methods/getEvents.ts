@@ -33,14 +33,18 @@ function parseSegment(v: unknown): Segment {
 
 /** Reads and validates one filter, with stellar-rpc's messages ("filter N invalid: ..."). */
 function parseFilter(raw: unknown, n: number): Filter {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidParams('invalid parameters: filters must be objects');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidParams('invalid parameters: filters must be objects');
   const f = raw as JsonObject;
   const fail = (why: string) => invalidParams(`filter ${n} invalid: ${why}`);
   const typeStr = stringParam(f, 'type');
   const types = new Set(typeStr === '' ? [] : typeStr.split(','));
-  for (const t of types) if (t !== 'system' && t !== 'contract') throw fail("filter type invalid: if set, type must be either 'system' or 'contract'");
+  for (const t of types)
+    if (t !== 'system' && t !== 'contract')
+      throw fail("filter type invalid: if set, type must be either 'system' or 'contract'");
   const rawContractIds = f.contractIds === undefined || f.contractIds === null ? [] : f.contractIds;
-  if (!Array.isArray(rawContractIds) || !rawContractIds.every((c): c is string => typeof c === 'string')) throw invalidParams('invalid parameters: contractIds must be strings');
+  if (!Array.isArray(rawContractIds) || !rawContractIds.every((c): c is string => typeof c === 'string'))
+    throw invalidParams('invalid parameters: contractIds must be strings');
   const contractIds: string[] = rawContractIds;
   if (contractIds.length > MAX_CONTRACT_IDS) throw fail('maximum 5 contract IDs per filter');
   const rawTopics = f.topics === undefined || f.topics === null ? [] : f.topics;
@@ -52,12 +56,19 @@ function parseFilter(raw: unknown, n: number): Filter {
   const topics = rawTopics.map((t: unknown, i: number) => {
     if (!Array.isArray(t)) throw invalidParams('invalid parameters: each topic filter must be an array');
     const segments = t.map(parseSegment);
-    const trailing = segments.length > 0 && 'wildcard' in segments[segments.length - 1]! && (segments[segments.length - 1] as { wildcard: string }).wildcard === '**';
+    const trailing =
+      segments.length > 0 &&
+      'wildcard' in segments[segments.length - 1]! &&
+      (segments[segments.length - 1] as { wildcard: string }).wildcard === '**';
     const fixed = trailing ? segments.slice(0, -1) : segments;
     if (segments.length < 1) throw fail(`topic ${i + 1} invalid: topic must have at least 1 segment`);
     const misplaced = fixed.findIndex((s) => 'wildcard' in s && s.wildcard === '**');
-    if (misplaced >= 0) throw fail(`topic ${i + 1} invalid: segment ${misplaced + 1} invalid: wildcard '**' is only allowed as the last segment`);
-    if (fixed.length > MAX_TOPIC_SEGMENTS) throw fail(`topic ${i + 1} invalid: topic cannot have more than ${MAX_TOPIC_SEGMENTS} segments`);
+    if (misplaced >= 0)
+      throw fail(
+        `topic ${i + 1} invalid: segment ${misplaced + 1} invalid: wildcard '**' is only allowed as the last segment`,
+      );
+    if (fixed.length > MAX_TOPIC_SEGMENTS)
+      throw fail(`topic ${i + 1} invalid: topic cannot have more than ${MAX_TOPIC_SEGMENTS} segments`);
     return segments;
   });
   return { types, contractIds, topics };
@@ -106,12 +117,17 @@ export function getEvents(ctx: Pick<RpcContext, 'history'>): MethodHandler {
 
     const latest = ctx.history.latest();
     const oldest = ctx.history.oldest();
-    const start: EventCursor = cursor ? { ...cursor, event: cursor.event + 1 } : { ledger: startLedger, tx: 0, op: 0, event: 0 };
+    const start: EventCursor = cursor
+      ? { ...cursor, event: cursor.event + 1 }
+      : { ledger: startLedger, tx: 0, op: 0, event: 0 };
     const limit = limitParam > 0 ? limitParam : DEFAULT_EVENTS_LIMIT;
     let endLedger = Math.min(start.ledger + EVENTS_LEDGER_SCAN_LIMIT, latest.sequence + 1);
     if (endLedgerParam !== 0) endLedger = Math.min(endLedgerParam, endLedger);
     if (start.ledger < oldest.sequence || start.ledger > latest.sequence) {
-      throw new RpcError(RpcCode.InvalidRequest, `startLedger must be within the ledger range: ${oldest.sequence} - ${latest.sequence}`);
+      throw new RpcError(
+        RpcCode.InvalidRequest,
+        `startLedger must be within the ledger range: ${oldest.sequence} - ${latest.sequence}`,
+      );
     }
 
     const events: Record<string, unknown>[] = [];
@@ -150,7 +166,9 @@ export function getEvents(ctx: Pick<RpcContext, 'history'>): MethodHandler {
       }
     }
     const cursorOut =
-      events.length === limit ? (events[events.length - 1]!.id as string) : eventId({ ledger: endLedger - 1, tx: 0xfffff, op: 0xfff }, 0xffffffff);
+      events.length === limit
+        ? (events[events.length - 1]!.id as string)
+        : eventId({ ledger: endLedger - 1, tx: 0xfffff, op: 0xfff }, 0xffffffff);
     return {
       events,
       cursor: cursorOut,

@@ -22,7 +22,10 @@ export function getHealth(ctx: Pick<RpcContext, 'history' | 'settings' | 'nowMs'
     if (max !== undefined) {
       const latencyS = ctx.nowMs() / 1000 - ctx.history.latest().closeTime;
       if (latencyS * 1000 > max) {
-        throw new RpcError(RpcCode.InternalError, `latency (${goDuration(latencyS)}) since last known ledger closed is too high (>${goDuration(max / 1000)})`);
+        throw new RpcError(
+          RpcCode.InternalError,
+          `latency (${goDuration(latencyS)}) since last known ledger closed is too high (>${goDuration(max / 1000)})`,
+        );
       }
     }
     return { status: 'healthy', ...range, ledgerRetentionWindow: ctx.settings.retentionLedgers };

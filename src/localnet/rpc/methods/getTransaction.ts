@@ -23,7 +23,17 @@ export function getTransaction(ctx: Pick<RpcContext, 'history'>): MethodHandler 
     const found = ctx.history.findTransaction(hash);
     const range = ledgerRange(ctx.history);
     // Go serialises the zero values of the absent details too; the SDK ignores them.
-    if (!found) return { ...range, status: 'NOT_FOUND', txHash: hash, applicationOrder: 0, feeBump: false, events: {}, ledger: 0, createdAt: '0' };
+    if (!found)
+      return {
+        ...range,
+        status: 'NOT_FOUND',
+        txHash: hash,
+        applicationOrder: 0,
+        feeBump: false,
+        events: {},
+        ledger: 0,
+        createdAt: '0',
+      };
     return {
       ...range,
       status: transactionStatus(found.tx),

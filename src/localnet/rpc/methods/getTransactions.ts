@@ -31,7 +31,8 @@ export function getTransactions(ctx: Pick<RpcContext, 'history'>): MethodHandler
     const badPage = `start ledger (${startLedger}) must be between the oldest ledger: ${oldest.sequence} and the latest ledger: ${latest.sequence} for this rpc instance`;
     if (pagination) {
       if (cursorParam !== '') {
-        if (startLedger !== 0) throw invalidRequest(`startLedger (${startLedger}) and cursor (${cursorParam}) cannot both be set`);
+        if (startLedger !== 0)
+          throw invalidRequest(`startLedger (${startLedger}) and cursor (${cursorParam}) cannot both be set`);
       } else if (!within) throw invalidRequest(badPage);
       if (limitParam > MAX_TRANSACTIONS_LIMIT) throw invalidRequest(`limit must not exceed ${MAX_TRANSACTIONS_LIMIT}`);
     } else if (!within) throw invalidRequest(badPage);
@@ -56,7 +57,12 @@ export function getTransactions(ctx: Pick<RpcContext, 'history'>): MethodHandler
       for (let i = from; i <= ledger.transactions.length; i++) {
         const tx = ledger.transactions[i - 1]!;
         cursor = { ledger: seq, tx: i, op: 1 };
-        transactions.push({ status: transactionStatus(tx), txHash: tx.hash, ...transactionDetails(tx), createdAt: ledger.closeTime });
+        transactions.push({
+          status: transactionStatus(tx),
+          txHash: tx.hash,
+          ...transactionDetails(tx),
+          createdAt: ledger.closeTime,
+        });
         if (transactions.length >= limit) break walk;
       }
     }

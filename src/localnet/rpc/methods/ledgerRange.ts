@@ -2,7 +2,12 @@
 // sendTransaction and getEvents, numbers in getTransactions (which names them ...Timestamp): see stellar-facts.
 import type { HistoryStore } from '../../history/historyStore';
 
-export function ledgerRange(history: HistoryStore): { latestLedger: number; latestLedgerCloseTime: string; oldestLedger: number; oldestLedgerCloseTime: string } {
+export function ledgerRange(history: HistoryStore): {
+  latestLedger: number;
+  latestLedgerCloseTime: string;
+  oldestLedger: number;
+  oldestLedgerCloseTime: string;
+} {
   const latest = history.latest();
   const oldest = history.oldest();
   return {

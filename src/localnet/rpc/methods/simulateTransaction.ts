@@ -30,12 +30,18 @@ export function simulateTransaction(ctx: Pick<RpcContext, 'history'>): MethodHan
       return fail('Could not unmarshal transaction');
     }
     const tx =
-      envelope.type === 'envelopeTypeTxFeeBump' ? envelope.feeBump.tx.innerTx.v1.tx : envelope.type === 'envelopeTypeTxV0' ? envelope.v0.tx : envelope.v1.tx;
+      envelope.type === 'envelopeTypeTxFeeBump'
+        ? envelope.feeBump.tx.innerTx.v1.tx
+        : envelope.type === 'envelopeTypeTxV0'
+          ? envelope.v0.tx
+          : envelope.v1.tx;
     const ops = tx.operations;
     if (ops.length !== 1) return fail('Transaction contains more than one operation');
-    if (tx.memo.type !== 'memoNone') return fail('Transaction contains a memo. Soroban transactions do not support memos.');
+    if (tx.memo.type !== 'memoNone')
+      return fail('Transaction contains a memo. Soroban transactions do not support memos.');
     const opName = ops[0]!.body.type;
-    if (!SOROBAN_OPS.has(opName)) return fail(`Transaction contains unsupported operation type: ${goOperationTypeName(opName)}`);
+    if (!SOROBAN_OPS.has(opName))
+      return fail(`Transaction contains unsupported operation type: ${goOperationTypeName(opName)}`);
     return fail(NO_CONTRACT_EXECUTION);
   };
 }
