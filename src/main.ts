@@ -1,4 +1,6 @@
 // `make run`: config -> dependencies -> app -> listen, on embedded defaults when no URLs are configured.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config';
 import { seedDemoOnFirstRun } from './cli/demoSeed';
@@ -18,9 +20,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = pino({ level: config.logLevel });
+  const progress = (line: string) => process.stdout.write(`${line}\n`);
+  let seeded!: () => void;
+  const seedDone = new Promise<void>((resolve) => (seeded = resolve));
   let service;
   try {
-    service = await startService(config, log);
+    service = await startService(config, log, { onProgress: progress, sponsorScanAfter: seedDone });
   } catch (err) {
     if (err instanceof ServiceSecretError || err instanceof KmsConfigError) {
       console.error(`configuration error: ${err.message}`);
@@ -28,6 +33,14 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The demo seed runs before the banner, so that the banner can say what is true once it is done.
+  const seedLines: string[] = [];
+  const keysFile = join(config.dataDir, 'demo-keys.env');
+  if (config.demoSeed) {
+    progress('checking the demo app...');
+    await seedDemoOnFirstRun(service.deps, (line) => seedLines.push(line), service.url, { keysFile });
+  }
+  seeded();
   const describeNetwork = (n: 'testnet' | 'mainnet'): string => {
     if (n === 'testnet' && service.localnet && config.localnet) {
       const cadence =
@@ -39,22 +52,26 @@ async function main(): Promise<void> {
     return `${n}: ${config.stellarRpcUrls[n] ?? `not configured (set STELLAR_${n.toUpperCase()}_RPC_URL)`}`;
   };
   const networks = (['testnet', 'mainnet'] as const).map(describeNetwork).join('\n              ');
+  const applied = service.migrationsApplied.length;
+  const keysLine = existsSync(keysFile)
+    ? `  demo keys:  ${keysFile} (dev only): . ${keysFile}   then see the README's tour`
+    : undefined;
   process.stdout.write(
     [
+      ...seedLines,
       '',
       `Onboard ${service.deps.version} is listening on ${service.url}`,
-      `  database:   ${service.databaseDescription}${service.migrationsApplied.length ? ` (applied ${service.migrationsApplied.length} migrations)` : ''}`,
+      `  database:   ${service.databaseDescription}, ${service.migrationsTotal} migrations${applied ? ` (${applied} applied now)` : ''}`,
       `  stellar:    ${networks}`,
       `  keys:       ${service.deps.kms.description}`,
+      `  mail:       ${service.deps.mailer.description}`,
+      ...(keysLine ? [keysLine] : []),
       `  API docs:   ${service.url}/docs   (contract: ${service.url}/openapi.json)`,
       `  try:        curl -s ${service.url}/health ; curl -s ${service.url}/ready`,
       '  stop with Ctrl-C',
       '',
     ].join('\n') + '\n',
   );
-  if (config.demoSeed) {
-    await seedDemoOnFirstRun(service.deps, (line) => process.stdout.write(`${line}\n`), service.url);
-  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,6 @@
 // Assembles the running service: database (given or embedded), migrations, dependencies, HTTP server.
 // main.ts uses it for `make run`; the tests use it to run the real thing on a free port.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
@@ -12,6 +12,7 @@ import type { Config, NetworkName } from './config';
 import { systemClock } from './domain/deps';
 import type { ServiceDeps } from './operations/types';
 import { createDb, migrateToLatest } from './infra/db/database';
+import { migrations } from './infra/db/migrations/index';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
@@ -35,7 +36,9 @@ export interface RunningService {
   deps: ServiceDeps;
   /** Where the database lives, for the banner: `embedded (<dir>)` or the URL's host. */
   databaseDescription: string;
+  /** Migrations applied by this start, and how many the database has in all. */
   migrationsApplied: string[];
+  migrationsTotal: number;
   close(): Promise<void>;
 }
 
@@ -66,10 +69,22 @@ export function stellarGateways(
   return gateways;
 }
 
+export interface StartOptions {
+  /** Told before each slow step (embedded PostgreSQL, migrations, localnet), for `make run`'s progress lines. */
+  onProgress?: (line: string) => void;
+  /**
+   * The sponsor balance scan starts once this settles (make run: after the demo seed has funded the demo wallet, so
+   * no sponsor.balance.low is reported for a wallet being funded); absent: at once.
+   */
+  sponsorScanAfter?: Promise<unknown>;
+}
+
 export async function startService(
   config: Config,
   log: Logger = pino({ level: config.logLevel }),
+  opts: StartOptions = {},
 ): Promise<RunningService> {
+  const progress = opts.onProgress ?? (() => {});
   // Read before anything starts: a bad secret stops start-up without leaving a database running.
   const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
   const kms = createKeyManagement(config.kms);
@@ -82,6 +97,11 @@ export async function startService(
   } else {
     const dir = join(config.dataDir, 'postgres');
     log.info({ dir }, 'starting embedded PostgreSQL');
+    progress(
+      existsSync(join(dir, 'PG_VERSION'))
+        ? `starting embedded PostgreSQL (${dir})...`
+        : `starting embedded PostgreSQL: first run, creating its cluster in ${dir} (a few seconds)...`,
+    );
     embedded = await startEmbeddedPostgres({
       dataDir: dir,
       port: config.embeddedPostgresPort,
@@ -96,6 +116,7 @@ export async function startService(
   try {
     const stellarRpcUrls = { ...config.stellarRpcUrls };
     if (config.localnet) {
+      progress(`starting localnet, the local Stellar network (state in ${config.localnet.dataDir})...`);
       localnet = await startLocalnet({
         port: config.localnet.port,
         ledgerCloseMs: config.localnet.ledgerCloseMs,
@@ -104,6 +125,7 @@ export async function startService(
       });
       stellarRpcUrls.testnet = localnet.rpcUrl;
     }
+    progress('applying database migrations...');
     const migrationsApplied = await migrateToLatest(db);
     const deps: ServiceDeps = {
       log,
@@ -138,14 +160,24 @@ export async function startService(
     const stopTrustlineBackfill = startTrustlineBackfill(deps);
     const stopConfirmations = startConfirmationWorker(deps);
     const stopLedgerFollower = config.transactions.ledgerFollower ? startLedgerFollower(deps) : async () => undefined;
-    const stopSponsorScan = config.sponsorBalanceScan ? startSponsorBalanceScan(deps) : async () => undefined;
+    let closed = false;
+    let stopSponsorScan: () => Promise<void> = async () => undefined;
+    if (config.sponsorBalanceScan) {
+      const start = () => {
+        if (!closed) stopSponsorScan = startSponsorBalanceScan(deps);
+      };
+      if (opts.sponsorScanAfter) void opts.sponsorScanAfter.then(start, start);
+      else start();
+    }
     return {
       url: `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
       deps,
       databaseDescription,
       migrationsApplied,
+      migrationsTotal: migrations.length,
       close: async () => {
+        closed = true;
         stopMaintenance();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await stopActivationRecovery();

@@ -2,11 +2,14 @@
 // against their own database. Keys are printed once, here, and never again: only their hashes are stored.
 import { parseArgs } from 'node:util';
 import type { Deps } from '../domain/deps';
-import { createApiKey, revokeApiKey } from '../domain/apiKeys/apiKeys';
+import { createApiKey, listApiKeys, revokeApiKey, type CreatedApiKey } from '../domain/apiKeys/apiKeys';
 import type { ApiKeyNetwork, ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { addAppOrigins, findApp, findOrCreateOperatorByEmail, normalizeOrigin, type App } from '../domain/apps/store';
 import { fundAppWalletWithFriendbot } from '../domain/treasury/treasury';
 import { createAppWithWallet } from '../domain/wallets/appWallets';
+import type { WalletRecord } from '../domain/wallets/store';
+import { listAllApps } from '../domain/apps/allApps';
+import { table } from './table';
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
 
@@ -18,7 +21,11 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
   revoke-key --key <key_...>
       revokes a key (requests with it then answer API_KEY_NOT_FOUND)
   add-origin --app <app_...> --origin <https://host>...
-      allows browser requests from these origins`;
+      allows browser requests from these origins
+  list-apps
+      every app: id, name, network, status, owner, created, app wallet
+  list-keys --app <app_...>
+      the app's keys: id, display prefix, type, network, label, expiry, last use, revoked (never a secret)`;
 
 export class UsageError extends Error {}
 
@@ -77,6 +84,48 @@ function origins(values: string[] | undefined): string[] {
   return values ?? [];
 }
 
+/** An app made by create-app (or the demo seed), with the two keys that exist in clear only now. */
+export interface CreatedApp {
+  operator: { id: string; email: string | null };
+  app: App;
+  wallet: WalletRecord;
+  allowedOrigins: string[];
+  publishable: CreatedApiKey;
+  secret: CreatedApiKey;
+}
+
+/** The operator (unless one has this email), the app with its global wallet, its origins and one key of each type. */
+export async function createAppWithKeys(
+  deps: AdminDeps,
+  input: { name: string; network: ApiKeyNetwork; ownerEmail: string; origins: string[] },
+): Promise<CreatedApp> {
+  // The operator first (an operator without apps is what a first sign-in makes too), then the app in one transaction.
+  const operator = await findOrCreateOperatorByEmail(deps.db, input.ownerEmail);
+  const created = await createAppWithWallet(
+    deps,
+    { name: input.name, network: input.network, ownerOperatorId: operator.id },
+    async (trx, app) => {
+      await addAppOrigins(trx, app.id, input.origins);
+      const label = 'created by admin CLI';
+      const publishable = await createApiKey(trx, {
+        appId: app.id,
+        type: 'publishable',
+        network: input.network,
+        label,
+      });
+      const secret = await createApiKey(trx, { appId: app.id, type: 'secret', network: input.network, label });
+      return { publishable, secret };
+    },
+  );
+  return {
+    operator,
+    app: created.app,
+    wallet: created.wallet,
+    allowedOrigins: input.origins.map((o) => normalizeOrigin(o) ?? o),
+    ...created.also,
+  };
+}
+
 const NETWORKS = ['testnet', 'mainnet'] as const;
 const TYPES = ['secret', 'publishable'] as const;
 
@@ -111,40 +160,23 @@ export async function runAdminCommand(
       const network = oneOf<ApiKeyNetwork>(values.network, NETWORKS, 'network');
       const email = required(values['owner-email'], 'owner-email');
       if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--owner-email is not an email address');
-      const allowed = origins(values.origin);
-      // The operator first (an operator without apps is what a first sign-in makes too), then the app in one transaction.
-      const operator = await findOrCreateOperatorByEmail(db, email);
-      const created = await createAppWithWallet(
-        deps,
-        { name, network, ownerOperatorId: operator.id },
-        async (trx, app) => {
-          await addAppOrigins(trx, app.id, allowed);
-          const publishable = await createApiKey(trx, {
-            appId: app.id,
-            type: 'publishable',
-            network,
-            label: 'created by admin CLI',
-          });
-          const secret = await createApiKey(trx, {
-            appId: app.id,
-            type: 'secret',
-            network,
-            label: 'created by admin CLI',
-          });
-          return { publishable, secret };
-        },
-      );
-      out(`operator:        ${operator.id} (${operator.email})`);
+      const created = await createAppWithKeys(deps, {
+        name,
+        network,
+        ownerEmail: email,
+        origins: origins(values.origin),
+      });
+      out(`operator:        ${created.operator.id} (${created.operator.email})`);
       out(`app:             ${created.app.id} "${created.app.name}" (${network})`);
       out(`app wallet:      ${created.wallet.publicKey} (global; its secret is stored only encrypted)`);
       out(
-        `allowed origins: ${allowed.length ? allowed.map((o) => normalizeOrigin(o)).join(', ') : '(none: browser requests are refused until one is added)'}`,
+        `allowed origins: ${created.allowedOrigins.length ? created.allowedOrigins.join(', ') : '(none: browser requests are refused until one is added)'}`,
       );
-      out(`publishable key: ${created.also.publishable.key}`);
-      out(`secret key:      ${created.also.secret.key}`);
+      out(`publishable key: ${created.publishable.key}`);
+      out(`secret key:      ${created.secret.key}`);
       out('These keys are shown only now; only their hashes are stored. Keep the secret key out of client code.');
       out(
-        `try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.also.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`,
+        `try:             curl -s -X POST ${baseUrl}/v1/wallets/fund -H 'content-type: application/json' -H 'x-service-api-key: ${created.secret.key}' -d '{"publicKey":"GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2"}'`,
       );
       // Last: the keys are out whatever the chain does.
       await fundNewAppWallet(deps, created.app, created.wallet.publicKey, out, opts);
@@ -190,7 +222,51 @@ export async function runAdminCommand(
       out(`${appId} allows ${allowed.map((o) => normalizeOrigin(o)).join(', ')}`);
       return;
     }
+    case 'list-apps': {
+      const apps = await listAllApps(db);
+      if (apps.length === 0) return out('no apps yet: npm run admin -- create-app ...');
+      for (const line of table(
+        ['app', 'name', 'network', 'status', 'owner', 'created', 'app wallet'],
+        apps.map((a) => [
+          a.id,
+          a.name,
+          a.network,
+          a.status,
+          a.ownerEmail ?? a.ownerId,
+          day(a.createdAt),
+          a.walletPublicKey ?? '-',
+        ]),
+      ))
+        out(line);
+      return;
+    }
+    case 'list-keys': {
+      const appId = required(values.app, 'app');
+      if (!(await findApp(db, appId))) throw new UsageError(`no app ${appId}`);
+      const keys = await listApiKeys(db, appId, 1000);
+      if (keys.length === 0) return out(`${appId} has no keys: npm run admin -- create-key --app ${appId} ...`);
+      // The display prefix is all that is stored in clear: the key itself exists only in its creator's hands.
+      for (const line of table(
+        ['key', 'prefix', 'type', 'network', 'label', 'expires', 'last used', 'revoked'],
+        keys.map((k) => [
+          k.id,
+          `${k.displayPrefix}...`,
+          k.type,
+          k.network,
+          k.label ?? '-',
+          k.expiresAt ? day(k.expiresAt) : 'never',
+          k.lastUsedAt ? k.lastUsedAt.toISOString() : 'never',
+          k.revokedAt ? day(k.revokedAt) : '-',
+        ]),
+      ))
+        out(line);
+      return;
+    }
     default:
       throw new UsageError(command ? `unknown command ${command}` : 'no command given');
   }
+}
+
+function day(at: Date): string {
+  return at.toISOString().slice(0, 10);
 }

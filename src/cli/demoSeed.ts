@@ -1,14 +1,16 @@
-// The first `make run` on an empty database creates a demo operator, a testnet app and its keys, and prints them
-// once (with a curl line) so a newcomer can call the API at once. Only the process that records the seed in
+// The first `make run` on an empty database creates a demo operator, a testnet app and its keys, and writes the keys
+// to `<dataDir>/demo-keys.env` (mode 0600) so a newcomer can call the API at once (the README's tour sources it). Only the process that records the seed in
 // service_meta does it, so two instances starting together on one database seed once. On localnet the demo app also
 // gets a demo USDC (src/domain/treasury/demoUsdc.ts): configured as its asset, held by its distribution wallet. That
 // step is idempotent and runs again at every start (a database seeded before it existed, friendbot down the first
 // time), printing what it found or did.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Deps } from '../domain/deps';
 import { findApp, type App } from '../domain/apps/store';
 import { issueDemoUsdc, servedByLocalnet, type DemoUsdcDeps } from '../domain/treasury/demoUsdc';
-import { fundAppWalletFromFriendbot, type TreasuryDeps } from '../domain/treasury/treasury';
-import { runAdminCommand } from './adminCommands';
+import { fundAppWalletWithFriendbot, type TreasuryDeps } from '../domain/treasury/treasury';
+import { createAppWithKeys, type CreatedApp } from './adminCommands';
 
 export const DEMO_OWNER_EMAIL = 'demo@onboard.local';
 export const DEMO_ORIGIN = 'http://localhost:5173';
@@ -46,6 +48,28 @@ export async function seedDemoUsdc(deps: DemoSeedDeps, app: App, out: (line: str
 }
 
 /**
+ * The demo app's keys as shell lines, for `. .data/demo-keys.env` (the README's tour). Dev only: written once, when
+ * the seed creates the keys (the only moment they exist in clear), mode 0600 in the data directory.
+ */
+export function writeDemoKeysFile(file: string, input: { baseUrl: string; created: CreatedApp }): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const lines = [
+    '# Onboard demo app (dev only; created on first run). Source it: . .data/demo-keys.env',
+    `ONBOARD_URL=${input.baseUrl}`,
+    `ONBOARD_APP_ID=${input.created.app.id}`,
+    `ONBOARD_SECRET_KEY=${input.created.secret.key}`,
+    `ONBOARD_PUBLISHABLE_KEY=${input.created.publishable.key}`,
+  ];
+  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600); // an existing file keeps its mode on write: make sure
+}
+
+export interface DemoSeedOptions {
+  /** Where to write the demo keys (`<dataDir>/demo-keys.env` for `make run`); absent: the keys are printed. */
+  keysFile?: string;
+}
+
+/**
  * Seeds the demo app when the database has no app yet; returns whether it did. On a database that has apps, only
  * the demo app's demo USDC is checked again (and completed when something is missing).
  */
@@ -53,6 +77,7 @@ export async function seedDemoOnFirstRun(
   deps: DemoSeedDeps,
   out: (line: string) => void,
   baseUrl: string,
+  opts: DemoSeedOptions = {},
 ): Promise<boolean> {
   const { db } = deps;
   const existing = await db('apps').count<{ count: string }[]>({ count: '*' });
@@ -67,33 +92,35 @@ export async function seedDemoOnFirstRun(
     .ignore()
     .returning('key');
   if (claimed.length === 0) return false;
-  out('First run: a demo operator, testnet app and keys were created. The keys are shown only now:');
-  await runAdminCommand(
-    deps,
-    [
-      'create-app',
-      '--name',
-      DEMO_APP_NAME,
-      '--network',
-      'testnet',
-      '--owner-email',
-      DEMO_OWNER_EMAIL,
-      '--origin',
-      DEMO_ORIGIN,
-    ],
-    (line) => out(`  ${line}`),
-    { baseUrl },
-  );
-  // The demo app funds its users at sign-in (Immediate mode), so its wallet needs XLM: friendbot, best effort.
-  const app = await findDemoApp(db);
-  if (app) {
-    const funded = await fundAppWalletFromFriendbot(deps, app).catch(() => false);
-    out(
-      funded
-        ? '  app wallet: funded from friendbot'
-        : '  app wallet: not funded (friendbot unavailable); top it up before users sign in',
-    );
-    await seedDemoUsdc(deps, app, out);
+  const created = await createAppWithKeys(deps, {
+    name: DEMO_APP_NAME,
+    network: 'testnet',
+    ownerEmail: DEMO_OWNER_EMAIL,
+    origins: [DEMO_ORIGIN],
+  });
+  out(`First run: a demo operator (${DEMO_OWNER_EMAIL}) and its testnet app were created.`);
+  out(`  app:             ${created.app.id} "${created.app.name}"`);
+  out(`  app wallet:      ${created.wallet.publicKey}`);
+  out(`  allowed origin:  ${created.allowedOrigins.join(', ')}`);
+  if (opts.keysFile) {
+    writeDemoKeysFile(opts.keysFile, { baseUrl, created });
+    out(`  keys:            written to ${opts.keysFile} (mode 0600; dev only): . ${opts.keysFile}`);
+    out('                   list them any time with: npm run admin -- list-keys --app ' + created.app.id);
+  } else {
+    out(`  publishable key: ${created.publishable.key}`);
+    out(`  secret key:      ${created.secret.key}`);
+    out('  These keys are shown only now; only their hashes are stored.');
   }
+  // The demo app funds its users at sign-in (Immediate mode), so its wallet needs XLM: friendbot, best effort. What
+  // is said is what the chain answered: funded now, already there, or why not.
+  const funding = await fundAppWalletWithFriendbot(deps, created.app).catch((err: unknown) => ({
+    outcome: 'unavailable' as const,
+    reason: err instanceof Error ? err.message : String(err),
+  }));
+  if (funding.outcome === 'funded') out('  app wallet:      funded from friendbot (10,000 XLM)');
+  else if (funding.outcome === 'exists') out('  app wallet:      already on the ledger');
+  else if (funding.outcome === 'unavailable')
+    out(`  app wallet:      not funded (${funding.reason}); top it up before users sign in`);
+  await seedDemoUsdc(deps, created.app, out);
   return true;
 }

@@ -127,6 +127,43 @@ describe('admin CLI', () => {
       body: { publicKey: VALID_G },
     });
     assert.equal(revoked.body.code, 'API_KEY_NOT_FOUND');
+
+    // list-apps and list-keys: every fact but never a secret (nor a hash).
+    const apps: string[] = [];
+    await runAdminCommand(svc.deps, ['list-apps'], (l) => apps.push(l));
+    assert.match(apps[0]!, /^app +name +network +status +owner +created +app wallet$/);
+    const row = apps.find((l) => l.startsWith(appId));
+    assert.ok(row, apps.join('\n'));
+    assert.match(
+      row,
+      new RegExp(`^${appId} +Demo +testnet +active +owner@example\\.com +\\d{4}-\\d{2}-\\d{2} +${wallet}$`),
+    );
+    assert.ok(apps.some((l) => / Second +mainnet +active /.test(l)));
+    const keys: string[] = [];
+    await runAdminCommand(svc.deps, ['list-keys', '--app', appId], (l) => keys.push(l));
+    const listed = keys.join('\n');
+    assert.match(keys[0]!, /^key +prefix +type +network +label +expires +last used +revoked$/);
+    assert.equal(keys.length, 2 + 3, 'a header, a rule and the three keys of the app');
+    assert.match(
+      listed,
+      new RegExp(
+        `${keyId} +sec_testnet_[0-9A-Za-z]{4}\\.\\.\\. +secret +testnet +- +never +\\d{4}-\\d{2}-\\d{2}T\\S+ +\\d{4}-\\d{2}-\\d{2}$`,
+        'm',
+      ),
+      'used once, then revoked',
+    );
+    assert.match(
+      listed,
+      /pub_testnet_[0-9A-Za-z]{4}\.\.\. +publishable +testnet +created by admin CLI +never +\d{4}-/,
+      'used above: last use is shown',
+    );
+    for (const secretKey of [secret, publishable, extra]) assert.ok(!listed.includes(secretKey), 'no key in clear');
+    const hashes = await svc.deps.db('api_keys').where({ app_id: appId }).pluck('key_hash');
+    for (const hash of hashes as string[]) assert.ok(!listed.includes(hash), 'no hash either');
+    await assert.rejects(
+      runAdminCommand(svc.deps, ['list-keys', '--app', 'app_none'], () => {}),
+      UsageError,
+    );
   });
 
   test('create-app with friendbot out of reach: the app and keys are created, FRIENDBOT_NOT_AVAILABLE in one line', async () => {

@@ -1,6 +1,11 @@
-// The first run on an empty database seeds a demo app once; its printed secret key passes the gate. On localnet the
+// The first run on an empty database seeds a demo app once; its keys file (mode 0600) sources in a shell and its
+// secret key passes the gate. On localnet the
 // demo app gets a demo USDC (issuer derived from the service secret, configured as its asset, 100000 held by its
 // distribution wallet), and a restart finds it all in place and pays nothing twice.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEMO_APP_NAME, seedDemoOnFirstRun, seedDemoUsdc } from '../../src/cli/demoSeed';
@@ -25,23 +30,41 @@ describe('demo seed on first run', () => {
     return (await findApp(svc.deps.db, row.id))!;
   };
 
-  test('seeds once, even when two starts race, and the printed secret key works', async () => {
+  test('seeds once, even when two starts race; the keys go to a 0600 file that a shell sources, and they work', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'onboard-demo-keys-'));
+    const keysFile = join(dir, 'demo-keys.env');
     const lines: string[][] = [[], []];
     const results = await Promise.all(
-      [0, 1].map((i) => seedDemoOnFirstRun(svc.deps, (l) => lines[i]!.push(l), svc.url)),
+      [0, 1].map((i) => seedDemoOnFirstRun(svc.deps, (l) => lines[i]!.push(l), svc.url, { keysFile })),
     );
     assert.deepEqual(results.sort(), [false, true]);
     const printed = lines.flat().join('\n');
-    const secret = printed.match(/sec_testnet_[A-Za-z0-9]{40}/)?.[0];
-    assert.ok(secret, printed);
-    assert.match(printed, /pub_testnet_[A-Za-z0-9]{40}/);
-    assert.match(printed, /curl -s -X POST/);
-    assert.equal(await seedDemoOnFirstRun(svc.deps, () => {}, svc.url), false, 'a restart does not seed again');
+    assert.doesNotMatch(printed, /sec_testnet_/, 'the secret key is in the file, not in the output');
+    assert.match(printed, new RegExp(`keys: +written to ${keysFile.replace(/[.]/g, '\\.')} \\(mode 0600`));
+    assert.match(printed, /app wallet: +funded from friendbot/);
+    assert.doesNotMatch(printed, /not funded/);
+    assert.equal(statSync(keysFile).mode & 0o777, 0o600);
+    // What `. .data/demo-keys.env` gives a shell.
+    const sourced = execFileSync('bash', ['-c', `set -a; . '${keysFile}'; env`], { encoding: 'utf8' });
+    const env = Object.fromEntries(
+      sourced.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    assert.equal(env.ONBOARD_URL, svc.url);
+    assert.equal(env.ONBOARD_APP_ID, (await demoApp()).id);
+    assert.match(env.ONBOARD_PUBLISHABLE_KEY ?? '', /^pub_testnet_[A-Za-z0-9]{40}$/);
+    const before = readFileSync(keysFile, 'utf8');
+    assert.equal(
+      await seedDemoOnFirstRun(svc.deps, () => {}, svc.url, { keysFile }),
+      false,
+      'a restart does not seed again',
+    );
+    assert.equal(readFileSync(keysFile, 'utf8'), before, 'a restart leaves the keys file as it is');
     const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
-      headers: { 'x-service-api-key': secret },
+      headers: { 'x-service-api-key': env.ONBOARD_SECRET_KEY ?? '' },
       body: { publicKey: 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2' },
     });
-    assert.equal(res.body.code, 'WALLET_NOT_FOUND', 'the gate accepted the demo key');
+    assert.equal(res.body.code, 'WALLET_NOT_FOUND', 'the gate accepted the demo secret key');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('on localnet: demo USDC configured on the demo app, 100000 held by its distribution wallet; a re-run pays nothing twice', async () => {
