@@ -24,7 +24,25 @@ export function statusRows(): { id: OperationId; route: string; status: string }
     }));
 }
 
+/** The README's table: one row per API group, its built operations and those answering 501. */
+export function statusTable(): string[] {
+  const groups = new Map<string, { built: string[]; notBuilt: string[] }>();
+  for (const r of statusRows()) {
+    const group = operations[r.id].group;
+    const row = groups.get(group) ?? { built: [], notBuilt: [] };
+    (r.status === 'built' ? row.built : row.notBuilt).push(r.id);
+    groups.set(group, row);
+  }
+  const cell = (ids: string[]) => (ids.length ? ids.sort().join(', ') : '-');
+  return [
+    '| group | built | 501 NOT_IMPLEMENTED |',
+    '|---|---|---|',
+    ...[...groups.keys()]
+      .sort()
+      .map((g) => `| ${g} | ${cell(groups.get(g)!.built)} | ${cell(groups.get(g)!.notBuilt)} |`),
+  ];
+}
+
 if (process.argv[1]?.endsWith('status-table.ts')) {
-  console.log('| operationId | route | status |\n|---|---|---|');
-  for (const r of statusRows()) console.log(`| ${r.id} | \`${r.route}\` | ${r.status} |`);
+  for (const line of statusTable()) console.log(line);
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDatabaseReachable } from '../src/infra/db/database';
-import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { EmbeddedPostgresError, startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
 
@@ -80,4 +80,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\nall checks passed in ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 
-await main();
+await main().catch((err: unknown) => {
+  // The embedded database's failures are one line with the fix; anything else keeps its stack.
+  if (err instanceof EmbeddedPostgresError) {
+    process.stdout.write(`\nerror: ${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+});

@@ -7,6 +7,7 @@ import { seedDemoOnFirstRun } from './cli/demoSeed';
 import { ServiceSecretError } from './infra/secrets/serviceSecret';
 import { KmsConfigError } from './infra/kms/keyManagement';
 import { startService } from './service';
+import { EmbeddedPostgresError } from './infra/db/embeddedPostgres';
 
 async function main(): Promise<void> {
   let config;
@@ -30,6 +31,10 @@ async function main(): Promise<void> {
     if (err instanceof ServiceSecretError || err instanceof KmsConfigError) {
       console.error(`configuration error: ${err.message}`);
       process.exit(2);
+    }
+    if (err instanceof EmbeddedPostgresError) {
+      console.error(`error: ${err.message}`);
+      process.exit(1);
     }
     throw err;
   }

@@ -13,7 +13,7 @@ import { systemClock } from './domain/deps';
 import type { ServiceDeps } from './operations/types';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { migrations } from './infra/db/migrations/index';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
+import { reachableDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
 import { startActivationRecovery } from './domain/funding/funding';
@@ -97,10 +97,11 @@ export async function startService(
   } else {
     const dir = join(config.dataDir, 'postgres');
     log.info({ dir }, 'starting embedded PostgreSQL');
+    const clusterDir = reachableDataDir(dir);
     progress(
-      existsSync(join(dir, 'PG_VERSION'))
-        ? `starting embedded PostgreSQL (${dir})...`
-        : `starting embedded PostgreSQL: first run, creating its cluster in ${dir} (a few seconds)...`,
+      existsSync(join(clusterDir, 'PG_VERSION'))
+        ? `starting embedded PostgreSQL (${clusterDir})...`
+        : `starting embedded PostgreSQL: first run, creating its cluster in ${clusterDir} (a few seconds)...`,
     );
     embedded = await startEmbeddedPostgres({
       dataDir: dir,
@@ -109,7 +110,7 @@ export async function startService(
       onLog: (line) => log.debug({ component: 'postgres' }, line),
     });
     databaseUrl = embedded.url;
-    databaseDescription = `embedded PostgreSQL in ${dir} (port ${config.embeddedPostgresPort})`;
+    databaseDescription = `embedded PostgreSQL in ${embedded.dataDir} (port ${config.embeddedPostgresPort})`;
   }
   const db = createDb(databaseUrl);
   let localnet: Localnet | undefined;

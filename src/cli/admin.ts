@@ -13,7 +13,12 @@ import { stellarGateways } from '../service';
 import { createKeyManagement } from '../infra/kms/index';
 import { KmsConfigError } from '../infra/kms/keyManagement';
 import { createDb, isDatabaseReachable, migrateToLatest } from '../infra/db/database';
-import { embeddedDatabaseUrl, startEmbeddedPostgres, type EmbeddedDatabase } from '../infra/db/embeddedPostgres';
+import {
+  EmbeddedPostgresError,
+  embeddedDatabaseUrl,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from '../infra/db/embeddedPostgres';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './adminCommands';
 
 /** How often the command's own localnet closes a ledger: friendbot's payment waits for one. */
@@ -105,6 +110,10 @@ main().then(
     if (err instanceof KmsConfigError) {
       console.error(`admin: configuration error: ${err.message}`);
       process.exit(2);
+    }
+    if (err instanceof EmbeddedPostgresError) {
+      console.error(`admin: ${err.message}`);
+      process.exit(1);
     }
     if (
       err instanceof UsageError ||

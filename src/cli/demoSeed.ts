@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Deps } from '../domain/deps';
-import { findApp, type App } from '../domain/apps/store';
+import { findApp, updateAppSettings, type App } from '../domain/apps/store';
 import { issueDemoUsdc, servedByLocalnet, type DemoUsdcDeps } from '../domain/treasury/demoUsdc';
 import { fundAppWalletWithFriendbot, type TreasuryDeps } from '../domain/treasury/treasury';
 import { createAppWithKeys, type CreatedApp } from './adminCommands';
@@ -15,6 +15,7 @@ import { createAppWithKeys, type CreatedApp } from './adminCommands';
 export const DEMO_OWNER_EMAIL = 'demo@onboard.local';
 export const DEMO_ORIGIN = 'http://localhost:5173';
 export const DEMO_APP_NAME = 'Demo app';
+export const DEMO_STARTING_BALANCE_XLM = '5';
 
 export type DemoSeedDeps = Pick<Deps, 'db' | 'kms' | 'clock'> & TreasuryDeps & DemoUsdcDeps;
 
@@ -52,13 +53,16 @@ export async function seedDemoUsdc(deps: DemoSeedDeps, app: App, out: (line: str
  * the seed creates the keys (the only moment they exist in clear), mode 0600 in the data directory.
  */
 export function writeDemoKeysFile(file: string, input: { baseUrl: string; created: CreatedApp }): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const dataDir = dirname(file);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lines = [
     '# Onboard demo app (dev only; created on first run). Source it: . .data/demo-keys.env',
-    `ONBOARD_URL=${input.baseUrl}`,
-    `ONBOARD_APP_ID=${input.created.app.id}`,
-    `ONBOARD_SECRET_KEY=${input.created.secret.key}`,
-    `ONBOARD_PUBLISHABLE_KEY=${input.created.publishable.key}`,
+    `export ONBOARD_URL=${input.baseUrl}`,
+    `export ONBOARD_APP_ID=${input.created.app.id}`,
+    `export ONBOARD_SECRET_KEY=${input.created.secret.key}`,
+    `export ONBOARD_PUBLISHABLE_KEY=${input.created.publishable.key}`,
+    `export ONBOARD_APP_WALLET=${input.created.wallet.publicKey}`,
+    `export ONBOARD_DATA_DIR=${dataDir}`,
   ];
   writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
   chmodSync(file, 0o600); // an existing file keeps its mode on write: make sure
@@ -98,10 +102,14 @@ export async function seedDemoOnFirstRun(
     ownerEmail: DEMO_OWNER_EMAIL,
     origins: [DEMO_ORIGIN],
   });
+  // Demo users start with a little XLM of their own (sponsored reserves aside), so that the README's tour can make a
+  // payment at once; a real app sets its starting balance in the Dashboard (default 0).
+  await updateAppSettings(db, created.app.id, { startingBalanceXlm: DEMO_STARTING_BALANCE_XLM });
   out(`First run: a demo operator (${DEMO_OWNER_EMAIL}) and its testnet app were created.`);
   out(`  app:             ${created.app.id} "${created.app.name}"`);
   out(`  app wallet:      ${created.wallet.publicKey}`);
   out(`  allowed origin:  ${created.allowedOrigins.join(', ')}`);
+  out(`  users start with ${DEMO_STARTING_BALANCE_XLM} XLM each (Immediate funding at sign-in)`);
   if (opts.keysFile) {
     writeDemoKeysFile(opts.keysFile, { baseUrl, created });
     out(`  keys:            written to ${opts.keysFile} (mode 0600; dev only): . ${opts.keysFile}`);
