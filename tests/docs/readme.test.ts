@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { operations, type OperationId } from '../../generated/server/catalogue.gen';
+import { operations } from '../../generated/server/catalogue.gen';
 import { projectRoot } from '../../src/paths';
 import { statusRows } from '../../scripts/status-table';
 
