@@ -13,10 +13,10 @@ type OperationName = {
 type OptionsOf<K extends OperationName> = Omit<NonNullable<Parameters<Operations[K]>[0]>, 'client'>;
 type ContentOf<K extends OperationName> =
   NonNullable<Awaited<ReturnType<Operations[K]>>['data']> extends { content: infer C } ? C : never;
-// An operation whose options are all optional can be called without arguments (`{} extends` tests exactly that).
+// An operation whose options are all optional can be called without arguments: an object with no properties is then
+// a valid options object (`Record<never, never>`, the empty object type, extends exactly those).
 type Call<K extends OperationName> =
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  {} extends OptionsOf<K>
+  Record<never, never> extends OptionsOf<K>
     ? (options?: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>
     : (options: OptionsOf<K>) => Promise<Outcome<ContentOf<K>>>;
 
