@@ -1,6 +1,8 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
-// BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history); unset runs them all.
+// BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
+// first-run); unset runs them all.
 import { runActivation } from './activation';
+import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
 import { runHttpFoundation } from './http-foundation';
 import { runLocalnet } from './localnet';
@@ -14,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   activation: runActivation, // wallet activations per ledger and sign-in-to-funded latency
   history: runHistory, // wallet history at 1,000,000 records: first page, offset, cursor, total vs a bare indexed query
   transactions: runTransactions, // server-side latency of runTransaction, without the ledger wait
+  'first-run': runFirstRun, // make run's process to its banner on an empty data directory vs a later start
 };
 
 const only = process.env.BENCH;
