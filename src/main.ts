@@ -38,12 +38,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  // The demo seed runs before the banner, so that the banner can say what is true once it is done.
-  const seedLines: string[] = [];
+  // The demo seed runs before the banner (its lines as they happen), so that the banner can say what is true once it
+  // is done: the first run waits for a few ledgers here (friendbot, the demo USDC).
   const keysFile = join(config.dataDir, 'demo-keys.env');
   if (config.demoSeed) {
     progress('checking the demo app...');
-    await seedDemoOnFirstRun(service.deps, (line) => seedLines.push(line), service.url, { keysFile });
+    await seedDemoOnFirstRun(service.deps, progress, service.url, { keysFile });
   }
   seeded();
   const describeNetwork = (n: 'testnet' | 'mainnet'): string => {
@@ -63,7 +63,6 @@ async function main(): Promise<void> {
     : undefined;
   process.stdout.write(
     [
-      ...seedLines,
       '',
       `Onboard ${service.deps.version} is listening on ${service.url}`,
       `  database:   ${service.databaseDescription}, ${service.migrationsTotal} migrations${applied ? ` (${applied} applied now)` : ''}`,
