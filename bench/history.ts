@@ -21,7 +21,7 @@ import { createDb, migrateToLatest, type Db } from '../src/infra/db/database';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
 import { projectRoot } from '../src/paths';
-import { walletRow } from '../tests/integration/historySetup';
+import { walletRow } from '../tests/support/history';
 import { percentile } from './support';
 
 const ROWS = Number(process.env.BENCH_HISTORY_ROWS ?? 1_000_000);

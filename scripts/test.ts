@@ -15,7 +15,12 @@ import { projectRoot } from '../src/paths';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.test.ts'];
-const DB_TESTS = ['tests/integration/**/*.test.ts', 'tests/contract/**/*.test.ts', 'tests/security/**/*.test.ts'];
+const DB_TESTS = [
+  'tests/integration/**/*.test.ts',
+  'tests/operations/**/*.test.ts',
+  'tests/contract/**/*.test.ts',
+  'tests/security/**/*.test.ts',
+];
 
 function step(title: string): void {
   process.stdout.write(`\n== ${title}\n`);

@@ -19,7 +19,7 @@ import { projectRoot } from '../../src/paths';
 import { freshDatabase } from '../support/database';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { gatewayOf } from './fundingSetup';
+import { gatewayOf } from '../support/funding';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 

@@ -14,7 +14,7 @@ import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { demoUsdcIssuer } from '../../src/domain/treasury/demoUsdc';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { gatewayOf } from './fundingSetup';
+import { gatewayOf } from '../support/funding';
 
 describe('demo seed on first run', () => {
   let svc: TestService;

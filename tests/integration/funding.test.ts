@@ -18,7 +18,7 @@ import {
   lockedStroops,
   reload,
   userWallet,
-} from './fundingSetup';
+} from '../support/funding';
 
 let svc: TestService;
 

@@ -9,7 +9,7 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { call } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from './fundingSetup';
+import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from '../support/funding';
 
 describe('fund: 100 concurrent calls across two instances', () => {
   let net: Localnet;

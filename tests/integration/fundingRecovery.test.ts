@@ -17,7 +17,7 @@ import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { projectRoot } from '../../src/paths';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, eventually, userWallet } from './fundingSetup';
+import { appWithWallet, closeLedgersEvery, eventually, userWallet } from '../support/funding';
 
 describe('fund: crash between submission and confirmation', () => {
   let net: Localnet;

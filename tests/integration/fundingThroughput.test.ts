@@ -6,7 +6,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { fundUserWallet } from '../../src/domain/funding/funding';
 import { channelKeypair } from '../../src/domain/funding/channels';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from './fundingSetup';
+import { appWithWallet, closeLedgersEvery, gatewayOf, userWallet } from '../support/funding';
 
 async function activateAll(svc: TestService, count: number) {
   const { app, appWallet } = await appWithWallet(svc);

@@ -9,8 +9,8 @@ import { insertTransaction } from '../../src/domain/transactions/store';
 import type { App } from '../../src/domain/apps/store';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, gatewayOf } from './fundingSetup';
-import { newTx } from './historySetup';
+import { appWithWallet, gatewayOf } from '../support/funding';
+import { newTx } from '../support/history';
 
 let svc: TestService;
 let app: App;

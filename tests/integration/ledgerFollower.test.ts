@@ -16,8 +16,8 @@ import type { WalletRecord } from '../../src/domain/wallets/store';
 import { TransactionRejectedError } from '../../src/infra/stellar/errors';
 import { capturingLogger } from '../support/log';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, eventually, gatewayOf, userWallet } from './fundingSetup';
-import { newTx } from './historySetup';
+import { appWithWallet, eventually, gatewayOf, userWallet } from '../support/funding';
+import { newTx } from '../support/history';
 
 let svc: TestService;
 let app: App;

@@ -12,7 +12,7 @@ import { followStep, type FollowerState } from '../../src/domain/transactions/le
 import type { StellarGateway, TransactionDetails, TransactionsPage } from '../../src/infra/stellar/gateway';
 import { seedCredentials } from '../support/credentials';
 import { useMigratedDatabase } from '../support/database';
-import { walletRow } from './historySetup';
+import { walletRow } from '../support/history';
 
 const db = useMigratedDatabase();
 

@@ -9,7 +9,7 @@ import { LOW_BALANCE_REPEAT_MS, reportLowBalance } from '../../src/domain/fundin
 import { fundUserWallet } from '../../src/domain/funding/funding';
 import { fromStroops } from '../../src/domain/money/amounts';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, createAccountWith, gatewayOf, userWallet } from './fundingSetup';
+import { appWithWallet, createAccountWith, gatewayOf, userWallet } from '../support/funding';
 
 let svc: TestService;
 

@@ -17,7 +17,7 @@ import { fromStroops } from '../../src/domain/money/amounts';
 import { StellarUnavailableError } from '../../src/infra/stellar/errors';
 import type { StellarGateway } from '../../src/infra/stellar/gateway';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, createAccountWith, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf } from '../support/funding';
 
 let svc: TestService;
 

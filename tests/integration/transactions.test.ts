@@ -9,7 +9,7 @@ import { saveFeePolicy, DEFAULT_FEE_POLICY, type FeePolicy } from '../../src/dom
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, gatewayOf } from './fundingSetup';
+import { appWithWallet, gatewayOf } from '../support/funding';
 
 let svc: TestService;
 let app: App;

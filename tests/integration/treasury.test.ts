@@ -10,7 +10,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { createAppWithWallet } from '../../src/domain/wallets/appWallets';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { accountOnChain, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from './fundingSetup';
+import { accountOnChain, gatewayOf, issuedAssets, issuer, payFromIssuer, userWallet } from '../support/funding';
 
 let svc: TestService;
 let operator: OperatorClient;

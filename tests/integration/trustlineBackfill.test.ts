@@ -14,7 +14,7 @@ import { fromStroops } from '../../src/domain/money/amounts';
 import { availableStroops } from '../../src/infra/stellar/gateway';
 import { signInOperator } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, eventually, gatewayOf, issuedAssets, lockedStroops, userWallet } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf, issuedAssets, lockedStroops, userWallet } from '../support/funding';
 
 let svc: TestService;
 

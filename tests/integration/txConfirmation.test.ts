@@ -13,7 +13,7 @@ import { sponsorFee } from '../../src/domain/transactions/feeBump';
 import { findTransaction, type TxRecord } from '../../src/domain/transactions/store';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf } from '../support/funding';
 
 let svc: TestService;
 let app: App;

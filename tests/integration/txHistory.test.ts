@@ -10,7 +10,7 @@ import { findWalletTransaction, listWalletHistory, type TxHistoryRecord } from '
 import { addHistory, insertTransaction, type NewTx } from '../../src/domain/transactions/store';
 import { seedCredentials } from '../support/credentials';
 import { useMigratedDatabase } from '../support/database';
-import { newTx, walletRow } from './historySetup';
+import { newTx, walletRow } from '../support/history';
 
 const db = useMigratedDatabase();
 

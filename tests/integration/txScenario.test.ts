@@ -12,7 +12,7 @@ import { parseAsset } from '../../src/infra/stellar/gateway';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, eventually, gatewayOf } from './fundingSetup';
+import { appWithWallet, eventually, gatewayOf } from '../support/funding';
 
 let svc: TestService;
 let app: App;

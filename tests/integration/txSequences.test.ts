@@ -19,7 +19,7 @@ import { saveFeePolicy, DEFAULT_FEE_POLICY, type FeePolicy } from '../../src/dom
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from './fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from '../support/funding';
 
 let svc: TestService;
 let app: App;

@@ -11,7 +11,7 @@ import { createDpopKey } from '../support/dpop';
 import { latestCode, sendWithProof, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, startUserEmailSignIn } from '../support/users';
-import { appWithWallet } from '../integration/fundingSetup';
+import { appWithWallet } from '../support/funding';
 
 let svc: TestService;
 let creds: SeededCredentials;

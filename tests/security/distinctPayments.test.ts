@@ -10,14 +10,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import type { SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser } from '../support/users';
-import {
-  appWithWallet,
-  createAccountWith,
-  eventually,
-  gatewayOf,
-  issuer,
-  payFromIssuer,
-} from '../integration/fundingSetup';
+import { appWithWallet, createAccountWith, eventually, gatewayOf, issuer, payFromIssuer } from '../support/funding';
 
 let svc: TestService;
 let creds: SeededCredentials;

@@ -21,7 +21,7 @@ import { DEFAULT_FEE_POLICY, saveFeePolicy } from '../../src/domain/feePolicy/po
 import type { SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, gatewayOf, issuedAssets } from '../integration/fundingSetup';
+import { appWithWallet, gatewayOf, issuedAssets } from '../support/funding';
 
 let svc: TestService;
 let app: App;

@@ -11,7 +11,7 @@ import { startLedgerFollower } from '../../src/domain/transactions/ledgerFollowe
 import type { WalletRecord } from '../../src/domain/wallets/store';
 import { capturingLogger } from '../support/log';
 import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, eventually, gatewayOf, userWallet } from '../integration/fundingSetup';
+import { appWithWallet, eventually, gatewayOf, userWallet } from '../support/funding';
 
 let svc: TestService;
 let app: App;

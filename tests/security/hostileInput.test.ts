@@ -9,7 +9,7 @@ import type { SeededCredentials } from '../support/credentials';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet } from '../integration/fundingSetup';
+import { appWithWallet } from '../support/funding';
 
 let svc: TestService;
 let creds: SeededCredentials;

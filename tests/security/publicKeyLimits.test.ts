@@ -10,7 +10,7 @@ import type { SeededCredentials } from '../support/credentials';
 import { rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet } from '../integration/fundingSetup';
+import { appWithWallet } from '../support/funding';
 
 let svc: TestService;
 let creds: SeededCredentials;

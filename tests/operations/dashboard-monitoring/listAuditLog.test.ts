@@ -3,11 +3,11 @@
 // filters, offset and cursor paging (newest first, ties by id), who may read it, and append-only storage.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recordAudit } from '../../src/domain/audit/auditLog';
-import { ensureAppWallet } from '../../src/domain/wallets/appWallets';
-import { withWalletKeypair } from '../../src/domain/wallets/custody';
-import { signInOperator, type OperatorClient } from '../support/operators';
-import { startTestService, type TestService } from '../support/service';
+import { recordAudit } from '../../../src/domain/audit/auditLog';
+import { ensureAppWallet } from '../../../src/domain/wallets/appWallets';
+import { withWalletKeypair } from '../../../src/domain/wallets/custody';
+import { signInOperator, type OperatorClient } from '../../support/operators';
+import { startTestService, type TestService } from '../../support/service';
 
 describe('listAuditLog', () => {
   let svc: TestService;

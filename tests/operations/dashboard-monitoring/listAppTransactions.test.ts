@@ -5,17 +5,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { encodeCursor } from '../../src/domain/paging/cursor';
-import { MAX_CSV_ROWS } from '../../src/domain/transactions/appTransactions';
-import { insertTransaction, type NewTx } from '../../src/domain/transactions/store';
-import { fromStroops } from '../../src/domain/money/amounts';
-import { headersFor, withSessions } from '../support/credentials';
-import { call } from '../support/http';
-import { signInOperator, type OperatorClient } from '../support/operators';
-import { startTestService, type TestService } from '../support/service';
-import { signInUser } from '../support/users';
-import { appWithWallet, gatewayOf } from './fundingSetup';
-import { newTx } from './historySetup';
+import { encodeCursor } from '../../../src/domain/paging/cursor';
+import { MAX_CSV_ROWS } from '../../../src/domain/transactions/appTransactions';
+import { insertTransaction, type NewTx } from '../../../src/domain/transactions/store';
+import { fromStroops } from '../../../src/domain/money/amounts';
+import { headersFor, withSessions } from '../../support/credentials';
+import { call } from '../../support/http';
+import { signInOperator, type OperatorClient } from '../../support/operators';
+import { startTestService, type TestService } from '../../support/service';
+import { signInUser } from '../../support/users';
+import { appWithWallet, gatewayOf } from '../../support/funding';
+import { newTx } from '../../support/history';
 
 const USDC = `USDC:${Keypair.random().publicKey()}`;
 const BASE = Date.parse('2026-11-01T00:00:00Z');

@@ -3,14 +3,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeeBumpTransaction, Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
-import type { App } from '../../src/domain/apps/store';
-import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
-import { setTreasuryLayout } from '../../src/domain/treasury/treasury';
-import type { WalletRecord } from '../../src/domain/wallets/store';
-import { call } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
-import { appWithWallet, gatewayOf, issuedAssets, lockedStroops, reload, userWallet } from './fundingSetup';
+import type { App } from '../../../src/domain/apps/store';
+import { SYSTEM_ACTOR } from '../../../src/domain/audit/auditLog';
+import { appWalletFor } from '../../../src/domain/wallets/treasuryWallets';
+import { setTreasuryLayout } from '../../../src/domain/treasury/treasury';
+import type { WalletRecord } from '../../../src/domain/wallets/store';
+import { call } from '../../support/http';
+import { startTestService, type TestService } from '../../support/service';
+import { appWithWallet, gatewayOf, issuedAssets, lockedStroops, reload, userWallet } from '../../support/funding';
 
 let svc: TestService;
 let app: App;

@@ -1,103 +1,26 @@
-// GET /v1/wallet and GET /v1/wallet/balances over HTTP with real end-user sessions (email sign-in, DPoP), against the
-// real service: PostgreSQL and the in-process localnet. Balances are compared with the ledger read directly.
+// getWalletBalances (GET /v1/wallet/balances) over HTTP with real end-user sessions (email sign-in, DPoP), against
+// the real service: PostgreSQL and the in-process localnet. Balances are compared with the ledger read directly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { appErrorOf } from '../../src/domain/errors';
-import { insertTransaction } from '../../src/domain/transactions/store';
-import { walletBalances } from '../../src/domain/wallets/balances';
-import { withWalletKeypair } from '../../src/domain/wallets/custody';
-import { findOwnedWallet, type WalletRecord } from '../../src/domain/wallets/store';
-import { fromStroops } from '../../src/domain/money/amounts';
-import { StellarUnavailableError } from '../../src/infra/stellar/errors';
-import { parseAsset, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { headersFor, withSessions } from '../support/credentials';
-import { call } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
-import { signInUser, type UserClient } from '../support/users';
-import { appWithWallet, gatewayOf, issuer, payFromIssuer } from './fundingSetup';
+import { Operation } from '@stellar/stellar-sdk';
+import { appErrorOf } from '../../../src/domain/errors';
+import { insertTransaction } from '../../../src/domain/transactions/store';
+import { walletBalances } from '../../../src/domain/wallets/balances';
+import { type WalletRecord } from '../../../src/domain/wallets/store';
+import { fromStroops } from '../../../src/domain/money/amounts';
+import { StellarUnavailableError } from '../../../src/infra/stellar/errors';
+import { parseAsset, type StellarGateway } from '../../../src/infra/stellar/gateway';
+import type { TestService } from '../../support/service';
+import { signInUser } from '../../support/users';
+import { appWithWallet, gatewayOf, issuer, payFromIssuer } from '../../support/funding';
+import { startWalletService, getBalances, walletOf, sendFromWallet, walletlessRequest } from './setup';
 
 let svc: TestService;
-
 before(async () => {
-  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
+  svc = await startWalletService();
 });
 after(async () => {
   await svc?.stop();
-});
-
-const getWallet = (user: UserClient) => user.call('getWallet', 'GET', '/v1/wallet');
-const getBalances = (user: UserClient) => user.call('getWalletBalances', 'GET', '/v1/wallet/balances');
-
-async function walletOf(user: UserClient, appId: string): Promise<WalletRecord> {
-  const wallet = await findOwnedWallet(svc.deps.db, { appId, network: 'testnet', owner: { userId: user.userId } });
-  assert.ok(wallet, 'the user has a wallet');
-  return wallet;
-}
-
-/** Sends one operation from a user wallet, signed with its custodial key, paying its own fee. */
-async function sendFromWallet(wallet: WalletRecord, op: ReturnType<typeof Operation.changeTrust>): Promise<string> {
-  const gw = gatewayOf(svc);
-  const account = (await gw.loadAccount(wallet.publicKey))!;
-  const tx = new TransactionBuilder(new Account(wallet.publicKey, account.sequence), {
-    fee: '100',
-    networkPassphrase: gw.networkPassphrase,
-  })
-    .addOperation(op)
-    .setTimeout(60)
-    .build();
-  await withWalletKeypair(svc.deps, { walletId: wallet.id, purpose: 'test.send', actor: SYSTEM_ACTOR }, async (kp) =>
-    tx.sign(kp),
-  );
-  return (await gw.submitAndConfirm(tx)).hash;
-}
-
-/** A session of a user without a wallet on the network (minted directly: sign-in would create the wallet). */
-async function walletlessRequest(operationId: 'getWallet' | 'getWalletBalances', path: string) {
-  const { creds } = await appWithWallet(svc, { funded: false });
-  const sessions = await withSessions(svc.deps, creds);
-  const headers = await headersFor(['publishableKey', 'userSession', 'dpopProof'], sessions, {
-    method: 'GET',
-    url: `${svc.url}${path}`,
-  });
-  return call(svc.url, operationId, 'GET', path, { headers });
-}
-
-describe('GET /v1/wallet', () => {
-  test('Immediate mode: the wallet created and funded at sign-in, as sign-in showed it', async () => {
-    const { creds, app } = await appWithWallet(svc, { settings: { fundingMode: 'immediate' } });
-    const user = await signInUser(svc, creds);
-    const res = await getWallet(user);
-    assert.equal(res.status, 200);
-    assert.equal(res.body.code, 'SDK_WALLET_FETCHED');
-    const stored = await walletOf(user, app.id);
-    assert.deepEqual(res.body.content, {
-      walletId: stored.id,
-      publicKey: stored.publicKey,
-      network: 'testnet',
-      funded: true,
-      fundedAt: stored.fundedAt!.toISOString(),
-      createdAt: stored.createdAt.toISOString(),
-    });
-    assert.equal(res.body.content.publicKey, user.signIn.wallet.publicKey);
-  });
-
-  test('Deferred mode: funded false and fundedAt null until the app funds it', async () => {
-    const { creds } = await appWithWallet(svc, { settings: { fundingMode: 'deferred' } });
-    const user = await signInUser(svc, creds);
-    const res = await getWallet(user);
-    assert.equal(res.status, 200);
-    assert.equal(res.body.content.funded, false);
-    assert.equal(res.body.content.fundedAt, null);
-    assert.equal(res.body.content.publicKey, user.signIn.wallet.publicKey);
-  });
-
-  test('404 WALLET_NOT_FOUND when the user has no wallet on the network', async () => {
-    const res = await walletlessRequest('getWallet', '/v1/wallet');
-    assert.equal(res.status, 404);
-    assert.equal(res.body.code, 'WALLET_NOT_FOUND');
-  });
 });
 
 describe('GET /v1/wallet/balances', () => {
@@ -163,7 +86,7 @@ describe('GET /v1/wallet/balances', () => {
   });
 
   test('404 WALLET_NOT_FOUND when the user has no wallet on the network', async () => {
-    const res = await walletlessRequest('getWalletBalances', '/v1/wallet/balances');
+    const res = await walletlessRequest(svc, 'getWalletBalances', '/v1/wallet/balances');
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 'WALLET_NOT_FOUND');
   });
@@ -178,7 +101,7 @@ describe('GET /v1/wallet/balances', () => {
     } = await issuer(svc, ['LONGCODE', 'EURC']);
     const { creds, app } = await appWithWallet(svc, { settings: { fundingMode: 'immediate', assets: [usdc!] } });
     const user = await signInUser(svc, creds);
-    const wallet = await walletOf(user, app.id);
+    const wallet = await walletOf(svc, user, app.id);
     const gw = gatewayOf(svc);
 
     await gw.fundWithFriendbot(wallet.publicKey);
@@ -197,7 +120,7 @@ describe('GET /v1/wallet/balances', () => {
 
     // A trustline the wallet adds itself (unsponsored: it locks 0.5 XLM of its own), recorded as the service records
     // a changeTrust it made for the wallet; and one added outside the service, which Stellar RPC cannot discover.
-    const hash = await sendFromWallet(wallet, Operation.changeTrust({ asset: parseAsset(tracked!) }));
+    const hash = await sendFromWallet(svc, wallet, Operation.changeTrust({ asset: parseAsset(tracked!) }));
     await svc.deps.db.transaction((trx) =>
       insertTransaction(
         trx,
@@ -222,7 +145,7 @@ describe('GET /v1/wallet/balances', () => {
         [{ walletId: wallet.id, direction: 'sent', summary: 'Added LONGCODE' }],
       ),
     );
-    await sendFromWallet(wallet, Operation.changeTrust({ asset: parseAsset(untracked!) }));
+    await sendFromWallet(svc, wallet, Operation.changeTrust({ asset: parseAsset(untracked!) }));
     account = (await gw.loadAccount(wallet.publicKey))!;
     assert.equal(account.numSubEntries, 3);
 

@@ -8,8 +8,8 @@ import { ensureAppWallet } from '../../src/domain/wallets/appWallets';
 import { createWallet } from '../../src/domain/wallets/custody';
 import { findWallet, type WalletRecord } from '../../src/domain/wallets/store';
 import { parseAsset, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { seedCredentials, type SeededCredentials } from '../support/credentials';
-import type { TestService } from '../support/service';
+import { seedCredentials, type SeededCredentials } from './credentials';
+import type { TestService } from './service';
 
 /**
  * Closes a ledger of the service's localnet every `ms` (its own cadence is manual in tests), so a fund request waits
