@@ -1,0 +1,62 @@
+// getReadiness (GET /ready) against the real service: the database and each configured network, up or down.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call } from '../../support/http';
+import { startTestService, type TestService } from '../../support/service';
+
+describe('getReadiness', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  test('GET /ready checks the database and the in-process localnet; an unconfigured network does not fail it', async () => {
+    const res = await call(svc.url, 'getReadiness', 'GET', '/ready');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.content.checks.database.status, 'up');
+    assert.equal(res.body.content.checks['stellar:testnet'].status, 'up');
+    assert.match(res.body.content.checks['stellar:testnet'].detail, /^latest ledger \d+$/);
+    assert.equal(res.body.content.checks['stellar:mainnet'].status, 'not_configured');
+  });
+
+  test('with LOCALNET=off and no RPC URL, testnet is reported not_configured', async () => {
+    const off = await startTestService({ LOCALNET: 'off' });
+    try {
+      const res = await call(off.url, 'getReadiness', 'GET', '/ready');
+      assert.equal(res.status, 200);
+      assert.equal(res.body.content.checks['stellar:testnet'].status, 'not_configured');
+      assert.equal(off.localnet, undefined);
+    } finally {
+      await off.stop();
+    }
+  });
+
+  test('GET /ready answers 503 SERVICE_UNAVAILABLE when a configured Stellar RPC is unreachable', async () => {
+    const down = await startTestService({ STELLAR_TESTNET_RPC_URL: 'http://127.0.0.1:9/' });
+    try {
+      const res = await call(down.url, 'getReadiness', 'GET', '/ready');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.code, 'SERVICE_UNAVAILABLE');
+      assert.equal(res.body.details.checks['stellar:testnet'].status, 'down');
+      assert.equal(res.body.details.checks.database.status, 'up');
+      assert.equal(res.headers.get('retry-after'), '5');
+    } finally {
+      await down.stop();
+    }
+  });
+
+  test('GET /ready answers 503 when the database is gone', async () => {
+    const other = await startTestService();
+    await other.deps.db.destroy();
+    try {
+      const res = await call(other.url, 'getReadiness', 'GET', '/ready');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.details.checks.database.status, 'down');
+    } finally {
+      await other.stop().catch(() => {});
+    }
+  });
+});
