@@ -1,55 +1,12 @@
-// Dashboard domains over HTTP with real operator sessions, every answer checked against the contract: reading and
-// replacing an app's allowed origins and OAuth redirect URIs (exact forms only, in the operator's order, both lists in
-// one transaction), the gate using the new origins at once, field errors keyed like the router's, cross-operator
-// isolation and archived apps.
-import { after, before, describe, test } from 'node:test';
+// updateAppDomains: moved from tests/integration/dashboardDomains.test.ts (Dashboard domains); set-up in appDomains.setup.ts.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiKey } from '../../src/domain/apiKeys/apiKeys';
-import { call } from '../support/http';
-import { signInOperator, type OperatorClient } from '../support/operators';
-import { startTestService, type TestService } from '../support/service';
+import { createApiKey } from '../../../src/domain/apiKeys/apiKeys';
+import { call } from '../../support/http';
+import { VALID_G, developer, get, owner, put, svc, teamApp, useService } from './appDomains.setup';
 
-const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
-
-describe('Dashboard domains', () => {
-  let svc: TestService;
-  let owner: OperatorClient;
-  let developer: OperatorClient;
-  let outsider: OperatorClient;
-
-  async function teamApp(): Promise<string> {
-    const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-      body: { name: 'Domains app', network: 'testnet' },
-    });
-    assert.equal(created.status, 201, created.text);
-    const appId: string = created.body.content.appId;
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-      body: { email: developer.email, role: 'developer' },
-    });
-    assert.equal(added.status, 201, added.text);
-    return appId;
-  }
-
-  const put = (client: OperatorClient, appId: string, body: unknown) =>
-    client.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body });
-  const get = (client: OperatorClient, appId: string) =>
-    client.call('getAppDomains', 'GET', `/api/v1/apps/${appId}/domains`);
-
-  before(async () => {
-    svc = await startTestService();
-    [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-  });
-  after(async () => {
-    await svc?.stop();
-  });
-
-  test('a new app has no origins and no redirect URIs', async () => {
-    const appId = await teamApp();
-    const res = await get(owner, appId);
-    assert.equal(res.status, 200);
-    assert.equal(res.body.code, 'APP_DOMAINS_FETCHED');
-    assert.deepEqual(res.body.content, { origins: [], redirectUris: [] });
-  });
+describe('updateAppDomains', () => {
+  useService();
 
   test('replaces both lists, kept in the given order; any member may read and change them', async () => {
     const appId = await teamApp();
@@ -127,31 +84,5 @@ describe('Dashboard domains', () => {
       'origins.0': ['must be written as https://app.example.com'],
     });
     assert.deepEqual((await get(owner, appId)).body.content, stored);
-  });
-
-  test("another operator's app: 404 APPLICATION_NOT_FOUND on read and replace, and nothing changes", async () => {
-    const appId = await teamApp();
-    await put(owner, appId, { origins: ['https://app.example.com'], redirectUris: [] });
-    for (const res of [
-      await get(outsider, appId),
-      await put(outsider, appId, { origins: ['https://evil.example.com'], redirectUris: [] }),
-    ]) {
-      assert.equal(res.status, 404);
-      assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
-    }
-    assert.deepEqual((await get(owner, appId)).body.content.origins, ['https://app.example.com']);
-  });
-
-  test('an archived app: 404 on read and replace; its domains are kept for a restore', async () => {
-    const appId = await teamApp();
-    const domains = { origins: ['https://app.example.com'], redirectUris: ['myapp://cb'] };
-    await put(owner, appId, domains);
-    await owner.call('archiveApp', 'POST', `/api/v1/apps/${appId}/archive`);
-    for (const res of [await get(owner, appId), await put(owner, appId, { origins: [], redirectUris: [] })]) {
-      assert.equal(res.status, 404);
-      assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
-    }
-    await owner.call('restoreApp', 'POST', `/api/v1/apps/${appId}/restore`);
-    assert.deepEqual((await get(owner, appId)).body.content, domains);
   });
 });

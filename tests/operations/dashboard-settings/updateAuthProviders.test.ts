@@ -1,70 +1,25 @@
-// An app's end-user sign-in providers over HTTP with real operator sessions, every answer checked against the
-// contract: the defaults, client ids and write-only secrets (sealed at rest, answered only as clientSecretSet),
-// keep-or-delete semantics, the 422 for an enabled provider without credentials (nothing written), who may read and
-// change them, and validation.
-import { after, before, describe, test } from 'node:test';
+// updateAuthProviders: moved from tests/integration/oauthSettings.test.ts (Dashboard: auth providers); set-up in authProviders.setup.ts.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openClientSecret } from '../../src/domain/oauth/clientSecrets';
-import { signInOperator, type OperatorClient } from '../support/operators';
-import { startTestService, type TestService } from '../support/service';
+import { openClientSecret } from '../../../src/domain/oauth/clientSecrets';
+import {
+  GITHUB_ID,
+  GITHUB_SECRET,
+  GOOGLE_ID,
+  GOOGLE_SECRET,
+  bothEnabled,
+  bothShown,
+  developer,
+  get,
+  owner,
+  put,
+  svc,
+  teamApp,
+  useService,
+} from './authProviders.setup';
 
-const GOOGLE_ID = '1234567890-abc123def456.apps.googleusercontent.com';
-const GOOGLE_SECRET = 'GOCSPX-settings-test-secret-4mQ9xV4tR7wY';
-const GITHUB_ID = 'Iv1.0123456789abcdef';
-const GITHUB_SECRET = 'github-settings-test-secret-0123456789abcdef';
-
-describe('Dashboard: auth providers', () => {
-  let svc: TestService;
-  let owner: OperatorClient;
-  let developer: OperatorClient;
-  let outsider: OperatorClient;
-
-  async function teamApp(): Promise<string> {
-    const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-      body: { name: 'Providers app', network: 'testnet' },
-    });
-    assert.equal(created.status, 201, created.text);
-    const appId: string = created.body.content.appId;
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-      body: { email: developer.email, role: 'developer' },
-    });
-    assert.equal(added.status, 201, added.text);
-    return appId;
-  }
-
-  const put = (client: OperatorClient, appId: string, body: unknown) =>
-    client.call('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, { body });
-  const get = (client: OperatorClient, appId: string) =>
-    client.call('getAuthProviders', 'GET', `/api/v1/apps/${appId}/auth-providers`);
-  const bothEnabled = {
-    email: { enabled: true },
-    google: { enabled: true, clientId: GOOGLE_ID, clientSecret: GOOGLE_SECRET },
-    github: { enabled: true, clientId: GITHUB_ID, clientSecret: GITHUB_SECRET },
-  };
-  const bothShown = {
-    email: { enabled: true },
-    google: { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true },
-    github: { enabled: true, clientId: GITHUB_ID, clientSecretSet: true },
-  };
-
-  before(async () => {
-    svc = await startTestService();
-    [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-  });
-  after(async () => {
-    await svc?.stop();
-  });
-
-  test('a new app offers email codes only', async () => {
-    const res = await get(owner, await teamApp());
-    assert.equal(res.status, 200);
-    assert.equal(res.body.code, 'AUTH_PROVIDERS_FETCHED');
-    assert.deepEqual(res.body.content, {
-      email: { enabled: true },
-      google: { enabled: false, clientSecretSet: false },
-      github: { enabled: false, clientSecretSet: false },
-    });
-  });
+describe('updateAuthProviders', () => {
+  useService();
 
   test('stores client ids and sealed secrets; answers say only clientSecretSet; any member may read and change', async () => {
     const appId = await teamApp();
@@ -146,21 +101,6 @@ describe('Dashboard: auth providers', () => {
       assert.match(res.body.message, /needs a client id and a client secret/);
     }
     assert.deepEqual((await get(owner, appId)).body.content, before, 'not even the email flag changed');
-  });
-
-  test("another operator's app, an unknown app and an archived app answer 404", async () => {
-    const appId = await teamApp();
-    for (const res of [
-      await get(outsider, appId),
-      await put(outsider, appId, bothEnabled),
-      await get(owner, 'app_0000000000000000000000'),
-    ]) {
-      assert.equal(res.status, 404);
-      assert.equal(res.body.code, 'APPLICATION_NOT_FOUND');
-    }
-    assert.equal((await owner.call('archiveApp', 'POST', `/api/v1/apps/${appId}/archive`)).status, 200);
-    assert.equal((await put(owner, appId, bothEnabled)).status, 404);
-    assert.equal(await svc.deps.db('app_auth_providers').where({ app_id: appId }).first(), undefined, 'nothing stored');
   });
 
   test('400 VALIDATION_ERROR for a missing provider, an unknown field or a read-only field', async () => {

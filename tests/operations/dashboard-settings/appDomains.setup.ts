@@ -1,0 +1,47 @@
+// What the dashboard-settings operations' tests moved from dashboardDomains.test.ts share: the service they run against,
+// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// Dashboard domains over HTTP with real operator sessions, every answer checked against the contract: reading and
+// replacing an app's allowed origins and OAuth redirect URIs (exact forms only, in the operator's order, both lists in
+// one transaction), the gate using the new origins at once, field errors keyed like the router's, cross-operator
+// isolation and archived apps.
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { signInOperator, type OperatorClient } from '../../support/operators';
+import { startTestService, type TestService } from '../../support/service';
+
+export const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
+
+/** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
+export let svc: TestService;
+export let owner: OperatorClient;
+export let developer: OperatorClient;
+export let outsider: OperatorClient;
+
+export async function teamApp(): Promise<string> {
+  const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
+    body: { name: 'Domains app', network: 'testnet' },
+  });
+  assert.equal(created.status, 201, created.text);
+  const appId: string = created.body.content.appId;
+  const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+    body: { email: developer.email, role: 'developer' },
+  });
+  assert.equal(added.status, 201, added.text);
+  return appId;
+}
+
+export const put = (client: OperatorClient, appId: string, body: unknown) =>
+  client.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body });
+export const get = (client: OperatorClient, appId: string) =>
+  client.call('getAppDomains', 'GET', `/api/v1/apps/${appId}/domains`);
+
+/** Starts the service (and what the tests need of it) before the calling suite's tests and stops it after. */
+export function useService(): void {
+  before(async () => {
+    svc = await startTestService();
+    [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+}
