@@ -12,17 +12,17 @@ import { call } from '../../support/http';
 import { signInOperator, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 
-export const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
+const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
 export const keysPath = (appId: string) => `/api/v1/apps/${appId}/api-keys`;
-export const keyPath = (appId: string, keyId: string) => `/api/v1/apps/${appId}/api-keys/${keyId}`;
+const keyPath = (appId: string, keyId: string) => `/api/v1/apps/${appId}/api-keys/${keyId}`;
 
 /** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
 export let svc: TestService;
 export let creds: SeededCredentials;
 export let owner: OperatorClient;
-export const captured = capturingLogger();
-export const logLines = captured.lines;
+const captured = capturingLogger();
+const logLines = captured.lines;
 /** Every key in clear this suite has seen, searched for in the database and the log at the end. */
 export const clearKeys: string[] = [];
 

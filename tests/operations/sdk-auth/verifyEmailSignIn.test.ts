@@ -1,40 +1,15 @@
-// End-user email sign-in on the SDK API, on real PostgreSQL: codes through the dev outbox, the first sign-in creating
-// the user and their wallet, one user per address per app, no enumeration, the code limits, DPoP binding of the
-// tokens, the app's token lifetimes, the code given back when the sign-in fails after it, and nothing in clear.
-import { after, before, describe, test } from 'node:test';
+// verifyEmailSignIn: moved from tests/integration/sdkSignIn.test.ts (SDK email sign-in); set-up in emailSignIn.setup.ts.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../../src/domain/errors';
-import { seedCredentials, type SeededCredentials } from '../support/credentials';
-import { call } from '../support/http';
-import { createDpopKey, dpopProof } from '../support/dpop';
-import { latestCode, outboxFor, sendWithProof, signInOperator, testEmail } from '../support/operators';
-import { startTestService, type TestService } from '../support/service';
-import { signInUser, startUserEmailSignIn } from '../support/users';
+import { AppError } from '../../../src/domain/errors';
+import { call } from '../../support/http';
+import { createDpopKey, dpopProof } from '../../support/dpop';
+import { latestCode, sendWithProof, signInOperator, testEmail } from '../../support/operators';
+import { signInUser, startUserEmailSignIn } from '../../support/users';
+import { allowResend, freshApp, svc, useService, verify, wrongCodeFor } from './emailSignIn.setup';
 
-describe('SDK email sign-in', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startTestService();
-  });
-  after(async () => {
-    await svc?.stop();
-  });
-
-  /** A fresh app per test: the per-IP limits count per app, so tests do not share them. */
-  const freshApp = () => seedCredentials(svc.deps.db);
-  const verify = (creds: SeededCredentials, body: unknown, key?: Awaited<ReturnType<typeof createDpopKey>>) =>
-    (async () =>
-      sendWithProof(svc.url, key ?? (await createDpopKey()), {}, 'POST', '/v1/auth/email/verify', {
-        headers: { 'x-service-api-key': creds.publishableKey },
-        body,
-      }))();
-  const wrongCodeFor = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-  /** Lets the address ask for a new code at once (the 60 s resend window is not what these tests are about). */
-  const allowResend = (email: string) =>
-    svc.deps
-      .db('email_codes')
-      .where({ email })
-      .update({ sent_at: new Date(Date.now() - 61_000) });
+describe('verifyEmailSignIn', () => {
+  useService();
 
   test('the first sign-in creates the user, an identity and a wallet on the app network; the tokens work', async () => {
     const creds = await freshApp();
@@ -90,32 +65,6 @@ describe('SDK email sign-in', () => {
     const b = await signInUser(svc, await freshApp(), email);
     assert.notEqual(a.userId, b.userId);
     assert.notEqual(a.signIn.wallet.publicKey, b.signIn.wallet.publicKey);
-  });
-
-  test('start answers the same for a known and an unknown address (no user enumeration)', async () => {
-    const creds = await freshApp();
-    const known = await signInUser(svc, creds);
-    await allowResend(known.email);
-    const a = await startUserEmailSignIn(svc, creds.publishableKey, known.email);
-    const b = await startUserEmailSignIn(svc, creds.publishableKey, testEmail('nobody'));
-    assert.equal(a.status, 200);
-    assert.deepEqual(a.body, b.body);
-    assert.deepEqual(a.body.content, { sent: true, expiresInSeconds: 600, resendAfterSeconds: 60 });
-  });
-
-  test('the email names the app and carries the code; a second code within 60 s: 429 with Retry-After, one email', async () => {
-    const creds = await seedCredentials(svc.deps.db, { name: 'Acme Wallet' });
-    const email = testEmail('user');
-    assert.equal((await startUserEmailSignIn(svc, creds.publishableKey, email)).status, 200);
-    const again = await startUserEmailSignIn(svc, creds.publishableKey, email);
-    assert.equal(again.status, 429);
-    assert.equal(again.body.code, 'RATE_LIMITED');
-    assert.ok(Number(again.headers.get('retry-after')) > 0);
-    const mails = outboxFor(svc, email);
-    assert.equal(mails.length, 1, 'one email only');
-    assert.match(mails[0]!.subject, /Acme Wallet/);
-    assert.match(mails[0]!.text, /Acme Wallet/);
-    assert.match(mails[0]!.text, new RegExp(latestCode(svc, email)));
   });
 
   test('brute force stops at 5 wrong attempts: the right code is refused afterwards', async () => {

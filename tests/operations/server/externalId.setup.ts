@@ -1,0 +1,33 @@
+// What the server operations' tests moved from serverUsers.test.ts share: the service they run against,
+// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// Server API users (secret key), on real PostgreSQL: setting and clearing the app's own id for a user (unique within
+// the app), looking a user up by it, and checking an end user's access token (valid, expired, signed out, another
+// app's, not a user token).
+import { after, before } from 'node:test';
+import { seedCredentials, type SeededCredentials } from '../../support/credentials';
+import { call } from '../../support/http';
+import { startTestService, type TestService } from '../../support/service';
+
+/** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
+export let svc: TestService;
+export let creds: SeededCredentials;
+export const setExternalId = (userId: string, externalId: string | null, key = creds.secretKey) =>
+  call(svc.url, 'setUserExternalId', 'PUT', `/v1/users/${userId}/external-id`, {
+    headers: { 'x-service-api-key': key },
+    body: { externalId },
+  });
+export const getUser = (externalId: string, key = creds.secretKey) =>
+  call(svc.url, 'getUser', 'GET', `/v1/users/${encodeURIComponent(externalId)}`, {
+    headers: { 'x-service-api-key': key },
+  });
+
+/** Starts the service (and what the tests need of it) before the calling suite's tests and stops it after. */
+export function useService(): void {
+  before(async () => {
+    svc = await startTestService();
+    creds = await seedCredentials(svc.deps.db);
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+}
