@@ -133,3 +133,20 @@ test('transactions: a 5 s wait for the ledger, the ledger follower and the balan
     (e: unknown) => e instanceof ConfigError,
   );
 });
+
+test('SEP-10 defaults: the host of PUBLIC_URL, else localhost; testnet', () => {
+  assert.deepEqual(loadConfig({}).sep10, { homeDomain: 'localhost', network: 'testnet' });
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://dashboard.example.com' }).sep10.homeDomain, 'dashboard.example.com');
+  assert.equal(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:8080' }).sep10.homeDomain, '127.0.0.1:8080');
+  assert.deepEqual(loadConfig({ SEP10_HOME_DOMAIN: 'auth.example.com', SEP10_NETWORK: 'mainnet' }).sep10, {
+    homeDomain: 'auth.example.com',
+    network: 'mainnet',
+  });
+});
+
+test('bad SEP-10 values stop start-up', () => {
+  assert.throws(() => loadConfig({ SEP10_NETWORK: 'futurenet' }), ConfigError);
+  assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: 'https://example.com/path' }), ConfigError);
+  // `<domain> auth` must fit a manageData name (64 bytes)
+  assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: `${'a'.repeat(56)}.com` }), ConfigError);
+});

@@ -1,147 +1,27 @@
-// Operator sign-in with a Stellar wallet (SEP-10) on real PostgreSQL and the in-process localnet: challenges are read
-// and signed with the SDK's WebAuth helpers as a wallet would; accounts are created and given signers on-chain.
-import { after, before, describe, mock, test } from 'node:test';
+// verifySep10Challenge: moved from tests/integration/sep10.test.ts (SEP-10 operator sign-in); set-up in sep10.setup.ts.
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Keypair, Networks, Operation, rpc, TransactionBuilder, WebAuth, type Transaction } from '@stellar/stellar-sdk';
-import { ConfigError, loadConfig } from '../../src/config';
-import { sep10SigningKeypair } from '../../src/domain/sep10/challenges';
-import { pruneUsedSep10Challenges } from '../../src/domain/sep10/store';
-import { freePort } from '../../src/infra/freePort';
-import { call } from '../support/http';
-import { createDpopKey } from '../support/dpop';
-import { build, newAccounts, submitOk, type TestNet } from '../support/localnet';
-import { sendWithProof } from '../support/operators';
-import { responseViolations } from '../support/spec';
-import { startTestService, type TestService } from '../support/service';
+import { Keypair, Networks, TransactionBuilder, WebAuth, type Transaction } from '@stellar/stellar-sdk';
+import { sep10SigningKeypair } from '../../../src/domain/sep10/challenges';
+import { pruneUsedSep10Challenges } from '../../../src/domain/sep10/store';
+import { sendWithProof } from '../../support/operators';
+import { responseViolations } from '../../support/spec';
+import {
+  DOMAIN,
+  assertWalletAuthFailed,
+  getChallenge,
+  multisigAccount,
+  signIn,
+  svc,
+  useService,
+  verify,
+  walletSigns,
+} from './sep10.setup';
+import { freePort } from '../../../src/infra/freePort';
+import { startTestService } from '../../support/service';
 
-const DOMAIN = 'dashboard.onboard.test';
-
-async function getChallenge(svc: TestService, account: string) {
-  return call(svc.url, 'createSep10Challenge', 'GET', `/api/v1/auth/sep10/challenge?account=${account}`);
-}
-
-/**
- * What a wallet does: reads the challenge (checking the service's key and domains), then signs it, for the testnet
- * unless `signFor` names another network's passphrase.
- */
-function walletSigns(
-  svc: TestService,
-  challenge: string,
-  signers: Keypair[],
-  opts: { domain?: string; signFor?: string } = {},
-): string {
-  const server = sep10SigningKeypair(svc.deps.secrets).publicKey();
-  const domain = opts.domain ?? DOMAIN;
-  const { tx } = WebAuth.readChallengeTx(challenge, server, Networks.TESTNET, domain, domain);
-  const signable = TransactionBuilder.fromXDR(tx.toXDR(), opts.signFor ?? Networks.TESTNET);
-  signable.sign(...signers);
-  return signable.toXDR();
-}
-
-/** POST /api/v1/auth/sep10/verify with a fresh DPoP key; the answer is checked against the contract. */
-async function verify(svc: TestService, transaction: string) {
-  const key = await createDpopKey();
-  const state: { nonce?: string } = {};
-  const res = await sendWithProof(svc.url, key, state, 'POST', '/api/v1/auth/sep10/verify', { body: { transaction } });
-  assert.deepEqual(responseViolations('verifySep10Challenge', res), [], res.text.slice(0, 300));
-  return { ...res, key, state };
-}
-
-async function signIn(svc: TestService, account: string, signers: Keypair[]) {
-  const { body } = await getChallenge(svc, account);
-  return verify(svc, walletSigns(svc, body.content.transaction, signers));
-}
-
-function assertWalletAuthFailed(res: { status: number; body: any }, message?: RegExp): void {
-  assert.equal(res.status, 401, JSON.stringify(res.body));
-  assert.equal(res.body.code, 'WALLET_AUTH_FAILED');
-  if (message) assert.match(res.body.message, message);
-}
-
-describe('SEP-10 operator sign-in', () => {
-  let svc: TestService;
-  let net: TestNet;
-  before(async () => {
-    svc = await startTestService({ SEP10_HOME_DOMAIN: DOMAIN });
-    const localnet = svc.localnet!;
-    net = {
-      localnet,
-      server: new rpc.Server(localnet.rpcUrl, { allowHttp: true }),
-      root: Keypair.master(localnet.networkPassphrase),
-      passphrase: localnet.networkPassphrase,
-      stop: async () => {},
-    };
-  });
-  after(async () => {
-    await svc?.stop();
-  });
-
-  /** An on-chain account with extra signers and thresholds, set with setOptions by its master key. */
-  async function multisigAccount(opts: {
-    masterWeight: number;
-    medThreshold: number;
-    signers: { key: Keypair; weight: number }[];
-  }): Promise<Keypair> {
-    const [account] = await newAccounts(net, 1, '10');
-    const ops = [
-      ...opts.signers.map((s) =>
-        Operation.setOptions({ signer: { ed25519PublicKey: s.key.publicKey(), weight: s.weight } }),
-      ),
-      Operation.setOptions({
-        masterWeight: opts.masterWeight,
-        lowThreshold: 1,
-        medThreshold: opts.medThreshold,
-        highThreshold: opts.medThreshold,
-      }),
-    ];
-    await submitOk(net, await build(net, account, ops));
-    return account;
-  }
-
-  test('the challenge has the contract shape: the service as source, sequence 0, 900 s, the two manageData operations', async () => {
-    const account = Keypair.random().publicKey();
-    const res = await getChallenge(svc, account);
-    assert.equal(res.status, 200);
-    assert.equal(res.body.code, 'OPERATOR_SEP10_CHALLENGE_CREATED');
-    assert.equal(res.body.content.networkPassphrase, Networks.TESTNET);
-    const server = sep10SigningKeypair(svc.deps.secrets).publicKey();
-    // readChallengeTx checks the source, sequence 0, the operations, the domains and the service's signature
-    const { tx, clientAccountID } = WebAuth.readChallengeTx(
-      res.body.content.transaction,
-      server,
-      Networks.TESTNET,
-      DOMAIN,
-      DOMAIN,
-    );
-    assert.equal(clientAccountID, account);
-    assert.equal(tx.source, server);
-    assert.equal(tx.sequence, '0');
-    const { minTime, maxTime } = tx.timeBounds!;
-    assert.equal(Number(maxTime) - Number(minTime), 900);
-    assert.ok(Math.abs(Number(minTime) - Date.now() / 1000) < 60, 'minTime is now');
-    const [auth, webAuthDomain] = tx.operations as { type: string; name: string; value: Uint8Array; source?: string }[];
-    const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
-    assert.deepEqual([auth!.type, auth!.name, auth!.source], ['manageData', `${DOMAIN} auth`, account]);
-    assert.match(text(auth!.value), /^[A-Za-z0-9+/]{64}$/);
-    assert.equal(Buffer.from(text(auth!.value), 'base64').length, 48);
-    assert.deepEqual(
-      [webAuthDomain!.type, webAuthDomain!.name, text(webAuthDomain!.value), webAuthDomain!.source],
-      ['manageData', 'web_auth_domain', DOMAIN, server],
-    );
-    assert.equal(tx.operations.length, 2);
-    // every challenge is new
-    const again = await getChallenge(svc, account);
-    assert.notEqual(again.body.content.transaction, res.body.content.transaction);
-  });
-
-  test('an account with a bad checksum is refused with VALIDATION_ERROR on query.account', async () => {
-    const good = Keypair.random().publicKey();
-    const bad = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
-    const res = await getChallenge(svc, bad);
-    assert.equal(res.status, 400);
-    assert.equal(res.body.code, 'VALIDATION_ERROR');
-    assert.ok(res.body.details.fieldErrors['query.account']);
-  });
+describe('verifySep10Challenge', () => {
+  useService();
 
   test('a new (off-chain) account signs in with its master key; the session works on /me, which shows the account', async () => {
     const wallet = Keypair.random();
@@ -330,53 +210,37 @@ describe('SEP-10 operator sign-in', () => {
   });
 });
 
-describe('SEP-10 when the network cannot be read', () => {
+describe('verifySep10Challenge when the network cannot be read', () => {
   test('an unreachable RPC answers 503 STELLAR_UNAVAILABLE with Retry-After', async () => {
-    const svc = await startTestService({ STELLAR_TESTNET_RPC_URL: `http://127.0.0.1:${await freePort()}/rpc` });
+    const offline = await startTestService({ STELLAR_TESTNET_RPC_URL: `http://127.0.0.1:${await freePort()}/rpc` });
     try {
       const wallet = Keypair.random();
-      const { body } = await getChallenge(svc, wallet.publicKey());
-      const res = await verify(svc, walletSigns(svc, body.content.transaction, [wallet], { domain: 'localhost' }));
+      const { body } = await getChallenge(offline, wallet.publicKey());
+      const res = await verify(
+        offline,
+        walletSigns(offline, body.content.transaction, [wallet], { domain: 'localhost' }),
+      );
       assert.equal(res.status, 503, res.text);
       assert.equal(res.body.code, 'STELLAR_UNAVAILABLE');
       assert.ok(Number(res.headers.get('retry-after')) > 0);
     } finally {
-      await svc.stop();
+      await offline.stop();
     }
   });
 
   test('SEP10_NETWORK=mainnet: challenges carry the public passphrase; without a mainnet RPC, verification answers 503', async () => {
-    const svc = await startTestService({ SEP10_NETWORK: 'mainnet' });
+    const offline = await startTestService({ SEP10_NETWORK: 'mainnet' });
     try {
       const wallet = Keypair.random();
-      const { body } = await getChallenge(svc, wallet.publicKey());
+      const { body } = await getChallenge(offline, wallet.publicKey());
       assert.equal(body.content.networkPassphrase, Networks.PUBLIC);
       const signed = TransactionBuilder.fromXDR(body.content.transaction, Networks.PUBLIC);
       signed.sign(wallet);
-      const res = await verify(svc, signed.toXDR());
+      const res = await verify(offline, signed.toXDR());
       assert.equal(res.status, 503, res.text);
       assert.equal(res.body.code, 'STELLAR_UNAVAILABLE');
     } finally {
-      await svc.stop();
+      await offline.stop();
     }
-  });
-});
-
-describe('SEP-10 configuration', () => {
-  test('defaults: the host of PUBLIC_URL, else localhost; testnet', () => {
-    assert.deepEqual(loadConfig({}).sep10, { homeDomain: 'localhost', network: 'testnet' });
-    assert.equal(loadConfig({ PUBLIC_URL: 'https://dashboard.example.com' }).sep10.homeDomain, 'dashboard.example.com');
-    assert.equal(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:8080' }).sep10.homeDomain, '127.0.0.1:8080');
-    assert.deepEqual(loadConfig({ SEP10_HOME_DOMAIN: 'auth.example.com', SEP10_NETWORK: 'mainnet' }).sep10, {
-      homeDomain: 'auth.example.com',
-      network: 'mainnet',
-    });
-  });
-
-  test('bad values stop start-up', () => {
-    assert.throws(() => loadConfig({ SEP10_NETWORK: 'futurenet' }), ConfigError);
-    assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: 'https://example.com/path' }), ConfigError);
-    // `<domain> auth` must fit a manageData name (64 bytes)
-    assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: `${'a'.repeat(56)}.com` }), ConfigError);
   });
 });
