@@ -1,4 +1,4 @@
-// archiveApp: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// archiveApp (POST /api/v1/apps/{appId}/archive): archive an app (owner only). Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiKey } from '../../../src/domain/apiKeys/apiKeys';

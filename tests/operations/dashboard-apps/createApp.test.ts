@@ -1,4 +1,4 @@
-// createApp: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// createApp (POST /api/v1/apps): create an app. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';

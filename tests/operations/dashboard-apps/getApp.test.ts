@@ -1,4 +1,4 @@
-// getApp: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// getApp (GET /api/v1/apps/{appId}): get an app's settings. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, developer, outsider, owner, teamApp, useService } from './setup';

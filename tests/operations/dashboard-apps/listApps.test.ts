@@ -1,4 +1,4 @@
-// listApps: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// listApps (GET /api/v1/apps): list the operator's apps. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { developer, outsider, owner, teamApp, useService } from './setup';

@@ -1,4 +1,4 @@
-// restoreApp: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// restoreApp (POST /api/v1/apps/{appId}/restore): restore an archived app (owner only). Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, developer, outsider, owner, teamApp, useService } from './setup';

@@ -1,5 +1,5 @@
-// What the dashboard-apps operations' tests moved from dashboardApps.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-apps operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Dashboard apps over HTTP with real operator sessions, every answer checked against the contract: create, list, read,
 // change, archive and restore; object-level authorization (another operator's app is a 404 exactly like a missing
 // one and is never listed), owner-only archive and restore (403 for admins and developers), archived-app behaviour

@@ -1,4 +1,4 @@
-// updateApp: moved from tests/integration/dashboardApps.test.ts (Dashboard apps); set-up in setup.ts.
+// updateApp (PATCH /api/v1/apps/{appId}): change an app's settings. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BAD_CHECKSUM_ISSUER, ISSUER, admin, developer, outsider, owner, svc, teamApp, useService } from './setup';

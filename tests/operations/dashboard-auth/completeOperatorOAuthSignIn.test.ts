@@ -1,4 +1,5 @@
-// completeOperatorOAuthSignIn: moved from tests/integration/oauthOperators.test.ts (operator sign-in with Google and GitHub); set-up in oauth.setup.ts.
+// completeOperatorOAuthSignIn (POST /api/v1/auth/oauth/{provider}/callback): finish operator sign-in with Google or GitHub.
+// Shared set-up: oauth.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';

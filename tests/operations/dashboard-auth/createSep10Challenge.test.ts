@@ -1,4 +1,5 @@
-// createSep10Challenge: moved from tests/integration/sep10.test.ts (SEP-10 operator sign-in); set-up in sep10.setup.ts.
+// createSep10Challenge (GET /api/v1/auth/sep10/challenge): get a SEP-10 challenge to sign in with a Stellar wallet.
+// Shared set-up: sep10.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair, Networks, WebAuth } from '@stellar/stellar-sdk';

@@ -1,5 +1,5 @@
-// What the dashboard-auth operations' tests moved from operatorSessions.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Operator sign-in and sessions on real PostgreSQL: email codes through the dev outbox, DPoP-bound access tokens
 // (nonces, replay, key binding, htm/htu/iat/ath), refresh rotation with reuse detection, sign-out.
 import { after, before } from 'node:test';

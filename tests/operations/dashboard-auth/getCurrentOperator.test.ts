@@ -1,4 +1,4 @@
-// getCurrentOperator: moved from tests/integration/operatorSessions.test.ts (DPoP on Dashboard requests); set-up in dpop.setup.ts.
+// getCurrentOperator (GET /api/v1/me): the signed-in operator and their apps. Shared set-up: dpop.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSessionService } from '../../../src/domain/sessions/sessions';

@@ -1,5 +1,5 @@
-// What the dashboard-auth operations' tests moved from oauthOperators.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Operator sign-in with Google and GitHub over HTTP, end to end: a real OpenID provider (oidc-provider) stands in for
 // Google and a local HTTP stand-in for GitHub; the "browser" steps (login, consent, approval) are plain HTTP requests.
 // Covers the start answer, full sign-ins (the same operator as an email-code sign-in with the same address), the

@@ -1,4 +1,4 @@
-// refreshOperatorSession: moved from tests/integration/operatorSessions.test.ts (refresh rotation and sign-out); set-up in refresh.setup.ts.
+// refreshOperatorSession (POST /api/v1/auth/refresh): refresh an operator session. Shared set-up: refresh.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDpopKey } from '../../support/dpop';

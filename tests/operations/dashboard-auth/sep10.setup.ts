@@ -1,5 +1,5 @@
-// What the dashboard-auth operations' tests moved from sep10.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Operator sign-in with a Stellar wallet (SEP-10) on real PostgreSQL and the in-process localnet: challenges are read
 // and signed with the SDK's WebAuth helpers as a wallet would; accounts are created and given signers on-chain.
 import { after, before } from 'node:test';

@@ -1,4 +1,4 @@
-// signOutOperator: moved from tests/integration/operatorSessions.test.ts (refresh rotation and sign-out); set-up in refresh.setup.ts.
+// signOutOperator (POST /api/v1/auth/logout): sign the operator out. Shared set-up: refresh.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signInOperator, testEmail } from '../../support/operators';

@@ -1,4 +1,5 @@
-// startOperatorEmailSignIn: moved from tests/integration/operatorSessions.test.ts (operator sign-in by email code); set-up in emailSignIn.setup.ts.
+// startOperatorEmailSignIn (POST /api/v1/auth/email/start): send an operator a sign-in code by email.
+// Shared set-up: emailSignIn.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';

@@ -1,4 +1,5 @@
-// startOperatorOAuthSignIn: moved from tests/integration/oauthOperators.test.ts (operator sign-in with Google and GitHub); set-up in oauth.setup.ts.
+// startOperatorOAuthSignIn (GET /api/v1/auth/oauth/{provider}/start): start operator sign-in with Google or GitHub.
+// Shared set-up: oauth.setup.ts.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pkcePair } from '../../support/oauthProviders';

@@ -1,4 +1,5 @@
-// verifyOperatorEmailSignIn: moved from tests/integration/operatorSessions.test.ts (operator sign-in by email code); set-up in emailSignIn.setup.ts.
+// verifyOperatorEmailSignIn (POST /api/v1/auth/email/verify): sign in with an emailed code.
+// Shared set-up: emailSignIn.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';

@@ -1,4 +1,5 @@
-// verifySep10Challenge: moved from tests/integration/sep10.test.ts (SEP-10 operator sign-in); set-up in sep10.setup.ts.
+// verifySep10Challenge (POST /api/v1/auth/sep10/verify): sign in with a signed SEP-10 challenge.
+// Shared set-up: sep10.setup.ts.
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair, Networks, TransactionBuilder, WebAuth, type Transaction } from '@stellar/stellar-sdk';

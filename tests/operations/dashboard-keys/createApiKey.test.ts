@@ -1,4 +1,4 @@
-// createApiKey: moved from tests/integration/dashboardKeys.test.ts (Dashboard: API keys); set-up in setup.ts.
+// createApiKey (POST /api/v1/apps/{appId}/api-keys): generate an API key. Shared set-up: setup.ts.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runAdminCommand, UsageError } from '../../../src/cli/adminCommands';

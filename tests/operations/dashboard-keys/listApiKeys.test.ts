@@ -1,4 +1,4 @@
-// listApiKeys: moved from tests/integration/dashboardKeys.test.ts (Dashboard: API keys); set-up in setup.ts.
+// listApiKeys (GET /api/v1/apps/{appId}/api-keys): list an app's API keys. Shared set-up: setup.ts.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setApiKeyExpiry } from '../../../src/domain/apiKeys/apiKeys';

@@ -1,4 +1,4 @@
-// revokeApiKey: moved from tests/integration/dashboardKeys.test.ts (Dashboard: API keys); set-up in setup.ts.
+// revokeApiKey (DELETE /api/v1/apps/{appId}/api-keys/{keyId}): revoke an API key. Shared set-up: setup.ts.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedCredentials, type SeededCredentials } from '../../support/credentials';

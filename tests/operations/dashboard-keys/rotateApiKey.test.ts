@@ -1,4 +1,4 @@
-// rotateApiKey: moved from tests/integration/dashboardKeys.test.ts (Dashboard: API keys); set-up in setup.ts.
+// rotateApiKey (POST /api/v1/apps/{appId}/api-keys/{keyId}/rotate): rotate an API key. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setApiKeyExpiry } from '../../../src/domain/apiKeys/apiKeys';

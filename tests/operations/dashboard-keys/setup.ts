@@ -1,5 +1,5 @@
-// What the dashboard-keys operations' tests moved from dashboardKeys.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-keys operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Dashboard API keys on real PostgreSQL: generate (shown once, network of the app), list (prefix only, derived
 // statuses), rotate (overlap, never past an earlier expiry, at most one successor even under concurrent calls) and
 // revoke (idempotent, the gate refuses the key at once); object-level authorization; no key in clear anywhere.

@@ -1,4 +1,4 @@
-// addMember: moved from tests/integration/dashboardMembers.test.ts (Dashboard members); set-up in setup.ts.
+// addMember (POST /api/v1/apps/{appId}/members): invite a team member (owner only). Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';

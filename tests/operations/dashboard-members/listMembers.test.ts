@@ -1,4 +1,4 @@
-// listMembers: moved from tests/integration/dashboardMembers.test.ts (Dashboard members); set-up in setup.ts.
+// listMembers (GET /api/v1/apps/{appId}/members): list an app's team members. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testEmail } from '../../support/operators';

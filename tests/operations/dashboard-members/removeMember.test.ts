@@ -1,4 +1,5 @@
-// removeMember: moved from tests/integration/dashboardMembers.test.ts (Dashboard members); set-up in setup.ts.
+// removeMember (DELETE /api/v1/apps/{appId}/members/{memberId}): remove a team member (owner only).
+// Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testEmail } from '../../support/operators';

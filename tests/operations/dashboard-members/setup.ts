@@ -1,5 +1,5 @@
-// What the dashboard-members operations' tests moved from dashboardMembers.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-members operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Dashboard members over HTTP with real operator sessions, every answer checked against the contract: listing (any
 // member), invitations by email (owner only; an operator record for a new address, the invitation mailed after
 // commit, joinedAt set at sign-in), role changes and ownership transfer (exactly one owner, LAST_OWNER), removal,

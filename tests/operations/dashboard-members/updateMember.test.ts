@@ -1,4 +1,5 @@
-// updateMember: moved from tests/integration/dashboardMembers.test.ts (Dashboard members); set-up in setup.ts.
+// updateMember (PATCH /api/v1/apps/{appId}/members/{memberId}): change a member's role (owner only).
+// Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { admin, developer, outsider, owner, owners, svc, teamApp, useService } from './setup';

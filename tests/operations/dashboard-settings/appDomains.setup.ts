@@ -1,5 +1,5 @@
-// What the dashboard-settings operations' tests moved from dashboardDomains.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-settings operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Dashboard domains over HTTP with real operator sessions, every answer checked against the contract: reading and
 // replacing an app's allowed origins and OAuth redirect URIs (exact forms only, in the operator's order, both lists in
 // one transaction), the gate using the new origins at once, field errors keyed like the router's, cross-operator

@@ -1,5 +1,5 @@
-// What the dashboard-settings operations' tests moved from oauthSettings.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-settings operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // An app's end-user sign-in providers over HTTP with real operator sessions, every answer checked against the
 // contract: the defaults, client ids and write-only secrets (sealed at rest, answered only as clientSecretSet),
 // keep-or-delete semantics, the 422 for an enabled provider without credentials (nothing written), who may read and

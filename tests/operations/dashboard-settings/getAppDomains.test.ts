@@ -1,4 +1,5 @@
-// getAppDomains: moved from tests/integration/dashboardDomains.test.ts (Dashboard domains); set-up in appDomains.setup.ts.
+// getAppDomains (GET /api/v1/apps/{appId}/domains): get an app's allowed origins and redirect URIs.
+// Shared set-up: appDomains.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get, outsider, owner, put, teamApp, useService } from './appDomains.setup';

@@ -1,4 +1,5 @@
-// getAuthProviders: moved from tests/integration/oauthSettings.test.ts (Dashboard: auth providers); set-up in authProviders.setup.ts.
+// getAuthProviders (GET /api/v1/apps/{appId}/auth-providers): get an app's end-user sign-in providers.
+// Shared set-up: authProviders.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bothEnabled, get, outsider, owner, put, svc, teamApp, useService } from './authProviders.setup';

@@ -1,4 +1,5 @@
-// updateAppDomains: moved from tests/integration/dashboardDomains.test.ts (Dashboard domains); set-up in appDomains.setup.ts.
+// updateAppDomains (PUT /api/v1/apps/{appId}/domains): replace an app's allowed origins and redirect URIs.
+// Shared set-up: appDomains.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiKey } from '../../../src/domain/apiKeys/apiKeys';

@@ -1,4 +1,5 @@
-// updateAuthProviders: moved from tests/integration/oauthSettings.test.ts (Dashboard: auth providers); set-up in authProviders.setup.ts.
+// updateAuthProviders (PUT /api/v1/apps/{appId}/auth-providers): set an app's end-user sign-in providers.
+// Shared set-up: authProviders.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openClientSecret } from '../../../src/domain/oauth/clientSecrets';

@@ -1,5 +1,5 @@
-// What the dashboard-treasury operations' tests moved from feePolicy.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-treasury operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // The fee-bump policy over HTTP with real operator sessions, every answer checked against the contract: the defaults,
 // a full replacement read back exactly, the audit entry, field errors (the fee range, assets the app does not
 // configure, merge destinations) with nothing stored, who may read and change it, and cross-operator isolation.

@@ -1,4 +1,4 @@
-// getFeePolicy: moved from tests/integration/feePolicy.test.ts (fee-bump policy (getFeePolicy, updateFeePolicy)); set-up in feePolicy.setup.ts.
+// getFeePolicy (GET /api/v1/apps/{appId}/fee-policy): get the app's fee-bump policy. Shared set-up: feePolicy.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CUSTOM, DEFAULTS, admin, developer, get, outsider, owner, put, teamApp, useService } from './feePolicy.setup';

@@ -1,4 +1,5 @@
-// updateFeePolicy: moved from tests/integration/feePolicy.test.ts (fee-bump policy (getFeePolicy, updateFeePolicy)); set-up in feePolicy.setup.ts.
+// updateFeePolicy (PUT /api/v1/apps/{appId}/fee-policy): replace the app's fee-bump policy.
+// Shared set-up: feePolicy.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -1,4 +1,4 @@
-// getAppUser: moved from tests/integration/dashboardUsers.test.ts (Dashboard: app users); set-up in setup.ts.
+// getAppUser (GET /api/v1/apps/{appId}/users/{userId}): get one of the app's users. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findOrCreateUser, recordSignIn } from '../../../src/domain/users/users';

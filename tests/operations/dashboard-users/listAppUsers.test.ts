@@ -1,4 +1,4 @@
-// listAppUsers: moved from tests/integration/dashboardUsers.test.ts (Dashboard: app users); set-up in setup.ts.
+// listAppUsers (GET /api/v1/apps/{appId}/users): list the app's users. Shared set-up: setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addMember } from '../../../src/domain/apps/members';

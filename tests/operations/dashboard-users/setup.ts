@@ -1,5 +1,5 @@
-// What the dashboard-users operations' tests moved from dashboardUsers.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the dashboard-users operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Dashboard Users page, on real PostgreSQL: the app's users newest first with provider, wallet and last seen; search
 // by email, externalId, userId (exact or prefix) and wallet address; offset and cursor paging over the same order; one
 // user with every provider and wallet; object-level authorization (members only, users of this app only).

@@ -1,4 +1,5 @@
-// completeOAuthSignIn: moved from tests/integration/oauthUsers.test.ts (SDK sign-in with Google and GitHub); set-up in oauth.setup.ts.
+// completeOAuthSignIn (POST /v1/auth/oauth/{provider}/callback): finish a Google or GitHub sign-in.
+// Shared set-up: oauth.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDpopKey } from '../../support/dpop';

@@ -1,5 +1,5 @@
-// What the sdk-auth operations' tests moved from sdkSignIn.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the sdk-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // End-user email sign-in on the SDK API, on real PostgreSQL: codes through the dev outbox, the first sign-in creating
 // the user and their wallet, one user per address per app, no enumeration, the code limits, DPoP binding of the
 // tokens, the app's token lifetimes, the code given back when the sign-in fails after it, and nothing in clear.

@@ -1,4 +1,4 @@
-// listSessions: moved from tests/integration/sdkSessions.test.ts (SDK sign-out, session list and revocation); set-up in sessions.setup.ts.
+// listSessions (GET /v1/auth/sessions): the session user's active sessions. Shared set-up: sessions.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signInUser } from '../../support/users';

@@ -1,5 +1,5 @@
-// What the sdk-auth operations' tests moved from oauthUsers.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the sdk-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // End-user sign-in with Google and GitHub on the SDK API, end to end: the app is set up through the Dashboard API
 // (key, redirect URIs, its own Google and GitHub clients), a real OpenID provider (oidc-provider) stands in for Google
 // and a local HTTP stand-in for GitHub. Covers the start answer and its refusals (provider not enabled, no or an

@@ -1,4 +1,4 @@
-// refreshSession: moved from tests/integration/sdkSessions.test.ts (SDK session refresh); set-up in refresh.setup.ts.
+// refreshSession (POST /v1/auth/refresh): refresh a session. Shared set-up: refresh.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedCredentials } from '../../support/credentials';

@@ -1,4 +1,5 @@
-// revokeSession: moved from tests/integration/sdkSessions.test.ts (SDK sign-out, session list and revocation); set-up in sessions.setup.ts.
+// revokeSession (DELETE /v1/auth/sessions/{sessionId}): revoke one of the user's sessions.
+// Shared set-up: sessions.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signInUser } from '../../support/users';

@@ -1,5 +1,5 @@
-// What the sdk-auth operations' tests moved from sdkSessions.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the sdk-auth operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // End-user sessions on the SDK API, on real PostgreSQL: refresh rotation (one successor under 50 parallel uses, reuse
 // after the grace revokes the family, the app's current lifetimes, tokens of another app refused), sign-out (this
 // session or every session of the user in the app), the session list and revoking one session.

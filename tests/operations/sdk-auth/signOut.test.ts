@@ -1,4 +1,4 @@
-// signOut: moved from tests/integration/sdkSessions.test.ts (SDK sign-out, session list and revocation); set-up in sessions.setup.ts.
+// signOut (POST /v1/auth/logout): sign out. Shared set-up: sessions.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signInUser } from '../../support/users';

@@ -1,4 +1,4 @@
-// startEmailSignIn: moved from tests/integration/sdkSignIn.test.ts (SDK email sign-in); set-up in emailSignIn.setup.ts.
+// startEmailSignIn (POST /v1/auth/email/start): send an email sign-in code. Shared set-up: emailSignIn.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedCredentials } from '../../support/credentials';

@@ -1,4 +1,5 @@
-// startOAuthSignIn: moved from tests/integration/oauthUsers.test.ts (SDK sign-in with Google and GitHub); set-up in oauth.setup.ts.
+// startOAuthSignIn (GET /v1/auth/oauth/{provider}/start): start a Google or GitHub sign-in.
+// Shared set-up: oauth.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pkcePair } from '../../support/oauthProviders';

@@ -1,4 +1,4 @@
-// verifyEmailSignIn: moved from tests/integration/sdkSignIn.test.ts (SDK email sign-in); set-up in emailSignIn.setup.ts.
+// verifyEmailSignIn (POST /v1/auth/email/verify): sign in with an email code. Shared set-up: emailSignIn.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../src/domain/errors';

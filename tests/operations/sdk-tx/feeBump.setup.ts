@@ -1,5 +1,5 @@
-// What the sdk-tx operations' tests moved from transactions.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the sdk-tx operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Sponsored transactions under pressure and refusal, on the real service (PostgreSQL + localnet, a ledger every
 // 200 ms): Idempotency-Key and duplicate submissions reach the chain once, the daily operations cap is never
 // overshot, each policy rule answers its own code (and is recorded), and the checks on signed XDRs.

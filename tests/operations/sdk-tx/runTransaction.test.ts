@@ -1,4 +1,4 @@
-// runTransaction: moved from tests/integration/transactions.test.ts (module level); set-up in feeBump.setup.ts.
+// runTransaction (POST /v1/tx/run): build, sign and submit in one call. Shared set-up: feeBump.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Operation } from '@stellar/stellar-sdk';

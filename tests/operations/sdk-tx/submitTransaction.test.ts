@@ -1,4 +1,4 @@
-// submitTransaction: moved from tests/integration/transactions.test.ts (module level); set-up in feeBump.setup.ts.
+// submitTransaction (POST /v1/tx/submit): submit a signed transaction, fee sponsored. Shared set-up: feeBump.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';

@@ -1,4 +1,4 @@
-// getUser: moved from tests/integration/serverUsers.test.ts (Server API: users by external id); set-up in externalId.setup.ts.
+// getUser (GET /v1/users/{externalId}): get a user by the app's own id. Shared set-up: externalId.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedCredentials } from '../../support/credentials';

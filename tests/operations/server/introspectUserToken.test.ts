@@ -1,4 +1,5 @@
-// introspectUserToken: moved from tests/integration/serverUsers.test.ts (Server API: introspectUserToken); set-up in introspection.setup.ts.
+// introspectUserToken (POST /v1/tokens/introspect): check an end user's access token.
+// Shared set-up: introspection.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSessionService } from '../../../src/domain/sessions/sessions';

@@ -1,5 +1,5 @@
-// What the server operations' tests moved from serverUsers.test.ts share: the service they run against,
-// its state and helpers. The tests themselves are in <operationId>.test.ts beside this file.
+// What tests of the server operations in this folder share: the service they run against, its state and helpers
+// (the tests are in <operationId>.test.ts). What they cover:
 // Server API users (secret key), on real PostgreSQL: setting and clearing the app's own id for a user (unique within
 // the app), looking a user up by it, and checking an end user's access token (valid, expired, signed out, another
 // app's, not a user token).

@@ -1,4 +1,5 @@
-// setUserExternalId: moved from tests/integration/serverUsers.test.ts (Server API: users by external id); set-up in externalId.setup.ts.
+// setUserExternalId (PUT /v1/users/{userId}/external-id): set or clear a user's external id.
+// Shared set-up: externalId.setup.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { signInUser } from '../../support/users';
