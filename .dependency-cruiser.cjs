@@ -1,7 +1,8 @@
 // The project's layers, checked by dependency-cruiser (`npm run lint:deps`, part of `make lint`).
 //
 //   src/http -> src/operations -> src/domain -> src/infra        (never upward; operations never reach infra or http)
-//   src/app.ts, src/service.ts, src/main.ts, src/cli/            the composition root: wires the layers together
+//   src/jobs -> src/domain -> src/infra                          background jobs: the registry and its worker
+//   src/{app,service,main,worker,processLifecycle}.ts, src/cli/  the composition root: wires the layers together
 //   src/config.ts, src/paths.ts                                  settings every layer may read; they import no layer
 //   src/infra/db/migrations/                                     self-contained: a migration never changes under us
 //   src/localnet/                                                standalone; the service reaches it through RPC only
@@ -34,14 +35,16 @@ module.exports = {
       comment:
         'infra talks to the outside world (database, chain, KMS, mail) and knows nothing of the product above it.',
       from: { path: '^src/infra/' },
-      to: { path: '^src/(domain|operations|http|cli|localnet)/|^src/(app|service|main|deps)\\.ts$' },
+      to: {
+        path: '^src/(domain|operations|http|cli|localnet|jobs)/|^src/(app|service|main|worker|processLifecycle|deps)\\.ts$',
+      },
     },
     {
       name: 'domain-below-operations',
       severity: 'error',
       comment: 'domain holds the rules; it never depends on the handlers or the HTTP layer above it.',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(operations|http|cli|localnet)/|^src/(app|service|main)\\.ts$' },
+      to: { path: '^src/(operations|http|cli|localnet|jobs)/|^src/(app|service|main|worker|processLifecycle)\\.ts$' },
     },
     {
       name: 'operations-reach-down-through-context',
@@ -49,21 +52,31 @@ module.exports = {
       comment:
         'A handler gets what it needs from below (unit of work, limiter, caller) through its context, and depends on domain only.',
       from: { path: '^src/operations/' },
-      to: { path: '^src/(infra|http|cli|localnet)/|^src/(app|service|main)\\.ts$' },
+      to: { path: '^src/(infra|http|cli|localnet|jobs)/|^src/(app|service|main|worker|processLifecycle)\\.ts$' },
     },
     {
       name: 'http-below-the-root',
       severity: 'error',
       comment: 'http is wired by app.ts; it never imports the composition root.',
       from: { path: '^src/http/' },
-      to: { path: '^src/(cli|localnet)/|^src/(app|service|main)\\.ts$' },
+      to: { path: '^src/(cli|localnet|jobs)/|^src/(app|service|main|worker|processLifecycle)\\.ts$' },
+    },
+    {
+      name: 'jobs-below-the-root',
+      severity: 'error',
+      comment:
+        'src/jobs says which background jobs exist and runs them on the queue; it uses domain and infra, never the API above.',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/(operations|http|cli|localnet)/|^src/(app|service|main|worker|processLifecycle)\\.ts$' },
     },
     {
       name: 'settings-import-no-layer',
       severity: 'error',
       comment: 'config.ts and paths.ts are read by every layer, so they may import none.',
       from: { path: '^src/(config|paths)\\.ts$' },
-      to: { path: '^src/(infra|domain|operations|http|cli|localnet)/|^src/(app|service|main|deps)\\.ts$' },
+      to: {
+        path: '^src/(infra|domain|operations|http|cli|localnet|jobs)/|^src/(app|service|main|worker|processLifecycle|deps)\\.ts$',
+      },
     },
     {
       name: 'migrations-self-contained',

@@ -168,6 +168,11 @@ export interface Config {
    * (again every 24 h) for those at or below their minimum.
    */
   sponsorBalanceScan: boolean;
+  /**
+   * WORKERS (on): run the background jobs (src/jobs/registry.ts) in this process too. `off` for an API-only process
+   * when `npm run worker` processes run them against the same database.
+   */
+  workers: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -352,5 +357,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ledgerFollower: onOff(env, 'LEDGER_FOLLOWER', DEFAULT_TRANSACTION_SETTINGS.ledgerFollower),
     },
     sponsorBalanceScan: onOff(env, 'SPONSOR_BALANCE_SCAN', true),
+    workers: onOff(env, 'WORKERS', true),
   };
 }

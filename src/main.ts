@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from './config';
+import { closeOnSignals, loadConfigOrExit } from './processLifecycle';
 import { seedDemoOnFirstRun } from './cli/demoSeed';
 import { ServiceSecretError } from './infra/secrets/serviceSecret';
 import { KmsConfigError } from './infra/kms/keyManagement';
@@ -10,16 +10,7 @@ import { startService } from './service';
 import { EmbeddedPostgresError } from './infra/db/embeddedPostgres';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const log = pino({ level: config.logLevel });
   const progress = (line: string) => process.stdout.write(`${line}\n`);
   let seeded!: () => void;
@@ -76,16 +67,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n') + '\n',
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    await service.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  closeOnSignals(() => service.close(), log, 'service');
 }
 
 main().catch((err) => {

@@ -13,23 +13,26 @@ import { systemClock } from './domain/deps';
 import type { ServiceDeps } from './operations/types';
 import { createDb, migrateToLatest } from './infra/db/database';
 import { migrations } from './infra/db/migrations/index';
-import { reachableDataDir, startEmbeddedPostgres, type EmbeddedDatabase } from './infra/db/embeddedPostgres';
+import {
+  embeddedDatabaseUrl,
+  reachableDataDir,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from './infra/db/embeddedPostgres';
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
-import { startActivationRecovery } from './domain/funding/funding';
 import { ActivationQueue } from './domain/funding/queue';
-import { startTrustlineBackfill } from './domain/funding/trustlineBackfill';
-import { startConfirmationWorker } from './domain/transactions/confirmation';
-import { startLedgerFollower } from './domain/transactions/ledgerFollower';
-import { startSponsorBalanceScan } from './domain/funding/lowBalanceScan';
 import { createMailer } from './infra/mail/index';
-import { startMaintenance } from './domain/maintenance/maintenance';
+import { startJobQueue, type JobQueue } from './infra/jobs/jobQueue';
+import { jobRegistry } from './jobs/registry';
+import { startWorkers } from './jobs/worker';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
 import { createKeyManagement } from './infra/kms/index';
 import { startLocalnet, type Localnet } from './localnet/index';
 import { projectRoot } from './paths';
 
 export interface RunningService {
+  /** The API's base URL; empty for a worker (no HTTP server). */
   url: string;
   /** The in-process local ledger playing testnet, when started (see Config.localnet). */
   localnet?: Localnet;
@@ -77,6 +80,31 @@ export interface StartOptions {
    * no sponsor.balance.low is reported for a wallet being funded); absent: at once.
    */
   sponsorScanAfter?: Promise<unknown>;
+  /**
+   * `worker` (`npm run worker`): background jobs only, no HTTP server, attached to the database and local ledger
+   * another process runs (DATABASE_URL, or the embedded PostgreSQL and localnet of `make run` on their ports). Default
+   * `service`: the API, with the jobs unless WORKERS=off.
+   */
+  role?: 'service' | 'worker';
+}
+
+/** How long closing waits for running background jobs (a pass waiting for a ledger holds only leases). */
+const JOBS_STOP_WAIT_MS = 2_000;
+
+/** Waits for `work`, at most `ms`. */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/** The background jobs this process runs: a worker all of them, the API's process none with WORKERS=off. */
+export function jobsToRun(config: Config, worker = false): string[] {
+  if (!config.workers && !worker) return [];
+  return jobRegistry
+    .map((job) => job.name)
+    .filter((name) => config.sponsorBalanceScan || name !== 'sponsor-balance-scan')
+    .filter((name) => config.transactions.ledgerFollower || name !== 'ledger-follower');
 }
 
 export async function startService(
@@ -89,11 +117,15 @@ export async function startService(
   const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
   const kms = createKeyManagement(config.kms);
   const mailer = createMailer(config.mail, log);
+  const worker = opts.role === 'worker';
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   let databaseDescription: string;
   if (databaseUrl) {
     databaseDescription = new URL(databaseUrl).host;
+  } else if (worker) {
+    databaseUrl = embeddedDatabaseUrl(config.embeddedPostgresPort, 'onboard');
+    databaseDescription = `the embedded PostgreSQL of make run (port ${config.embeddedPostgresPort})`;
   } else {
     const dir = join(config.dataDir, 'postgres');
     log.info({ dir }, 'starting embedded PostgreSQL');
@@ -114,9 +146,12 @@ export async function startService(
   }
   const db = createDb(databaseUrl);
   let localnet: Localnet | undefined;
+  let jobs: JobQueue | undefined;
   try {
     const stellarRpcUrls = { ...config.stellarRpcUrls };
-    if (config.localnet) {
+    if (config.localnet && worker) {
+      stellarRpcUrls.testnet = `http://127.0.0.1:${config.localnet.port}/rpc`;
+    } else if (config.localnet) {
       progress(`starting localnet, the local Stellar network (state in ${config.localnet.dataDir})...`);
       localnet = await startLocalnet({
         port: config.localnet.port,
@@ -128,6 +163,7 @@ export async function startService(
     }
     progress('applying database migrations...');
     const migrationsApplied = await migrateToLatest(db);
+    jobs = await startJobQueue({ databaseUrl, log, supervise: true });
     const deps: ServiceDeps = {
       log,
       db,
@@ -145,48 +181,37 @@ export async function startService(
       stellar: { rpcUrls: stellarRpcUrls, gateways: stellarGateways(stellarRpcUrls, config) },
       funding: config.funding,
       transactions: config.transactions,
+      jobs,
       sep10: config.sep10,
       oauth: config.oauth,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
-    const app = await buildApp(deps, { document: loadBundledSpec() });
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once('error', reject);
-    });
-    const { port } = server.address() as AddressInfo;
-    const stopMaintenance = startMaintenance(db, deps.clock, log);
-    const stopActivationRecovery = startActivationRecovery(deps);
-    const stopTrustlineBackfill = startTrustlineBackfill(deps);
-    const stopConfirmations = startConfirmationWorker(deps);
-    const stopLedgerFollower = config.transactions.ledgerFollower ? startLedgerFollower(deps) : async () => undefined;
-    let closed = false;
-    let stopSponsorScan: () => Promise<void> = async () => undefined;
-    if (config.sponsorBalanceScan) {
-      const start = () => {
-        if (!closed) stopSponsorScan = startSponsorBalanceScan(deps);
-      };
-      if (opts.sponsorScanAfter) void opts.sponsorScanAfter.then(start, start);
-      else start();
+    let server: Server | undefined;
+    if (!worker) {
+      const app = await buildApp(deps, { document: loadBundledSpec() });
+      server = await new Promise<Server>((resolve, reject) => {
+        const s = app.listen(config.port, config.host, () => resolve(s));
+        s.once('error', reject);
+      });
     }
+    const port = server ? (server.address() as AddressInfo).port : undefined;
+    const stopWorkers = await startWorkers(deps, jobs, {
+      only: jobsToRun(config, worker),
+      ...(opts.sponsorScanAfter ? { startAfter: { 'sponsor-balance-scan': opts.sponsorScanAfter } } : {}),
+    });
     return {
-      url: `http://${config.host}:${port}`,
+      url: port === undefined ? '' : `http://${config.host}:${port}`,
       ...(localnet ? { localnet } : {}),
       deps,
       databaseDescription,
       migrationsApplied,
       migrationsTotal: migrations.length,
       close: async () => {
-        closed = true;
-        stopMaintenance();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await stopActivationRecovery();
-        await stopTrustlineBackfill();
-        await stopConfirmations();
-        await stopLedgerFollower();
-        await stopSponsorScan();
-        server.closeAllConnections();
+        if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+        await settleWithin(stopWorkers(), JOBS_STOP_WAIT_MS);
+        await jobs?.stop(JOBS_STOP_WAIT_MS);
+        server?.closeAllConnections();
         await db.destroy();
         await mailer.close();
         await localnet?.stop();
@@ -194,6 +219,7 @@ export async function startService(
       },
     };
   } catch (err) {
+    await jobs?.stop(0);
     await localnet?.stop();
     await db.destroy();
     await embedded?.stop();

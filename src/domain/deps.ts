@@ -17,6 +17,7 @@ import type { StellarGateway } from '../infra/stellar/gateway';
 import type { Mailer } from '../infra/mail/mailer';
 import type { ServiceSecrets } from '../infra/secrets/serviceSecret';
 import type { KeyManagement } from '../infra/kms/keyManagement';
+import type { JobQueue } from '../infra/jobs/jobQueue';
 
 export interface Clock {
   now(): Date;
@@ -63,6 +64,11 @@ export interface Deps {
   };
   /** Wallet activation timing (Config.funding); the defaults when absent. */
   funding?: FundingSettings;
+  /**
+   * The job queue (pg-boss on the same database): a write that causes background work enqueues it inside its own
+   * transaction (`send(name, data, { trx })`), so the job exists exactly when the write does.
+   */
+  jobs: JobQueue;
   /** Sponsored transaction settings (Config.transactions); the defaults when absent. */
   transactions?: TransactionSettings;
   /** SEP-10 operator sign-in (Config.sep10); the defaults (`localhost`, testnet) when absent. */

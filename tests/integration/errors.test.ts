@@ -27,6 +27,7 @@ import {
 } from '../support/credentials';
 import { call, rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
+import type { JobQueue } from '../../src/infra/jobs/jobQueue';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
@@ -188,6 +189,8 @@ describe('unexpected errors and logs', () => {
         log,
       ),
       kms: openLocalKms(join(mkdtempSync(join(tmpdir(), 'onboard-kms-')), 'master-key')),
+      // No background work here: the handler that runs throws before anything is enqueued.
+      jobs: {} as JobQueue,
     };
     const handlers = createHandlers(deps);
     handlers.getHealth = async () => {

@@ -9,7 +9,7 @@ import type { App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { shortAddress } from '../../src/domain/transactions/describe';
 import { listWalletHistory } from '../../src/domain/transactions/history';
-import { startLedgerFollower } from '../../src/domain/transactions/ledgerFollower';
+import { followInBackground } from '../support/follower';
 import { insertTransaction } from '../../src/domain/transactions/store';
 import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import type { WalletRecord } from '../../src/domain/wallets/store';
@@ -92,7 +92,7 @@ describe('the ledger follower', () => {
 
   test("external payments appear as received, the service's own transaction gains the recipient's row, one event per payment", async () => {
     const { log, lines } = capturingLogger('info');
-    const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50 });
+    const stop = followInBackground({ ...svc.deps, log }, { intervalMs: 50 });
     try {
       w1 = await userWallet(svc, app);
       w2 = await userWallet(svc, app);
@@ -233,7 +233,7 @@ describe('the ledger follower', () => {
     assert.equal(before.events.length, 4);
     await svc.deps.db('ledger_followers').where({ network: 'testnet' }).update({ next_ledger: 0 });
     const { log, lines } = capturingLogger('info');
-    const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50, pageSize: 1 });
+    const stop = followInBackground({ ...svc.deps, log }, { intervalMs: 50, pageSize: 1 });
     try {
       await eventually(
         'the follower has read the ledgers again',

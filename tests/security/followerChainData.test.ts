@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Keypair, Memo, Operation, Asset, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { App } from '../../src/domain/apps/store';
-import { startLedgerFollower } from '../../src/domain/transactions/ledgerFollower';
+import { followInBackground } from '../support/follower';
 import type { WalletRecord } from '../../src/domain/wallets/store';
 import { capturingLogger } from '../support/log';
 import { startTestService, type TestService } from '../support/service';
@@ -62,7 +62,7 @@ async function historyRow(
 describe('outside chain data never stops the ledger follower', () => {
   test('payments with a NUL memo, an invalid UTF-8 memo and a plain one all reach the history and payment.received', async () => {
     const { log, lines } = capturingLogger('info');
-    const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50 });
+    const stop = followInBackground({ ...svc.deps, log }, { intervalMs: 50 });
     try {
       const nul = await send([pay('1')], Memo.text(Buffer.from([0x61, 0x00, 0x62])));
       const invalid = await send([pay('2')], Memo.text(Buffer.from([0xff, 0xfe, 0x41])));
@@ -104,7 +104,7 @@ describe('outside chain data never stops the ledger follower', () => {
       `create trigger refuse_poison before insert on transactions for each row execute function refuse_poison()`,
     );
     const { log, lines } = capturingLogger('info');
-    const stop = startLedgerFollower({ ...svc.deps, log }, { intervalMs: 50 });
+    const stop = followInBackground({ ...svc.deps, log }, { intervalMs: 50 });
     try {
       const poison = await send([pay('4')], Memo.text('poison'));
       const after = await send([pay('5')], Memo.text('after'));

@@ -47,7 +47,6 @@ import {
   type ActivationTrigger,
 } from './store';
 import { findWallet, type WalletRecord } from '../wallets/store';
-import { repeatPass } from '../../infra/jobs/repeatPass';
 import { gatewayFor } from '../chain/gateways';
 
 /**
@@ -69,8 +68,6 @@ const SIGN_IN_WAIT_MS = 10_000;
 const MAX_RETRY_DELAY_MS = 15 * 60_000;
 /** Activations a recovery pass takes on at once (across apps; one app's run one after the other). */
 const RECOVERY_BATCH = 50;
-/** How long stopping waits for a running recovery pass. */
-const STOP_WAIT_MS = 2_000;
 
 interface Drive {
   app: App;
@@ -535,26 +532,7 @@ export async function settleAppliedActivations(deps: FundingDeps): Promise<numbe
   return settled;
 }
 
-/**
- * Starts the recovery loop: at once the start-up reconciliation and a pass (after a crash), then a pass every
- * `retryIntervalSeconds`, never two passes of one instance at a time. Returns a stop function that waits a little for
- * the running pass.
- */
-export function startActivationRecovery(deps: FundingDeps): () => Promise<void> {
-  let reconciled = false;
-  return repeatPass({
-    what: 'activation recovery pass',
-    log: deps.log,
-    intervalMs: settings(deps).retryIntervalSeconds * 1000,
-    stopWaitMs: STOP_WAIT_MS,
-    pass: async () => {
-      if (!reconciled) {
-        reconciled = true;
-        await settleAppliedActivations(deps).catch((err: unknown) =>
-          deps.log.warn({ err }, 'start-up reconciliation of activations failed'),
-        );
-      }
-      await runActivationRecovery(deps);
-    },
-  });
+/** How often the activation recovery pass runs (FUNDING_RETRY_SECONDS). */
+export function activationRecoveryIntervalMs(deps: FundingDeps): number {
+  return settings(deps).retryIntervalSeconds * 1000;
 }

@@ -4,7 +4,6 @@
 // wallet of every active app on each configured network through Stellar RPC and hands each reading to
 // reportLowBalance, which records the event only when the wallet is low and was not reported in the last 24 h; so
 // passes of several instances, and activations reporting at the same time, still make one event per wallet a day.
-import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../deps';
@@ -19,7 +18,7 @@ export type SponsorScanDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'>;
 /** How often a pass runs: well inside the 24 h between reports, and a few RPC reads per 200 wallets each time. */
 export const SPONSOR_SCAN_INTERVAL_MS = 10 * 60_000;
 /** The first pass waits this long after start, so it does not compete with start-up (recovery, first requests). */
-const FIRST_PASS_DELAY_MS = 5_000;
+export const SPONSOR_SCAN_FIRST_DELAY_MS = 5_000;
 /** Apps read per page (each has at most 4 wallets: one per role). */
 const APP_PAGE = 100;
 /** Addresses per getLedgerEntries call (the RPC's limit, StellarGateway.loadAccounts). */
@@ -111,26 +110,4 @@ export async function scanSponsorBalances(deps: SponsorScanDeps): Promise<number
     }
   }
   return recorded;
-}
-
-/**
- * Runs scanSponsorBalances shortly after start, then every `intervalMs` (SPONSOR_SCAN_INTERVAL_MS). A failed pass is
- * logged, never thrown. Returns stop(), which waits for a running pass.
- */
-export function startSponsorBalanceScan(
-  deps: SponsorScanDeps,
-  opts: { intervalMs?: number; firstPassDelayMs?: number } = {},
-): () => Promise<void> {
-  const intervalMs = opts.intervalMs ?? SPONSOR_SCAN_INTERVAL_MS;
-  return repeatPass({
-    what: 'sponsor balance scan',
-    failureLevel: 'error',
-    log: deps.log,
-    intervalMs,
-    firstDelayMs: opts.firstPassDelayMs ?? Math.min(FIRST_PASS_DELAY_MS, intervalMs),
-    pass: async () => {
-      const n = await scanSponsorBalances(deps);
-      if (n > 0) deps.log.info({ recorded: n }, 'sponsor balance scan: low sponsor wallets reported');
-    },
-  });
 }

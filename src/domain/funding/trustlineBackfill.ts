@@ -32,7 +32,6 @@ import { gatewayFor } from '../chain/gateways';
 import { recordOutboxEvent } from '../events/outbox';
 import { LEASE_MARGIN_MS } from './queue';
 import { findWallet, type WalletRecord } from '../wallets/store';
-import { repeatPass } from '../../infra/jobs/repeatPass';
 
 export type BackfillDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'funding'>;
 
@@ -41,7 +40,6 @@ const MAX_WALLETS_PER_TRANSACTION = 20 - 1;
 /** Rows a pass leases at once (across apps). */
 const BATCH = 100;
 const MAX_RETRY_DELAY_MS = 15 * 60_000;
-const STOP_WAIT_MS = 2_000;
 
 interface BackfillRow {
   walletId: string;
@@ -414,15 +412,7 @@ export async function runTrustlineBackfill(deps: BackfillDeps): Promise<number> 
   return due.length;
 }
 
-/** Starts the loop: a pass at once and every `retryIntervalSeconds`, never two at a time. Returns the stop function. */
-export function startTrustlineBackfill(deps: BackfillDeps): () => Promise<void> {
-  return repeatPass({
-    what: 'trustline backfill pass',
-    log: deps.log,
-    intervalMs: settings(deps).retryIntervalSeconds * 1000,
-    stopWaitMs: STOP_WAIT_MS,
-    pass: async () => {
-      await runTrustlineBackfill(deps);
-    },
-  });
+/** How often the trustline backfill pass runs (FUNDING_RETRY_SECONDS). */
+export function trustlineBackfillIntervalMs(deps: BackfillDeps): number {
+  return settings(deps).retryIntervalSeconds * 1000;
 }

@@ -42,15 +42,3 @@ export async function runMaintenance(db: Knex, clock: Clock, log: Logger): Promi
   log.debug({ removed }, 'maintenance done');
   return removed;
 }
-
-/** Starts the loop (first run after one interval); returns a stop function. */
-export function startMaintenance(
-  db: Knex,
-  clock: Clock,
-  log: Logger,
-  intervalMs = MAINTENANCE_INTERVAL_MS,
-): () => void {
-  const timer = setInterval(() => void runMaintenance(db, clock, log), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}

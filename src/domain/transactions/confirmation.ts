@@ -9,7 +9,6 @@
 //       unknown, past its time bound -> it can never apply: FAILED tx_too_late
 //       no envelope recorded (the claimer died before signing) -> the claim is released
 //   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
-import { repeatPass } from '../../infra/jobs/repeatPass';
 import type { Deps } from '../deps';
 import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
@@ -21,12 +20,13 @@ export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'> & 
 
 /** How often a pass runs. */
 export const CONFIRMATION_INTERVAL_MS = 1000;
-/** Records looked at per pass. */
-const BATCH = 100;
+/** Records looked at per pass: a pass that found this many runs again at once. */
+export const CONFIRMATION_BATCH = 100;
 /** Checks of one record back off 1, 2, 4... worker intervals (1 s by default) up to this. */
 const MAX_BACKOFF_MS = 30_000;
 
-function intervalOf(deps: ConfirmationDeps): number {
+/** How often the confirmation pass runs (TX_CONFIRM_INTERVAL_MS). */
+export function confirmationIntervalMs(deps: ConfirmationDeps): number {
   return deps.transactions?.confirmIntervalMs ?? CONFIRMATION_INTERVAL_MS;
 }
 
@@ -38,7 +38,7 @@ async function takeDue(deps: ConfirmationDeps): Promise<TxRecord[]> {
        select id from transactions where stage = 'submitted' and next_check_at <= ? order by next_check_at limit ? for update skip locked
      )
      returning t.*`,
-    [now, MAX_BACKOFF_MS, intervalOf(deps), now, BATCH],
+    [now, MAX_BACKOFF_MS, confirmationIntervalMs(deps), now, CONFIRMATION_BATCH],
   );
   return result.rows.map(toTxRecord);
 }
@@ -114,18 +114,4 @@ export async function confirmDue(deps: ConfirmationDeps): Promise<number> {
     }
   }
   return due.length + (await expireUnsent(deps));
-}
-
-/** Runs confirmDue every `intervalMs` (again at once while a pass finds a full batch); returns stop(). */
-export function startConfirmationWorker(
-  deps: ConfirmationDeps,
-  opts: { intervalMs?: number } = {},
-): () => Promise<void> {
-  return repeatPass({
-    what: 'confirmation pass',
-    failureLevel: 'error',
-    log: deps.log,
-    intervalMs: opts.intervalMs ?? intervalOf(deps),
-    pass: async () => (await confirmDue(deps)) >= BATCH,
-  });
 }

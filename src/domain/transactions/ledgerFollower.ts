@@ -40,25 +40,14 @@ export const FOLLOWER_PAGE_SIZE = 200;
 export const LAG_WARNING_LEDGERS = 20;
 /** The lag warning repeats at most this often while the follower stays behind. */
 const LAG_WARNING_EVERY_MS = 60_000;
-/** The longest wait between attempts while the RPC or the database keeps failing. */
-const MAX_BACKOFF_MS = 30_000;
 
 export type FollowerDeps = Pick<Deps, 'db' | 'log' | 'clock' | 'stellar'>;
-
-export interface LedgerFollowerOptions {
-  /** Wait when caught up (default DEFAULT_FOLLOWER_INTERVAL_MS). */
-  intervalMs?: number;
-  /** Transactions per getTransactions call (default and max 200). */
-  pageSize?: number;
-  /** The networks to follow (default: every network with a gateway). */
-  networks?: NetworkName[];
-  /** Lag (ledgers) past which a warning is logged (default LAG_WARNING_LEDGERS). */
-  lagWarningLedgers?: number;
-}
 
 /** What the follower keeps between steps on one network: the RPC's latest ledger as last seen. */
 export interface FollowerState {
   latestLedger?: number;
+  /** When the lag warning was last logged (ms since the epoch). */
+  lagWarnedAt?: number;
 }
 
 type WalletRow = { id: string; app_id: string; public_key: string };
@@ -380,61 +369,36 @@ export async function followerLag(db: Knex, network: NetworkName, latestLedger: 
 }
 
 /**
- * Starts following every configured network (or `opts.networks`): a step at once, again at once while behind, every
- * `intervalMs` when caught up, backing off while steps fail. Returns a stop function that waits for running steps.
+ * One pass on one network, as the ledger-follower job runs it: steps until caught up with the RPC's latest ledger or
+ * until `budgetMs` has passed ('behind': the job runs again at once), warning (at most once a minute) while the
+ * follower is more than `lagWarningLedgers` behind. A failed step throws; the job retries with back-off.
  */
-export function startLedgerFollower(deps: FollowerDeps, opts: LedgerFollowerOptions = {}): () => Promise<void> {
-  const intervalMs = opts.intervalMs ?? DEFAULT_FOLLOWER_INTERVAL_MS;
+export async function followNetwork(
+  deps: FollowerDeps,
+  gateway: StellarGateway,
+  state: FollowerState,
+  opts: { pageSize?: number; budgetMs: number; lagWarningLedgers?: number },
+): Promise<'behind' | 'caught-up'> {
   const pageSize = Math.min(opts.pageSize ?? FOLLOWER_PAGE_SIZE, FOLLOWER_PAGE_SIZE);
-  const gateways = Object.values(deps.stellar?.gateways ?? {}).filter(
-    (g): g is StellarGateway => g !== undefined && (!opts.networks || opts.networks.includes(g.network)),
-  );
-  let stopped = false;
-  const wakers = new Set<() => void>();
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakers.add(done);
-    });
-
-  const follow = async (gateway: StellarGateway) => {
-    const state: FollowerState = {};
-    let failures = 0;
-    let warnedAt = 0;
-    while (!stopped) {
-      try {
-        const step = await followStep(deps, gateway, state, pageSize);
-        failures = 0;
-        const lag =
-          state.latestLedger === undefined
-            ? undefined
-            : await followerLag(deps.db, gateway.network, state.latestLedger);
-        if (
-          lag !== undefined &&
-          lag > (opts.lagWarningLedgers ?? LAG_WARNING_LEDGERS) &&
-          Date.now() - warnedAt > LAG_WARNING_EVERY_MS
-        ) {
-          warnedAt = Date.now();
-          deps.log.warn({ network: gateway.network, lagLedgers: lag }, 'ledger follower is behind the chain');
-        }
-        if (step === 'caught-up') await sleep(intervalMs);
-      } catch (err) {
-        failures += 1;
-        state.latestLedger = undefined;
-        deps.log.warn({ err, network: gateway.network, failures }, 'ledger follower step failed; retrying');
-        await sleep(Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.min(failures, 10)));
+  const until = Date.now() + opts.budgetMs;
+  try {
+    for (;;) {
+      const step = await followStep(deps, gateway, state, pageSize);
+      const lag =
+        state.latestLedger === undefined ? undefined : await followerLag(deps.db, gateway.network, state.latestLedger);
+      if (
+        lag !== undefined &&
+        lag > (opts.lagWarningLedgers ?? LAG_WARNING_LEDGERS) &&
+        Date.now() - (state.lagWarnedAt ?? 0) > LAG_WARNING_EVERY_MS
+      ) {
+        state.lagWarnedAt = Date.now();
+        deps.log.warn({ network: gateway.network, lagLedgers: lag }, 'ledger follower is behind the chain');
       }
+      if (step === 'caught-up') return 'caught-up';
+      if (Date.now() >= until) return 'behind';
     }
-  };
-  const loops = gateways.map(follow);
-  return async () => {
-    stopped = true;
-    for (const wake of [...wakers]) wake();
-    await Promise.all(loops);
-  };
+  } catch (err) {
+    state.latestLedger = undefined;
+    throw err;
+  }
 }
