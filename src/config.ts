@@ -88,6 +88,26 @@ export const DEFAULT_FUNDING_SETTINGS: FundingSettings = {
   channels: 0,
 };
 
+/** Webhook delivery (src/domain/webhooks). */
+export interface WebhookSettings {
+  /** WEBHOOK_RETRY_SCHEDULE (0,60,600,3600,86400): seconds before each attempt; its length is the number of attempts. */
+  retryScheduleSeconds: number[];
+  /** WEBHOOK_TIMEOUT_MS (10000): how long an attempt waits for the answer. */
+  timeoutMs: number;
+  /**
+   * WEBHOOK_ALLOW_INSECURE (off): development only: http URLs and loopback or private addresses are accepted (a
+   * receiver on the developer's machine). Never in production: it lets app owners make the service call inside the
+   * network.
+   */
+  allowInsecure: boolean;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  retryScheduleSeconds: [0, 60, 600, 3600, 86400],
+  timeoutMs: 10_000,
+  allowInsecure: false,
+};
+
 /** Sponsored transactions (src/domain/transactions). */
 export interface TransactionSettings {
   /**
@@ -173,6 +193,8 @@ export interface Config {
    * when `npm run worker` processes run them against the same database.
    */
   workers: boolean;
+  /** Webhook delivery (WebhookSettings). */
+  webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {}
@@ -193,6 +215,17 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** A comma-separated list of 1 to 10 delays in seconds (0 to 86400 each). */
+function scheduleFrom(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const parts = raw.split(',').map((p) => p.trim());
+  const values = parts.map(Number);
+  if (parts.length > 10 || values.some((v, i) => parts[i] === '' || !Number.isInteger(v) || v < 0 || v > 86_400))
+    throw new ConfigError(`${name} must be 1 to 10 comma-separated whole seconds (0 to 86400 each), got "${raw}"`);
+  return values;
 }
 
 function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -358,5 +391,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sponsorBalanceScan: onOff(env, 'SPONSOR_BALANCE_SCAN', true),
     workers: onOff(env, 'WORKERS', true),
+    webhooks: {
+      retryScheduleSeconds: scheduleFrom(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_SETTINGS.retryScheduleSeconds),
+      timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.timeoutMs, 100, 30_000),
+      allowInsecure: onOff(env, 'WEBHOOK_ALLOW_INSECURE', DEFAULT_WEBHOOK_SETTINGS.allowInsecure),
+    },
   };
 }

@@ -182,6 +182,7 @@ export async function startService(
       funding: config.funding,
       transactions: config.transactions,
       jobs,
+      webhooks: config.webhooks,
       sep10: config.sep10,
       oauth: config.oauth,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),

@@ -1789,9 +1789,10 @@ export const fundAppUserWallet = <ThrowOnError extends boolean = false>(options:
  * set, and how deliveries are signed. The secret itself is never returned here; only its first characters
  * (`secretPrefix`) to tell secrets apart. It is shown once, when created or rotated.
  *
- * `stellar.tx` is the one event emitted today (posted once, no retry; failures are logged). The other event types
- * are planned and may be subscribed to already. Every delivery carries `X-Service-Signature: sha256=<hex>` and the
- * Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`; see the `webhooks` section.
+ * Every event type is emitted except `wallet.funded` (it comes with the distribution push helper), which may be
+ * subscribed to already. `stellar.tx` is posted once; the others are retried (see listWebhookEvents). Every delivery
+ * carries `X-Service-Signature: sha256=<hex>` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature`; see the `webhooks` section. `disabledReason` says when the service turned deliveries off.
  *
  * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
  * APPLICATION_NOT_FOUND.
@@ -1807,9 +1808,13 @@ export const getWebhookConfig = <ThrowOnError extends boolean = false>(options: 
  * Set the webhook endpoint
  *
  * Replaces the app's webhook settings: the endpoint URL (or null to remove it), whether deliveries are enabled, and
- * the event types to deliver. The URL must be https and must not point at a private, link-local or loopback address
- * (422 WEBHOOK_URL_NOT_ALLOWED); the host is checked when saved and again at every delivery. `enabled: true` needs a
- * URL. An endpoint that answered 410 Gone was disabled by the service: enable it again here.
+ * the event types to deliver. The URL must be https, carry no user name or password, and its host must resolve only
+ * to public addresses: loopback, private, link-local (cloud metadata), reserved, IPv4-mapped IPv6 forms of those and
+ * such IP literals are refused (422 WEBHOOK_URL_NOT_ALLOWED). The host is checked when saved and again at every
+ * delivery, which connects to the address it checked and never follows a redirect. (A service started with the
+ * development setting `WEBHOOK_ALLOW_INSECURE=on` accepts http and private addresses, for a receiver on the
+ * developer's machine.) `enabled: true` needs a URL. An endpoint that answered 410 Gone was disabled by the service
+ * (`disabledReason: gone`): enable it again here.
  *
  * The first time a URL is set, the app's signing secret is created and returned in `secret`. **It is shown only
  * once**: store it at once, like a password. Later updates keep the secret; replace it with rotateWebhookSecret.
@@ -1856,10 +1861,11 @@ export const rotateWebhookSecret = <ThrowOnError extends boolean = false>(option
 /**
  * List webhook events and their delivery
  *
- * The webhook event log (Build, Webhooks), newest first: every event produced for the app, with its delivery status.
- * Planned events are tried up to 5 times (immediately, then after 1 min, 10 min, 1 h and 24 h); after the fifth
- * failure they are `failed` and stay listed here for redelivery. `stellar.tx`, the one event emitted today, is posted
- * once with no retry, so a failed attempt leaves it `failed` at once.
+ * The webhook event log (Build, Webhooks), newest first: every event produced for the app, with its delivery status
+ * and its latest attempts (time, status, latency, the first bytes of the answer or the error). Events are tried up to
+ * 5 times (immediately, then after 1 min, 10 min, 1 h and 24 h); after the fifth failure they are `failed` and stay
+ * listed here for redelivery. `stellar.tx` is posted once with no retry, so a failed attempt leaves it `failed` at
+ * once. Events of a type the endpoint did not subscribe to (or while no endpoint was enabled) are `skipped`.
  *
  * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).
  *
@@ -1877,8 +1883,8 @@ export const listWebhookEvents = <ThrowOnError extends boolean = false>(options:
  * Redeliver a webhook event
  *
  * Queues an event for delivery again, whatever its status, to the current URL with the current secret: the event
- * goes back to `pending` with `attempts` 0 and is sent at once. A planned event then follows the usual schedule (5
- * attempts: immediately, 1 min, 10 min, 1 h, 24 h); `stellar.tx` is sent once. The body and `webhook-id` are those
+ * goes back to `pending` with `attempts` 0 and is sent at once. It then follows the usual schedule (5 attempts:
+ * immediately, 1 min, 10 min, 1 h, 24 h); `stellar.tx` is sent once. The body and `webhook-id` are those
  * of the original event, so receivers that drop duplicates by `webhook-id` will recognise it; timestamp and
  * signatures are new. The answer comes when the delivery is queued, not when it is made (202-like): poll
  * listWebhookEvents for the outcome.
@@ -1946,7 +1952,7 @@ export const listAppTransactions = <ThrowOnError extends boolean = false>(option
  * wallet and the purpose: `tx.sign` for a user's transaction, `tx.fee_bump` for the gas wallet's fee-bump,
  * `trustline.sponsor`, `wallet.activate`...), every fee-bump the policy refused (`tx.policy_denied`, the purpose
  * listing the denial codes), and operator actions such as `api_key.created`, `api_key.rotated`, `api_key.revoked`,
- * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated` or
+ * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated` or
  * `webhook.secret_rotated`. Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
  * to see every decryption of one wallet's key).
  *

@@ -1068,7 +1068,7 @@ export type AppUserSummary = {
 /**
  * WebhookEventName
  *
- * A webhook event type. `stellar.tx` is the one event emitted today; the others are planned (not yet emitted) and may already be subscribed to.
+ * A webhook event type. All are emitted except `wallet.funded`, which comes with the distribution push helper (not yet available) and may already be subscribed to.
  */
 export type WebhookEventName = 'stellar.tx' | 'wallet.created' | 'wallet.activated' | 'wallet.funded' | 'payment.sent' | 'payment.received' | 'trustline.added' | 'sponsor.balance.low';
 
@@ -1086,6 +1086,10 @@ export type WebhookConfig = {
      * Deliveries are made only while enabled and a URL is set.
      */
     enabled: boolean;
+    /**
+     * `gone` when the service disabled the endpoint because an attempt was answered 410 Gone (enable it again with updateWebhookConfig); null otherwise.
+     */
+    disabledReason: 'gone' | null;
     /**
      * The event types delivered to the endpoint.
      */
@@ -1124,7 +1128,7 @@ export type WebhookConfig = {
 /**
  * WebhookEventRecord
  *
- * One entry of the webhook event log: an event and the state of its delivery. Planned events are tried up to 5 times (immediately, then after 1 min, 10 min, 1 h and 24 h) and then marked failed; `stellar.tx` is posted once.
+ * One entry of the webhook event log: an event, the state of its delivery and its latest attempts. Events are tried up to 5 times (immediately, then after 1 min, 10 min, 1 h and 24 h) and then marked failed; `stellar.tx` is posted once. An event that no enabled endpoint subscribed to when it happened is `skipped` (redeliver sends it).
  */
 export type WebhookEventRecord = {
     /**
@@ -1133,9 +1137,9 @@ export type WebhookEventRecord = {
     eventId: string;
     event: WebhookEventName;
     /**
-     * pending (an attempt is due), delivered (a 2xx answer), failed (attempts used up, or a 410 answer).
+     * pending (an attempt is due), delivered (a 2xx answer), failed (attempts used up, or a 410 answer), skipped (no enabled endpoint subscribed to its type when it happened; never sent unless redelivered).
      */
-    status: 'pending' | 'delivered' | 'failed';
+    status: 'pending' | 'delivered' | 'failed' | 'skipped';
     /**
      * Attempts made in the current delivery cycle.
      */
@@ -1154,6 +1158,29 @@ export type WebhookEventRecord = {
     lastError: string | null;
     createdAt: Timestamp;
     deliveredAt: Timestamp | null;
+    /**
+     * The latest attempts (at most 10, across redeliveries), oldest first.
+     */
+    attemptLog: Array<{
+        /**
+         * The attempt's number in its delivery cycle.
+         */
+        attempt: number;
+        attemptedAt: Timestamp;
+        /**
+         * The answer's HTTP status; null when no answer came (refused address, connection error, time-out).
+         */
+        statusCode: number | null;
+        latencyMs: number;
+        /**
+         * Why the attempt failed; null for a 2xx answer.
+         */
+        error: string | null;
+        /**
+         * The first bytes of the answer's body (at most 500), as text; null when no answer came.
+         */
+        responseExcerpt: string | null;
+    }>;
 };
 
 /**
@@ -1166,9 +1193,13 @@ export type StellarOperationType = 'createAccount' | 'payment' | 'pathPaymentStr
 /**
  * WebhookStellarTx
  *
- * The `stellar.tx` webhook payload (emitted today).
+ * The `stellar.tx` webhook payload.
  */
 export type WebhookStellarTx = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'stellar.tx';
     /**
      * When the event happened (ISO 8601).
@@ -1213,9 +1244,13 @@ export type WebhookStellarTx = {
 /**
  * WebhookWalletCreated
  *
- * The `wallet.created` webhook payload (planned, not yet emitted).
+ * The `wallet.created` webhook payload.
  */
 export type WebhookWalletCreated = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'wallet.created';
     /**
      * When the event happened (ISO 8601).
@@ -1234,9 +1269,13 @@ export type WebhookWalletCreated = {
 /**
  * WebhookWalletActivated
  *
- * The `wallet.activated` webhook payload (planned, not yet emitted).
+ * The `wallet.activated` webhook payload.
  */
 export type WebhookWalletActivated = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'wallet.activated';
     /**
      * When the event happened (ISO 8601).
@@ -1255,6 +1294,10 @@ export type WebhookWalletActivated = {
  * The `wallet.funded` webhook payload (planned, not yet emitted).
  */
 export type WebhookWalletFunded = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'wallet.funded';
     /**
      * When the event happened (ISO 8601).
@@ -1274,9 +1317,13 @@ export type WebhookWalletFunded = {
 /**
  * WebhookPaymentSent
  *
- * The `payment.sent` webhook payload (planned, not yet emitted).
+ * The `payment.sent` webhook payload.
  */
 export type WebhookPaymentSent = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'payment.sent';
     /**
      * When the event happened (ISO 8601).
@@ -1299,9 +1346,13 @@ export type WebhookPaymentSent = {
 /**
  * WebhookPaymentReceived
  *
- * The `payment.received` webhook payload (planned, not yet emitted).
+ * The `payment.received` webhook payload.
  */
 export type WebhookPaymentReceived = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'payment.received';
     /**
      * When the event happened (ISO 8601).
@@ -1324,9 +1375,13 @@ export type WebhookPaymentReceived = {
 /**
  * WebhookTrustlineAdded
  *
- * The `trustline.added` webhook payload (planned, not yet emitted).
+ * The `trustline.added` webhook payload.
  */
 export type WebhookTrustlineAdded = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'trustline.added';
     /**
      * When the event happened (ISO 8601).
@@ -1341,9 +1396,13 @@ export type WebhookTrustlineAdded = {
 /**
  * WebhookSponsorBalanceLow
  *
- * The `sponsor.balance.low` webhook payload (planned, not yet emitted).
+ * The `sponsor.balance.low` webhook payload.
  */
 export type WebhookSponsorBalanceLow = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
     event: 'sponsor.balance.low';
     /**
      * When the event happened (ISO 8601).
@@ -6872,7 +6931,11 @@ export type ListWebhookEventsData = {
         /**
          * Only events in this delivery state.
          */
-        status?: 'pending' | 'delivered' | 'failed';
+        status?: 'pending' | 'delivered' | 'failed' | 'skipped';
+        /**
+         * Only events of this type.
+         */
+        event?: WebhookEventName;
         /**
          * Records per page (default 20, maximum 100).
          */

@@ -11,7 +11,9 @@ import { probeRpcHealth } from '../infra/stellar/rpcHealth';
 import { startLocalnet, type Localnet } from '../localnet/index';
 import { stellarGateways } from '../service';
 import { createKeyManagement } from '../infra/kms/index';
+import { pino } from 'pino';
 import { KmsConfigError } from '../infra/kms/keyManagement';
+import { startJobQueue, type JobQueue } from '../infra/jobs/jobQueue';
 import { createDb, isDatabaseReachable, migrateToLatest } from '../infra/db/database';
 import {
   EmbeddedPostgresError,
@@ -90,14 +92,19 @@ async function main(): Promise<number> {
   }
   const db = createDb(url, { poolMax: 2 });
   const chain = chainOpener(config);
+  let jobs: JobQueue | undefined;
   try {
     await migrateToLatest(db);
-    await runAdminCommand({ db, kms, clock: systemClock }, argv, (line) => console.log(line), {
+    // Send-only: what a command writes may enqueue jobs (webhook deliveries of the events it records); the service's
+    // workers run them.
+    jobs = await startJobQueue({ databaseUrl: url, log: pino({ level: 'warn' }), supervise: false });
+    await runAdminCommand({ db, kms, clock: systemClock, jobs }, argv, (line) => console.log(line), {
       baseUrl: config.publicUrl,
       stellar: chain.open,
     });
     return 0;
   } finally {
+    await jobs?.stop(0);
     await chain.stop();
     await db.destroy();
     await embedded?.stop();

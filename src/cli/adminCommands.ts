@@ -30,7 +30,7 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
 export class UsageError extends Error {}
 
 /** What the commands need; `stellar` only for funding a testnet app wallet (AdminOptions.stellar opens it otherwise). */
-export type AdminDeps = Pick<Deps, 'db' | 'kms' | 'clock'> & Partial<Pick<Deps, 'stellar'>>;
+export type AdminDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'jobs'> & Partial<Pick<Deps, 'stellar'>>;
 
 export interface AdminOptions {
   /** The service's public URL, for the curl line. */

@@ -11,6 +11,7 @@ import type {
   FundingSettings,
   SessionSettings,
   TransactionSettings,
+  WebhookSettings,
 } from '../config';
 import type { RpcHealth } from '../infra/stellar/rpcHealth';
 import type { StellarGateway } from '../infra/stellar/gateway';
@@ -69,6 +70,8 @@ export interface Deps {
    * transaction (`send(name, data, { trx })`), so the job exists exactly when the write does.
    */
   jobs: JobQueue;
+  /** Webhook delivery settings (Config.webhooks); the defaults when absent. */
+  webhooks?: WebhookSettings;
   /** Sponsored transaction settings (Config.transactions); the defaults when absent. */
   transactions?: TransactionSettings;
   /** SEP-10 operator sign-in (Config.sep10); the defaults (`localhost`, testnet) when absent. */

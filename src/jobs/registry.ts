@@ -20,6 +20,7 @@ import {
   scanSponsorBalances,
 } from '../domain/funding/lowBalanceScan';
 import { MAINTENANCE_INTERVAL_MS, runMaintenance } from '../domain/maintenance/maintenance';
+import { WEBHOOK_DELIVERY_JOB, deliverWebhookEvent } from '../domain/webhooks/delivery';
 
 /** What a job's handler is given: the service's dependencies (as a request handler gets them). */
 export type JobDeps = Deps & FundingContext;
@@ -144,6 +145,17 @@ export const periodicJobs: PeriodicJob[] = [
   },
 ];
 
-export const triggeredJobs: TriggeredJob[] = [];
+export const triggeredJobs: TriggeredJob[] = [
+  {
+    kind: 'triggered',
+    name: WEBHOOK_DELIVERY_JOB,
+    // One job per attempt; the schedule of attempts is the delivery's own (domain/webhooks/delivery.ts). The queue's
+    // retries cover an attempt that could not run to its end (the database failed, or the worker died: expired after
+    // 60 s, well past the 10 s answer time-out), so an event is never lost; its receiver may then see it twice.
+    queue: { notify: true, retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
+    concurrency: 8,
+    create: (deps) => (data) => deliverWebhookEvent(deps, data),
+  },
+];
 
 export const jobRegistry: JobDefinition[] = [...periodicJobs, ...triggeredJobs];

@@ -38,6 +38,11 @@ import { verifySep10Challenge } from './dashboard-auth/verifySep10Challenge';
 import { fundAppUserWallet } from './dashboard-users/fundAppUserWallet';
 import { getAppUser } from './dashboard-users/getAppUser';
 import { listAppUsers } from './dashboard-users/listAppUsers';
+import { getWebhookConfig } from './dashboard-webhooks/getWebhookConfig';
+import { listWebhookEvents } from './dashboard-webhooks/listWebhookEvents';
+import { redeliverWebhookEvent } from './dashboard-webhooks/redeliverWebhookEvent';
+import { rotateWebhookSecret } from './dashboard-webhooks/rotateWebhookSecret';
+import { updateWebhookConfig } from './dashboard-webhooks/updateWebhookConfig';
 import { completeOAuthSignIn } from './sdk-auth/completeOAuthSignIn';
 import { listSessions } from './sdk-auth/listSessions';
 import { refreshSession } from './sdk-auth/refreshSession';
@@ -102,7 +107,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     getUser: getUser(deps),
     getWallet: getWallet(deps),
     getWalletBalances: getWalletBalances(deps),
-    getWebhookConfig: notImplemented('getWebhookConfig'),
+    getWebhookConfig: getWebhookConfig(deps),
     introspectUserToken: introspectUserToken(deps),
     listApiKeys: listApiKeys(deps),
     listAppAuthPolicyRows: notImplemented('listAppAuthPolicyRows'),
@@ -117,8 +122,8 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
     listSessions: listSessions(deps),
-    listWebhookEvents: notImplemented('listWebhookEvents'),
-    redeliverWebhookEvent: notImplemented('redeliverWebhookEvent'),
+    listWebhookEvents: listWebhookEvents(deps),
+    redeliverWebhookEvent: redeliverWebhookEvent(deps),
     refreshOperatorSession: refreshOperatorSession(deps),
     refreshSession: refreshSession(deps),
     removeMember: removeMember(deps),
@@ -126,7 +131,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     revokeApiKey: revokeApiKey(deps),
     revokeSession: revokeSession(deps),
     rotateApiKey: rotateApiKey(deps),
-    rotateWebhookSecret: notImplemented('rotateWebhookSecret'),
+    rotateWebhookSecret: rotateWebhookSecret(deps),
     runTransaction: runTransaction(deps),
     setUserExternalId: setUserExternalId(deps),
     signAuthEntry: notImplemented('signAuthEntry'),
@@ -151,7 +156,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),
     updateTreasuryWallets: updateTreasuryWallets(deps),
-    updateWebhookConfig: notImplemented('updateWebhookConfig'),
+    updateWebhookConfig: updateWebhookConfig(deps),
     verifyEmailSignIn: verifyEmailSignIn(deps),
     verifyOperatorEmailSignIn: verifyOperatorEmailSignIn(deps),
     verifySep10Challenge: verifySep10Challenge(deps),

@@ -13,6 +13,7 @@ import type { StellarGateway, TransactionDetails, TransactionsPage } from '../..
 import { seedCredentials } from '../support/credentials';
 import { useMigratedDatabase } from '../support/database';
 import { walletRow } from '../support/history';
+import type { JobQueue } from '../../src/infra/jobs/jobQueue';
 
 const db = useMigratedDatabase();
 
@@ -91,7 +92,14 @@ function paymentTo(to: string, amount: string, ledger: number): TransactionDetai
 }
 
 describe('followStep against a scripted RPC', () => {
-  const deps = { db, log: pino({ level: 'silent' }), clock: systemClock, stellar: { rpcUrls: {} } };
+  // No app here has a webhook endpoint, so recording events enqueues nothing: no job queue is needed.
+  const deps = {
+    db,
+    log: pino({ level: 'silent' }),
+    clock: systemClock,
+    stellar: { rpcUrls: {} },
+    jobs: {} as JobQueue,
+  };
 
   test('pages of 2: whole ledgers per step, big ledgers read by cursor, every payment once; then caught up', async () => {
     const { app } = await seedCredentials(db);

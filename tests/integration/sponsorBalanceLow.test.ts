@@ -88,24 +88,28 @@ describe('sponsor.balance.low', () => {
       at: new Date(),
     };
     const recorded = await Promise.all(
-      Array.from({ length: 5 }, () => svc.deps.db.transaction((trx) => reportLowBalance(trx, reading))),
+      Array.from({ length: 5 }, () => svc.deps.db.transaction((trx) => reportLowBalance(svc.deps, trx, reading))),
     );
     assert.equal(recorded.filter(Boolean).length, 1);
     assert.equal((await svc.deps.db('outbox_events').where({ app_id: app.id, type: 'sponsor.balance.low' })).length, 1);
     // The same address in another role (a layout change) is reported on its own.
     assert.equal(
-      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...reading, walletType: 'funding' })),
+      await svc.deps.db.transaction((trx) => reportLowBalance(svc.deps, trx, { ...reading, walletType: 'funding' })),
       true,
     );
     // At the minimum exactly is low; one stroop above is not.
     const other = await appWithWallet(svc, { funded: false });
     const base = { ...reading, appId: other.app.id, address: other.appWallet.publicKey };
     assert.equal(
-      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_001n })),
+      await svc.deps.db.transaction((trx) =>
+        reportLowBalance(svc.deps, trx, { ...base, balanceStroops: 500_000_001n }),
+      ),
       false,
     );
     assert.equal(
-      await svc.deps.db.transaction((trx) => reportLowBalance(trx, { ...base, balanceStroops: 500_000_000n })),
+      await svc.deps.db.transaction((trx) =>
+        reportLowBalance(svc.deps, trx, { ...base, balanceStroops: 500_000_000n }),
+      ),
       true,
     );
   });

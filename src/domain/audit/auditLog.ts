@@ -14,6 +14,7 @@ export type AuditAction =
   | 'member.added'
   | 'member.removed'
   | 'wallet.funded'
+  | 'webhook.updated'
   | 'webhook.secret_rotated'
   | 'fee_policy.updated'
   | 'tx.policy_denied';

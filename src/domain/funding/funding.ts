@@ -57,7 +57,7 @@ export interface FundingContext {
   activationQueue?: ActivationQueue;
 }
 
-export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding'> &
+export type FundingDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'stellar' | 'funding' | 'jobs'> &
   FundingContext;
 
 /** Rebuilds after a bad sequence (another transaction of the funding wallet took it) before giving up. */
@@ -130,7 +130,7 @@ async function fundedFromChain(
   },
 ) {
   const role = input.sponsor.role ?? 'funding';
-  await markFunded(deps.db, {
+  await markFunded(deps, {
     walletId: d.wallet.id,
     appId: d.app.id,
     network: d.app.network,

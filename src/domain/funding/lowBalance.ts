@@ -3,6 +3,7 @@
 // minimum is never reported. Whoever reads a sponsor's balance after spending from it (an activation, a fee-bump) hands
 // the reading here, inside the transaction that records what happened, so the event exists exactly when that does.
 import type { Knex } from 'knex';
+import type { JobQueue } from '../../infra/jobs/jobQueue';
 import { fromStroops, toStroops } from '../money/amounts';
 import { recordOutboxEvent } from '../events/outbox';
 import type { AppWalletRole } from '../wallets/store';
@@ -30,7 +31,11 @@ export function isLow(reading: Pick<SponsorBalanceReading, 'balanceStroops' | 't
  * Records `sponsor.balance.low` in `trx` when the wallet is low and no report of the same wallet in the same role was
  * recorded within the last 24 h (of `at`). Answers whether it recorded one.
  */
-export async function reportLowBalance(trx: Knex.Transaction, reading: SponsorBalanceReading): Promise<boolean> {
+export async function reportLowBalance(
+  deps: { jobs: JobQueue },
+  trx: Knex.Transaction,
+  reading: SponsorBalanceReading,
+): Promise<boolean> {
   if (!isLow(reading)) return false;
   // One reporter per wallet at a time (until commit): two activations finishing together must not both find no
   // report and both record one.
@@ -44,7 +49,7 @@ export async function reportLowBalance(trx: Knex.Transaction, reading: SponsorBa
     .whereRaw(`data->>'walletType' = ?`, [reading.walletType])
     .first('id');
   if (recent) return false;
-  await recordOutboxEvent(trx, {
+  await recordOutboxEvent(deps, trx, {
     appId: reading.appId,
     type: 'sponsor.balance.low',
     data: {

@@ -13,7 +13,7 @@ import { PUBLIC_COLUMNS, toWalletRecord, type WalletRecord } from '../wallets/st
 import { MINIMUM_BALANCE_XLM } from '../wallets/treasuryWallets';
 import { isLow, reportLowBalance, type SponsorBalanceReading } from './lowBalance';
 
-export type SponsorScanDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'>;
+export type SponsorScanDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar' | 'jobs'>;
 
 /** How often a pass runs: well inside the 24 h between reports, and a few RPC reads per 200 wallets each time. */
 export const SPONSOR_SCAN_INTERVAL_MS = 10 * 60_000;
@@ -84,7 +84,7 @@ async function scanNetwork(deps: SponsorScanDeps, network: NetworkName, gw: Stel
           at,
         };
         if (!isLow(reading)) continue;
-        if (await deps.db.transaction((trx) => reportLowBalance(trx, reading))) recorded += 1;
+        if (await deps.db.transaction((trx) => reportLowBalance(deps, trx, reading))) recorded += 1;
       }
     }
   }

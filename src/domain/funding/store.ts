@@ -4,6 +4,7 @@
 // longer matches once the winner commits. A funded wallet's activation also goes into the transactions and the
 // user's history (migration 0016), in the same transaction.
 import type { Knex } from 'knex';
+import type { JobQueue } from '../../infra/jobs/jobQueue';
 import type { NetworkName } from '../../config';
 import { toStroops } from '../money/amounts';
 import type { AuditActor } from '../audit/auditLog';
@@ -262,7 +263,8 @@ async function owedTrustlines(trx: Knex.Transaction, outcome: FundedOutcome): Pr
  * assets enabled meanwhile, in one transaction. False when the wallet was not activating (someone else recorded the
  * outcome first).
  */
-export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<boolean> {
+export async function markFunded(deps: { db: Knex; jobs: JobQueue }, outcome: FundedOutcome): Promise<boolean> {
+  const { db } = deps;
   return db.transaction(async (trx) => {
     const moved = await trx('wallets')
       .where({ id: outcome.walletId, funding_state: 'activating' })
@@ -290,14 +292,18 @@ export async function markFunded(db: Knex, outcome: FundedOutcome): Promise<bool
       at: outcome.at,
     });
     const base = { appId: outcome.appId, at: outcome.at };
-    await recordOutboxEvent(trx, {
+    await recordOutboxEvent(deps, trx, {
       ...base,
       type: 'wallet.activated',
       data: { walletId: outcome.walletId, address: outcome.publicKey, activatedAt: outcome.at.toISOString() },
     });
     for (const asset of outcome.assets)
-      await recordOutboxEvent(trx, { ...base, type: 'trustline.added', data: { walletId: outcome.walletId, asset } });
-    if (outcome.sponsorBalance) await reportLowBalance(trx, { ...outcome.sponsorBalance, ...base });
+      await recordOutboxEvent(deps, trx, {
+        ...base,
+        type: 'trustline.added',
+        data: { walletId: outcome.walletId, asset },
+      });
+    if (outcome.sponsorBalance) await reportLowBalance(deps, trx, { ...outcome.sponsorBalance, ...base });
     return true;
   });
 }

@@ -33,7 +33,7 @@ import { recordOutboxEvent } from '../events/outbox';
 import { LEASE_MARGIN_MS } from './queue';
 import { findWallet, type WalletRecord } from '../wallets/store';
 
-export type BackfillDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'funding'>;
+export type BackfillDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'funding' | 'jobs'>;
 
 /** A transaction carries at most 20 signatures: one per wallet and the funding wallet's. */
 const MAX_WALLETS_PER_TRANSACTION = 20 - 1;
@@ -161,10 +161,10 @@ async function retryLater(db: Knex, rows: BackfillRow[], error: string | null, n
 
 /** pending -> added with one `trustline.added` event per line, in one transaction. `withEvents`: the lines we added. */
 async function markAdded(
-  db: Knex,
+  deps: Pick<Deps, 'db' | 'jobs'>,
   input: { rows: BackfillRow[]; withEvents: BackfillRow[]; txHash: string | null; ledger: number | null; at: Date },
 ): Promise<void> {
-  await db.transaction(async (trx) => {
+  await deps.db.transaction(async (trx) => {
     for (const row of input.rows) {
       const moved = await trx('trustline_backfills')
         .where({ wallet_id: row.walletId, asset: row.asset, status: 'pending' })
@@ -177,7 +177,7 @@ async function markAdded(
           updated_at: input.at,
         });
       if (moved && input.withEvents.includes(row)) {
-        await recordOutboxEvent(trx, {
+        await recordOutboxEvent(deps, trx, {
           appId: row.appId,
           type: 'trustline.added',
           data: { walletId: row.walletId, asset: row.asset },
@@ -290,7 +290,7 @@ async function addLines(
   await recordSent(deps.db, rows, txHash, deps.clock.now());
   try {
     const { ledger } = await gw.submitAndConfirm(bump);
-    await markAdded(deps.db, { rows, withEvents: rows, txHash, ledger, at: deps.clock.now() });
+    await markAdded(deps, { rows, withEvents: rows, txHash, ledger, at: deps.clock.now() });
   } catch (err) {
     if (err instanceof TransactionRejectedError) {
       throw new Failure(isShortfall(err) ? 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' : 'TRUSTLINE_FAILED', err.message);
@@ -361,7 +361,7 @@ async function backfillApp(deps: BackfillDeps, app: App, rows: BackfillRow[]): P
     );
     const present = owed.filter((r) => onLedger.has(r.asset));
     // A line on the ledger with a sent attempt of ours is ours (its outcome was lost); else activation added it.
-    await markAdded(deps.db, {
+    await markAdded(deps, {
       rows: present,
       withEvents: present.filter((r) => r.txHash !== null),
       txHash: null,

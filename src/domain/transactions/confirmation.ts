@@ -16,7 +16,8 @@ import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releas
 import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
 import { toTxRecord, type TransactionRow, type TxRecord } from './store';
 
-export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar'> & Partial<Pick<Deps, 'transactions'>>;
+export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar' | 'jobs'> &
+  Partial<Pick<Deps, 'transactions'>>;
 
 /** How often a pass runs. */
 export const CONFIRMATION_INTERVAL_MS = 1000;

@@ -51,7 +51,7 @@ function rawOperations(inner: Transaction): Record<string, unknown>[] {
  * False when another writer finished it first.
  */
 export async function finalizeApplied(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'jobs'>,
   record: TxRecord,
   details: TransactionDetails,
   networkPassphrase: string,
@@ -73,7 +73,7 @@ export async function finalizeApplied(
       });
     if (updated === 0) return false;
     const inner = innerOf(details.envelopeXdr, networkPassphrase);
-    await recordOutboxEvent(trx, {
+    await recordOutboxEvent(deps, trx, {
       appId: record.appId,
       type: 'stellar.tx',
       data: {
@@ -90,7 +90,7 @@ export async function finalizeApplied(
     });
     if (success) {
       for (const payment of describeTransaction(inner).payments) {
-        await recordOutboxEvent(trx, {
+        await recordOutboxEvent(deps, trx, {
           appId: record.appId,
           type: 'payment.sent',
           data: {

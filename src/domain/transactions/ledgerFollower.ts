@@ -41,7 +41,7 @@ export const LAG_WARNING_LEDGERS = 20;
 /** The lag warning repeats at most this often while the follower stays behind. */
 const LAG_WARNING_EVERY_MS = 60_000;
 
-export type FollowerDeps = Pick<Deps, 'db' | 'log' | 'clock' | 'stellar'>;
+export type FollowerDeps = Pick<Deps, 'db' | 'log' | 'clock' | 'stellar' | 'jobs'>;
 
 /** What the follower keeps between steps on one network: the RPC's latest ledger as last seen. */
 export interface FollowerState {
@@ -262,7 +262,7 @@ async function recordLedgers(
       for (const p of tx.description.payments) {
         const to = byKey.get(p.to);
         if (!to || !created.includes(to.id) || p.from === p.to || p.amount === '0') continue;
-        await recordOutboxEvent(trx, {
+        await recordOutboxEvent(deps, trx, {
           appId: to.app_id,
           type: 'payment.received',
           data: {

@@ -57,7 +57,7 @@ import {
 import { sleep } from '../../infra/stellar/retry';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
-export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions'>;
+export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions' | 'jobs'>;
 
 /** Who is transacting: the session user's wallet of the key's app, and who the key uses are audited for. */
 export interface TxContext {

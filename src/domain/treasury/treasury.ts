@@ -22,7 +22,7 @@ import { lockedReserveStroops } from '../funding/store';
 import type { AppWalletRole, WalletRecord } from '../wallets/store';
 import { appTreasuryWallets, MINIMUM_BALANCE_XLM, type TreasuryLayout } from '../wallets/treasuryWallets';
 
-export type TreasuryDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>;
+export type TreasuryDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'jobs'>;
 
 /** The contract's Treasury schema. */
 export interface TreasuryView {
@@ -44,7 +44,7 @@ const LAYOUT_TX_VALIDITY_SECONDS = 60;
 
 /** The app's wallets; an app from before wallets existed gets its `global` wallet now. */
 async function walletsOf(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'jobs'>,
   app: App,
 ): Promise<{ layout: TreasuryLayout; wallets: WalletRecord[] }> {
   const treasury = await appTreasuryWallets(deps.db, app.id, app.network);
@@ -63,7 +63,7 @@ export type FriendbotFunding =
  * happened; an unreachable friendbot or RPC is an outcome here, not an error (the app stays as it is).
  */
 export async function fundAppWalletWithFriendbot(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'stellar'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'stellar' | 'jobs'>,
   app: App,
 ): Promise<FriendbotFunding> {
   if (app.network !== 'testnet') return { outcome: 'mainnet' };

@@ -16,7 +16,7 @@ import { findOwnedWallet, type AppWalletRole, type WalletRecord } from './store'
  * opens: the key management may be a network call (AWS KMS), and none is made inside a transaction.
  */
 export async function createAppWithWallet<T = void>(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'jobs'>,
   input: { name: string; network: ApiKeyNetwork; ownerOperatorId: string },
   alsoInTx?: (trx: Knex.Transaction, app: App) => Promise<T>,
 ): Promise<{ app: App; wallet: WalletRecord; also: T }> {
@@ -51,7 +51,7 @@ export async function findAppWallet(
  * wallet). Safe to race: concurrent calls answer one wallet.
  */
 export async function ensureAppWallet(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'jobs'>,
   input: { app: Pick<App, 'id' | 'network'>; role: AppWalletRole },
 ): Promise<WalletRecord> {
   const existing = await findAppWallet(deps.db, input.app, input.role);

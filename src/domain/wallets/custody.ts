@@ -112,7 +112,7 @@ export async function insertSealedWallet(db: Knex, wallet: SealedWallet): Promis
  * already taken, by an earlier or a concurrent call, answers that wallet with `created: false`: safe to race.
  */
 export async function createWallet(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'jobs'>,
   input: {
     appId: string;
     network: NetworkName;
@@ -130,7 +130,7 @@ export async function createWallet(
   const wallet = await withTx(deps.db, async (trx) => {
     const inserted = await insertSealedWallet(trx, sealed);
     if (inserted && input.createdStatus) {
-      await recordOutboxEvent(trx, {
+      await recordOutboxEvent(deps, trx, {
         appId: input.appId,
         type: 'wallet.created',
         data: { walletId: inserted.id, address: inserted.publicKey, status: input.createdStatus },

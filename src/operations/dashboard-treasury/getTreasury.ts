@@ -5,7 +5,9 @@ import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 
 /** The app's wallets with live balances (Stellar RPC), the reserve per wallet and the reserve locked now. */
-export function getTreasury(deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>): Handler<'getTreasury'> {
+export function getTreasury(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'jobs'>,
+): Handler<'getTreasury'> {
   return async (req) => {
     // 1. authorize: any member of the app
     const { operatorId } = requireOperator(req.auth);

@@ -7,7 +7,7 @@ import type { Handler } from '../types';
 
 /** Splits the app's global wallet into funding, gas and distribution wallets, or joins them back. */
 export function updateTreasuryWallets(
-  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar'>,
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'jobs'>,
 ): Handler<'updateTreasuryWallets'> {
   return async (req) => {
     // 1. authorize: any member of the app (members change its settings)

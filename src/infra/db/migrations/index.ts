@@ -17,6 +17,7 @@ import * as m0015 from './0015_trustline_backfill';
 import * as m0016 from './0016_transactions';
 import * as m0017 from './0017_wallet_sequences';
 import * as m0018 from './0018_chain_data';
+import * as m0019 from './0019_webhooks';
 
 export interface Migration {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   { name: '0016_transactions', ...m0016 },
   { name: '0017_wallet_sequences', ...m0017 },
   { name: '0018_chain_data', ...m0018 },
+  { name: '0019_webhooks', ...m0019 },
 ];
