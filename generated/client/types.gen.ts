@@ -1079,7 +1079,7 @@ export type WebhookEventName = 'stellar.tx' | 'wallet.created' | 'wallet.activat
  */
 export type WebhookConfig = {
     /**
-     * The https endpoint events are POSTed to, or null when none is configured.
+     * The https endpoint events are POSTed to, or null when none is configured (http only on a service started with the development setting WEBHOOK_ALLOW_INSECURE=on).
      */
     url: string | null;
     /**
