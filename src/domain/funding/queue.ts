@@ -29,6 +29,7 @@ import { withWalletKeypair } from '../wallets/custody';
 import { ensureChannelAccounts, leaseChannel, releaseChannel } from './channels';
 import { FundingShortfall } from './errors';
 import { recordAttempt, type ActivationTransaction } from './store';
+import { registerOwnSubmission } from '../transactions/store';
 import type { WalletRecord } from '../wallets/store';
 
 export type QueueDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
@@ -309,6 +310,12 @@ export class ActivationQueue {
       const sent = activationTransactionOf(bump);
       const validUntil = new Date(validUntilSeconds * 1000);
       await deps.db.transaction(async (trx) => {
+        // Before it is sent: the ledger follower must never take the service's own activation for an outside one.
+        await registerOwnSubmission(trx, {
+          network: gw.network,
+          hashes: [sent.hash, ...(sent.innerHash ? [sent.innerHash] : [])],
+          at: deps.clock.now(),
+        });
         for (const entry of batch) {
           await recordAttempt(trx, entry.wallet.id, {
             txHash: sent.hash,

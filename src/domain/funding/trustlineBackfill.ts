@@ -17,6 +17,7 @@
 // whose asset was removed before it was done is dropped.
 import { Account, Operation, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
+import { registerOwnSubmission } from '../transactions/store';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
@@ -287,7 +288,15 @@ async function addLines(
     actor: SYSTEM_ACTOR,
   });
   const txHash = Buffer.from(bump.hash()).toString('hex');
-  await recordSent(deps.db, rows, txHash, deps.clock.now());
+  await deps.db.transaction(async (trx) => {
+    // Before it is sent: the ledger follower leaves the service's own transaction to this step.
+    await registerOwnSubmission(trx, {
+      network: gw.network,
+      hashes: [txHash, Buffer.from(tx.hash()).toString('hex')],
+      at: deps.clock.now(),
+    });
+    await recordSent(trx, rows, txHash, deps.clock.now());
+  });
   try {
     const { ledger } = await gw.submitAndConfirm(bump);
     await markAdded(deps, { rows, withEvents: rows, txHash, ledger, at: deps.clock.now() });

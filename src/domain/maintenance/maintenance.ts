@@ -12,6 +12,7 @@ import { pruneIdempotencyKeys } from '../idempotency/store';
 import { pruneOAuthStates } from '../oauth/states';
 import { pruneDpopProofJtis } from '../sessions/dpop';
 import { pruneUsedSep10Challenges } from '../sep10/store';
+import { pruneOwnSubmissions } from '../transactions/store';
 
 export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -27,6 +28,7 @@ export const PRUNES: Record<string, Prune> = {
   // yesterday's counts are kept a day for support questions ("why was I limited at 23:59?")
   apiKeyDailyUsage: (db, now) => pruneDailyUsage(db, utcDay(new Date(now.getTime() - 86_400_000))),
   dailyOpCounts: pruneDailyOpCounts,
+  ownSubmissions: pruneOwnSubmissions,
 };
 
 /** Runs every prune once; a failing prune is logged and does not stop the others. */

@@ -13,7 +13,8 @@
 //
 // For each transaction that involves a wallet of the service (the transaction's source, an operation's source, the
 // destination of a payment, path payment or createAccount, a merge destination; destinations of a failed
-// transaction received nothing and are left out):
+// transaction received nothing and are left out), unless the service registered it as its own submission before
+// sending it (an activation, a trustline backfill: `own_submissions`), which the sending step records itself:
 //   - unknown to the service (no row with its hash, nor with it as inner hash): recorded as `external`, with a history
 //     row for every involved wallet;
 //   - known (the service built or submitted it): a `received` history row is added for each destination wallet that
@@ -30,7 +31,7 @@ import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gat
 import { safeText } from '../text/safeText';
 import { recordOutboxEvent } from '../events/outbox';
 import { describeChainTransaction, type ChainTransaction } from './chainTransactions';
-import { addHistory, insertTransaction, type HistoryEntry } from './store';
+import { addHistory, insertTransaction, ownSubmissionsAmong, type HistoryEntry } from './store';
 
 /** How long the follower waits when it has read every ledger (about a fifth of a 5 s ledger). */
 export const DEFAULT_FOLLOWER_INTERVAL_MS = 1000;
@@ -188,6 +189,9 @@ async function recordLedgers(
           .select('transaction_id', 'wallet_id')
       : [];
     const hasRow = new Set(rows.map((r) => `${r.transaction_id}/${r.wallet_id}`));
+    // The service's own activations and trustline backfills are recorded by the step that sent them, perhaps after
+    // this page: never as outside transactions, and without payment.received events.
+    const own = await ownSubmissionsAmong(trx, network, hashes);
     const knownId = (tx: ChainTransaction) => {
       const ids = new Set([tx.hash, ...(tx.innerHash ? [tx.innerHash] : [])]);
       return known.find((k) => ids.has(k.hash) || (k.inner_hash !== null && ids.has(k.inner_hash)))?.id;
@@ -211,6 +215,7 @@ async function recordLedgers(
       };
       let created: string[];
       const id = knownId(tx);
+      if (id === undefined && (own.has(tx.hash) || (tx.innerHash !== null && own.has(tx.innerHash)))) return;
       if (id === undefined) {
         const d = tx.description;
         const source = byKey.get(d.sourceAccount);

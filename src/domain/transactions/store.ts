@@ -307,3 +307,38 @@ export async function findTransactionByInnerHash(
     .first();
   return row ? toTxRecord(row) : undefined;
 }
+
+/** How long an own submission is remembered: past the RPC's 7-day retention, the follower cannot read it again. */
+const OWN_SUBMISSION_DAYS = 8;
+
+/**
+ * Registers, before it is sent, a transaction the service submits without a `transactions` row of its own yet (an
+ * activation, a trustline backfill): the ledger follower then leaves it to the step that sent it.
+ */
+export async function registerOwnSubmission(
+  db: Knex,
+  input: { network: NetworkName; hashes: string[]; at: Date },
+): Promise<void> {
+  if (input.hashes.length === 0) return;
+  await db('own_submissions')
+    .insert(input.hashes.map((hash) => ({ network: input.network, hash, created_at: input.at })))
+    .onConflict(['network', 'hash'])
+    .ignore();
+}
+
+/** Which of `hashes` the service registered as its own submissions on `network`. */
+export async function ownSubmissionsAmong(db: Knex, network: NetworkName, hashes: string[]): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await db<{ network: string; hash: string }>('own_submissions')
+    .where('network', network)
+    .whereRaw('hash = any(?::text[])', [hashes])
+    .select('hash');
+  return new Set(rows.map((r) => r.hash));
+}
+
+/** Maintenance: forgets own submissions older than the follower can still read. */
+export async function pruneOwnSubmissions(db: Knex, now: Date): Promise<number> {
+  return db('own_submissions')
+    .where('created_at', '<', new Date(now.getTime() - OWN_SUBMISSION_DAYS * 86_400_000))
+    .del();
+}

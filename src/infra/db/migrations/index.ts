@@ -18,6 +18,7 @@ import * as m0016 from './0016_transactions';
 import * as m0017 from './0017_wallet_sequences';
 import * as m0018 from './0018_chain_data';
 import * as m0019 from './0019_webhooks';
+import * as m0020 from './0020_own_submissions';
 
 export interface Migration {
   name: string;
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   { name: '0017_wallet_sequences', ...m0017 },
   { name: '0018_chain_data', ...m0018 },
   { name: '0019_webhooks', ...m0019 },
+  { name: '0020_own_submissions', ...m0020 },
 ];
