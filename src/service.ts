@@ -25,7 +25,7 @@ import { ActivationQueue } from './domain/funding/queue';
 import { createMailer } from './infra/mail/index';
 import { startJobQueue, type JobQueue } from './infra/jobs/jobQueue';
 import { jobRegistry } from './jobs/registry';
-import { startWorkers } from './jobs/worker';
+import { createQueues, startWorkers } from './jobs/worker';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
 import { createKeyManagement } from './infra/kms/index';
 import { startLocalnet, type Localnet } from './localnet/index';
@@ -188,6 +188,8 @@ export async function startService(
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
+    // Before the first request: a write enqueues its jobs in its own transaction, into queues that must exist.
+    await createQueues(deps, jobs);
     let server: Server | undefined;
     if (!worker) {
       const app = await buildApp(deps, { document: loadBundledSpec() });

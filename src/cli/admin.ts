@@ -14,6 +14,7 @@ import { createKeyManagement } from '../infra/kms/index';
 import { pino } from 'pino';
 import { KmsConfigError } from '../infra/kms/keyManagement';
 import { startJobQueue, type JobQueue } from '../infra/jobs/jobQueue';
+import { createQueues } from '../jobs/worker';
 import { createDb, isDatabaseReachable, migrateToLatest } from '../infra/db/database';
 import {
   EmbeddedPostgresError,
@@ -98,6 +99,7 @@ async function main(): Promise<number> {
     // Send-only: what a command writes may enqueue jobs (webhook deliveries of the events it records); the service's
     // workers run them.
     jobs = await startJobQueue({ databaseUrl: url, log: pino({ level: 'warn' }), supervise: false });
+    await createQueues({ webhooks: config.webhooks }, jobs);
     await runAdminCommand({ db, kms, clock: systemClock, jobs }, argv, (line) => console.log(line), {
       baseUrl: config.publicUrl,
       stellar: chain.open,

@@ -2,7 +2,7 @@
 // it does and how it is retried. src/jobs/worker.ts runs them on the job queue (pg-boss), in the API process (`make
 // run`) or in worker processes of their own (`npm run worker`); any number of processes may run them against one
 // database, and each pass below is safe to run in several at once (its rows are leased or locked).
-import type { NetworkName } from '../config';
+import { DEFAULT_WEBHOOK_SETTINGS, type NetworkName } from '../config';
 import type { Deps } from '../domain/deps';
 import type { QueueSettings } from '../infra/jobs/jobQueue';
 import {
@@ -52,7 +52,8 @@ export interface PeriodicJob {
 export interface TriggeredJob {
   kind: 'triggered';
   name: string;
-  queue: QueueSettings;
+  /** The queue's retry and expiry settings (they may follow the service's settings). */
+  queue(deps: Pick<JobDeps, 'webhooks'>): QueueSettings;
   /** Jobs one process runs at once. */
   concurrency: number;
   create(deps: JobDeps): (data: unknown) => Promise<void>;
@@ -150,9 +151,15 @@ export const triggeredJobs: TriggeredJob[] = [
     kind: 'triggered',
     name: WEBHOOK_DELIVERY_JOB,
     // One job per attempt; the schedule of attempts is the delivery's own (domain/webhooks/delivery.ts). The queue's
-    // retries cover an attempt that could not run to its end (the database failed, or the worker died: expired after
-    // 60 s, well past the 10 s answer time-out), so an event is never lost; its receiver may then see it twice.
-    queue: { notify: true, retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 60 },
+    // retries cover an attempt that could not run to its end (the database failed, or the worker died: the job
+    // expires 15 s after the answer's time-out), so an event is never lost; its receiver may then see it twice.
+    queue: (deps) => ({
+      notify: true,
+      retryLimit: 5,
+      retryDelaySeconds: 5,
+      retryBackoff: true,
+      expireInSeconds: Math.ceil((deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS).timeoutMs / 1000) + 15,
+    }),
     concurrency: 8,
     create: (deps) => (data) => deliverWebhookEvent(deps, data),
   },

@@ -38,6 +38,27 @@ function pollSecondsFor(ms: number): number {
   return Math.max(MIN_POLL_SECONDS, Math.min(2, ms / 2000));
 }
 
+/** The queue's settings of a job: a periodic pass's queue holds one queued and one running job per key. */
+function queueSettingsOf(job: JobDefinition, deps: Pick<JobDeps, 'webhooks'>) {
+  // A pass that outlives this expiry is presumed dead (its process gone) and is run again.
+  return job.kind === 'triggered'
+    ? job.queue(deps)
+    : { policy: 'stately' as const, retryLimit: 1, expireInSeconds: 300 };
+}
+
+/**
+ * Creates (or updates) the queue of every job of the registry. Every process that writes runs this at start, workers
+ * or not: a write enqueues its jobs in its own transaction, and a queue must exist to take them.
+ */
+export async function createQueues(
+  deps: Pick<JobDeps, 'webhooks'>,
+  queue: JobQueue,
+  jobs: JobDefinition[] = jobRegistry,
+): Promise<void> {
+  for (const job of jobs) await queue.createQueue(job.name, queueSettingsOf(job, deps));
+  await queue.createQueue(KICK_JOB, { policy: 'stately', retryLimit: 0 });
+}
+
 /**
  * Starts working every job of the registry (or `opts.only`) in this process. Answers stop(), which waits for this
  * process's running passes and leaves the chains queued for other processes (or the next start).
@@ -59,9 +80,9 @@ export async function startWorkers(
       { singletonKey: chain.key, startAfter: new Date(Date.now() + Math.max(0, delayMs)) },
     );
 
+  await createQueues(deps, queue, registry);
   for (const job of registry) {
     if (job.kind === 'triggered') {
-      await queue.createQueue(job.name, job.queue);
       const run = job.create(deps);
       const id = await queue.work(job.name, { pollingIntervalSeconds: 1, concurrency: job.concurrency }, (data) =>
         run(data),
@@ -69,8 +90,6 @@ export async function startWorkers(
       workers.push({ name: job.name, id });
       continue;
     }
-    // A pass that outlives this expiry is presumed dead (its process gone) and is run again.
-    await queue.createQueue(job.name, { policy: 'stately', retryLimit: 1, expireInSeconds: 300 });
     const pass = job.create(deps);
     const failures = new Map<string, number>();
     const id = await queue.work(
@@ -114,7 +133,6 @@ export async function startWorkers(
         .catch((err: unknown) => deps.log.warn({ err }, 'kick failed'));
     else await kick(job);
   }
-  await queue.createQueue(KICK_JOB, { policy: 'stately', retryLimit: 0 });
   if (periodic.length > 0) {
     const id = await queue.work(KICK_JOB, { pollingIntervalSeconds: 2 }, async () => {
       for (const job of periodic) for (const chain of chains(job)) if (!stopped) await send(chain, 0);

@@ -74,8 +74,12 @@ export async function startJobQueue(opts: JobQueueOptions): Promise<JobQueue> {
     connectionString: opts.databaseUrl,
     useListenNotify: opts.supervise,
     supervise: opts.supervise,
+    // How often expired jobs (their worker died) are found and retried (the monitor pass does it, on the supervisor's
+    // timer): pg-boss's default minute is long for a webhook delivery.
+    superviseIntervalSeconds: 10,
+    monitorIntervalSeconds: 10,
     schedule: opts.supervise,
-    // The service's tracing is its own log; pg-boss's OpenTelemetry hooks stay no-ops.
+    // pg-boss keeps a small connection pool of its own beside the service's knex pool.
     max: 4,
   });
   boss.on('error', (err) => opts.log.error({ err }, 'job queue error'));
