@@ -46,7 +46,7 @@ async function deliverTo(url: string): Promise<string> {
 
 test('prints each delivery and vouches for its signatures only with the right secret', async () => {
   const lines: string[] = [];
-  let secrets: string[] = [];
+  const secrets: string[] = [];
   const listener = await listen({ port: 0, host: '127.0.0.1', secrets, status: 200, print: (l) => lines.push(l) });
   try {
     const secret = await deliverTo(listener.url);
