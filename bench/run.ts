@@ -1,6 +1,6 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run); unset runs them all.
+// first-run | webhooks); unset runs them all.
 import { runActivation } from './activation';
 import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
@@ -8,6 +8,7 @@ import { runHttpFoundation } from './http-foundation';
 import { runLocalnet } from './localnet';
 import { runSessions } from './sessions';
 import { runTransactions } from './transactions';
+import { runWebhooks } from './webhooks';
 
 const BENCHES: Record<string, () => Promise<void>> = {
   'http-foundation': runHttpFoundation, // what the contract layer costs per request
@@ -17,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   history: runHistory, // wallet history at 1,000,000 records: first page, offset, cursor, total vs a bare indexed query
   transactions: runTransactions, // server-side latency of runTransaction, without the ledger wait
   'first-run': runFirstRun, // make run's process to its banner on an empty data directory vs a later start
+  webhooks: runWebhooks, // first webhook attempt after commit, and deliveries per second, vs a direct POST
 };
 
 const only = process.env.BENCH;

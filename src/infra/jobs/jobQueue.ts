@@ -25,7 +25,7 @@ export interface QueueSettings {
 export interface WorkSettings {
   /** How often an idle worker looks for due jobs (pg-boss's floor is 0.5 s). */
   pollingIntervalSeconds: number;
-  /** Jobs run at once by this process (default 1). */
+  /** Jobs fetched together and run at once by this process (default 1). */
   concurrency?: number;
 }
 
@@ -112,16 +112,32 @@ export async function startJobQueue(opts: JobQueueOptions): Promise<JobQueue> {
       }
     },
     async work(name, settings, handler) {
+      const batchSize = settings.concurrency ?? 1;
       return boss.work(
         name,
         {
           pollingIntervalSeconds: settings.pollingIntervalSeconds,
           notifyPollingIntervalSeconds: Math.max(settings.pollingIntervalSeconds, 2),
-          batchSize: 1,
-          localConcurrency: settings.concurrency ?? 1,
+          // Up to `concurrency` jobs fetched at once and run side by side; a full batch is followed by the next fetch
+          // at once (a burst committed together goes at the handlers' pace, not one fetch per polling interval).
+          batchSize,
+          ...(batchSize > 1 ? { burstWhenBatchFull: true } : {}),
+          // Each job of a batch settles on its own: one failure retries that job only.
+          perJobResults: true,
         },
         async (jobs: Job[]) => {
-          for (const job of jobs) await handler(job.data, { id: job.id });
+          const settled = await Promise.allSettled(jobs.map((job) => handler(job.data, { id: job.id })));
+          return settled.map((outcome, i) =>
+            outcome.status === 'fulfilled'
+              ? { id: jobs[i]!.id, status: 'completed' as const }
+              : {
+                  id: jobs[i]!.id,
+                  status: 'failed' as const,
+                  output: {
+                    message: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason),
+                  },
+                },
+          );
         },
       );
     },
