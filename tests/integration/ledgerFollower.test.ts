@@ -214,6 +214,23 @@ describe('the ledger follower', () => {
         [hashes.known, w2.id, '1'],
       ].sort(),
     );
+    // stellar.tx once per outside transaction recorded (not for the known one, which its submitter reports)
+    const seen = await svc.deps
+      .db('outbox_events')
+      .where({ app_id: app.id, type: 'stellar.tx' })
+      .whereRaw(`data->>'hash' = any(?)`, [[hashes.created, hashes.both, hashes.sent, hashes.known, hashes.failed]])
+      .select('data');
+    assert.deepEqual(
+      seen.map((e: { data: { hash: string } }) => e.data.hash).sort(),
+      [hashes.created, hashes.both, hashes.sent].sort(),
+    );
+    const both = seen.find((e: { data: { hash: string } }) => e.data.hash === hashes.both)!.data;
+    assert.deepEqual(
+      [both.network, both.sourceAccount, both.feeBump, both.operations.map((o: { type: string }) => o.type)],
+      ['testnet', outsider.publicKey(), false, ['payment', 'createAccount']],
+    );
+    assert.ok(both.envelopeXdr && both.resultXdr && both.ledger > 0);
+
     const ev = events.find((e) => e.data.txHash === hashes.both && e.data.toWalletId === w1.id)!;
     assert.equal(ev.app_id, app.id);
     assert.deepEqual(ev.data, {

@@ -1,7 +1,6 @@
 // The end of a submitted transaction's life: what the chain said, written once. Both the submitting request (when the
 // ledger answers within its wait) and the confirmation worker (otherwise, or after a crash) call these; the conditional
 // UPDATE (stage still `submitted`) makes the first writer the only one, so events are never emitted twice.
-import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { Deps } from '../deps';
 import type { ResultCodes } from '../../infra/stellar/resultCodes';
@@ -9,40 +8,13 @@ import type { TransactionDetails } from '../../infra/stellar/gateway';
 import { releaseDailyOps } from '../feePolicy/dailyOps';
 import { recordOutboxEvent } from '../events/outbox';
 import { describeTransaction } from './describe';
+import { innerOf, stellarTxData } from './stellarTxEvent';
 import type { TxRecord } from './store';
 
 /** The one code a user sees for a failure: the first failing operation's when the transaction failed on one. */
 export function headlineResultCode(codes: ResultCodes): string {
   if (codes.transaction === 'tx_failed') return codes.operations.find((c) => c !== 'op_success') ?? codes.transaction;
   return codes.transaction;
-}
-
-function innerOf(envelopeXdr: string, networkPassphrase: string): Transaction {
-  const parsed = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
-  return 'innerTransaction' in parsed ? parsed.innerTransaction : parsed;
-}
-
-/** JSON-safe operation objects (the SDK's decoded form, assets as names, bigints as strings). */
-function rawOperations(inner: Transaction): Record<string, unknown>[] {
-  return inner.operations.map(
-    (op) =>
-      JSON.parse(
-        JSON.stringify(op, (_key, value: unknown) => {
-          if (typeof value === 'bigint') return value.toString();
-          if (
-            value &&
-            typeof value === 'object' &&
-            'code' in value &&
-            'issuer' in value &&
-            typeof (value as { isNative?: unknown }).isNative === 'function'
-          ) {
-            const asset = value as { isNative(): boolean; code: string; issuer: string };
-            return asset.isNative() ? 'native' : `${asset.code}:${asset.issuer}`;
-          }
-          return value;
-        }),
-      ) as Record<string, unknown>,
-  );
 }
 
 /**
@@ -76,16 +48,7 @@ export async function finalizeApplied(
     await recordOutboxEvent(deps, trx, {
       appId: record.appId,
       type: 'stellar.tx',
-      data: {
-        hash: details.hash,
-        ledger: details.ledger,
-        network: record.network,
-        sourceAccount: inner.source,
-        feeBump: details.feeBump,
-        operations: rawOperations(inner),
-        envelopeXdr: details.envelopeXdr,
-        resultXdr: details.resultXdr,
-      },
+      data: stellarTxData(details, record.network, inner),
       at: now,
     });
     if (success) {

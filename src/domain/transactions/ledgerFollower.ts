@@ -31,6 +31,7 @@ import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gat
 import { safeText } from '../text/safeText';
 import { recordOutboxEvent } from '../events/outbox';
 import { describeChainTransaction, type ChainTransaction } from './chainTransactions';
+import { stellarTxData } from './stellarTxEvent';
 import { addHistory, insertTransaction, ownSubmissionsAmong, type HistoryEntry } from './store';
 
 /** How long the follower waits when it has read every ledger (about a fifth of a 5 s ledger). */
@@ -255,6 +256,15 @@ async function recordLedgers(
         // Under the position's lock only the service's own submissions can race this insert, and those are recorded
         // before they are submitted: a conflict here is not expected, and then nothing is added.
         created = inserted ? its.map((w) => w.id) : [];
+        // A transaction of the apps' wallets made outside the service: `stellar.tx` once for each app it involves.
+        if (inserted)
+          for (const appId of new Set(its.map((w) => w.app_id)))
+            await recordOutboxEvent(deps, trx, {
+              appId,
+              type: 'stellar.tx',
+              data: stellarTxData(tx.details, network, tx.inner),
+              at: now,
+            });
       } else {
         // The service's own transaction: the sender's row is the service's; add each recipient's.
         const recipients = its.filter(
