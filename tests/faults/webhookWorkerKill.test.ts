@@ -4,15 +4,13 @@
 // killed attempt's job expires 16 s after it started (WEBHOOK_TIMEOUT_MS=1000 + 15 s) and runs again.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Keypair } from '@stellar/stellar-sdk';
-import { projectRoot } from '../../src/paths';
+import type { ChildProcess } from 'node:child_process';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { reportLowBalance } from '../../src/domain/funding/lowBalance';
 import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import { startTestService, type TestService } from '../support/service';
+import { startWorkerProcess } from '../support/workerProcess';
 import { appWithWallet, eventually } from '../support/funding';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
+import { recordLowBalanceEvent, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
 
 const EVENTS = 30;
 let svc: TestService;
@@ -29,26 +27,14 @@ after(async () => {
   await svc?.stop();
 });
 
-/** A worker process on the test's database (one node process, so SIGKILL kills the worker itself). */
+/** A worker process on the test's database (webhooks only: the follower and the scan stay off). */
 function startWorker(): ChildProcess {
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: svc.database.url,
-      ONBOARD_DATA_DIR: svc.dataDir,
-      LOCALNET: 'off',
-      STELLAR_TESTNET_RPC_URL: svc.localnet!.rpcUrl,
-      LEDGER_FOLLOWER: 'off',
-      SPONSOR_BALANCE_SCAN: 'off',
-      WEBHOOK_ALLOW_INSECURE: 'on',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
+  const worker = startWorkerProcess(svc, {
+    LEDGER_FOLLOWER: 'off',
+    SPONSOR_BALANCE_SCAN: 'off',
+    WEBHOOK_ALLOW_INSECURE: 'on',
+    WEBHOOK_TIMEOUT_MS: '1000',
+  }).process;
   workers.push(worker);
   return worker;
 }
@@ -71,20 +57,7 @@ test(
     // Each answer takes 200 ms, so deliveries are in flight when the worker dies.
     receiver.answer({ status: 200, delayMs: 200 });
     const eventIds: string[] = [];
-    for (let i = 0; i < EVENTS; i++) {
-      const address = Keypair.random().publicKey();
-      await svc.deps.db.transaction((trx) =>
-        reportLowBalance(svc.deps, trx, {
-          appId: app.id,
-          walletType: 'funding',
-          address,
-          balanceStroops: 1n,
-          thresholdXlm: '50',
-          at: new Date(),
-        }),
-      );
-      eventIds.push((await svc.deps.db('outbox_events').whereRaw(`data->>'address' = ?`, [address]).first('id')).id);
-    }
+    for (let i = 0; i < EVENTS; i++) eventIds.push(await recordLowBalanceEvent(svc, app.id));
 
     const first = startWorker();
     await eventually('some deliveries arrived', async () => receiver.received.length >= 5, 60_000);

@@ -3,15 +3,14 @@
 // `npm run worker`, a process of its own, runs the background jobs for an API process started with WORKERS=off.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Account, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import { projectRoot } from '../../src/paths';
 import type { PeriodicJob } from '../../src/jobs/registry';
 import { periodicJobs } from '../../src/jobs/registry';
 import { startWorkers } from '../../src/jobs/worker';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
+import { startWorkerProcess } from '../support/workerProcess';
 import { appWithWallet, eventually, gatewayOf, userWallet } from '../support/funding';
 
 async function jobsNamed(svc: TestService, name: string): Promise<number> {
@@ -113,7 +112,6 @@ describe('a periodic job on two processes sharing one database', () => {
 describe('npm run worker beside an API process with WORKERS=off', () => {
   let svc: TestService;
   let worker: ChildProcess | undefined;
-  let output = '';
   before(async () => {
     svc = await startTestService({ WORKERS: 'off' }, { closeLedgersEveryMs: 100 });
   });
@@ -148,23 +146,11 @@ describe('npm run worker beside an API process with WORKERS=off', () => {
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await historyRows(before.id), 0, 'no job runs in the API process');
 
-    worker = spawn(join(projectRoot, 'node_modules/.bin/tsx'), ['src/worker.ts'], {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        DATABASE_URL: svc.database.url,
-        ONBOARD_DATA_DIR: svc.dataDir,
-        LOCALNET: 'off',
-        STELLAR_TESTNET_RPC_URL: svc.localnet!.rpcUrl,
-        LEDGER_FOLLOWER: 'on',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await eventually('the worker has started', async () => output.includes('worker on'), 60_000);
-    assert.match(output, /ledger-follower/);
+    const started = startWorkerProcess(svc, { LEDGER_FOLLOWER: 'on' });
+    worker = started.process;
+    const output = started.output;
+    await eventually('the worker has started', async () => output().includes('worker on'), 60_000);
+    assert.match(output(), /ledger-follower/);
     // The follower starts at the chain's latest ledger when it first runs: what happens after that is recorded.
     await eventually(
       'the follower has started',

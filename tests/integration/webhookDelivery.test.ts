@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { Keypair } from '@stellar/stellar-sdk';
 import { updateAppSettings, type App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { reportLowBalance } from '../../src/domain/funding/lowBalance';
 import { recordOutboxEvent } from '../../src/domain/events/outbox';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import {
@@ -23,7 +22,12 @@ import { listWebhookEvents, redeliverWebhookEvent } from '../../src/domain/webho
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
 import { appWithWallet, eventually } from '../support/funding';
-import { deliveryProblems, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
+import {
+  deliveryProblems,
+  recordLowBalanceEvent,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../support/webhookReceiver';
 
 let svc: TestService;
 let receiver: WebhookReceiver;
@@ -60,25 +64,7 @@ async function eventRow(eventId: string) {
   return svc.deps.db('outbox_events').where({ id: eventId }).first();
 }
 
-/** A sponsor.balance.low event of the app, recorded as the activation and the scan record it. */
-async function lowBalanceEvent(app: App): Promise<string> {
-  await svc.deps.db.transaction((trx) =>
-    reportLowBalance(svc.deps, trx, {
-      appId: app.id,
-      walletType: 'funding',
-      address: Keypair.random().publicKey(),
-      balanceStroops: BigInt(Math.floor(Math.random() * 1000)),
-      thresholdXlm: '50',
-      at: new Date(),
-    }),
-  );
-  const row = await svc.deps
-    .db('outbox_events')
-    .where({ app_id: app.id, type: 'sponsor.balance.low' })
-    .orderBy('created_at', 'desc')
-    .first('id');
-  return row.id as string;
-}
+const lowBalanceEvent = (app: App) => recordLowBalanceEvent(svc, app.id);
 
 describe('every event type', () => {
   let app: App;

@@ -4,14 +4,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Keypair } from '@stellar/stellar-sdk';
 import { listen } from '../../src/cli/webhooks';
 import { projectRoot } from '../../src/paths';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
-import { reportLowBalance } from '../../src/domain/funding/lowBalance';
 import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import { startTestService, type TestService } from '../support/service';
 import { appWithWallet, eventually } from '../support/funding';
+import { recordLowBalanceEvent } from '../support/webhookReceiver';
 
 let svc: TestService;
 before(async () => {
@@ -31,16 +30,7 @@ async function deliverTo(url: string): Promise<string> {
     actor: SYSTEM_ACTOR,
     at: new Date(),
   });
-  await svc.deps.db.transaction((trx) =>
-    reportLowBalance(svc.deps, trx, {
-      appId: app.id,
-      walletType: 'funding',
-      address: Keypair.random().publicKey(),
-      balanceStroops: 1n,
-      thresholdXlm: '50',
-      at: new Date(),
-    }),
-  );
+  await recordLowBalanceEvent(svc, app.id);
   return secret!;
 }
 

@@ -5,12 +5,10 @@
 // metadata), reserved or IPv4-mapped IPv6 addresses.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Keypair } from '@stellar/stellar-sdk';
 import { refusedAddress } from '../../src/infra/egress/addresses';
-import { reportLowBalance } from '../../src/domain/funding/lowBalance';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
+import { recordLowBalanceEvent, startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
 import { appWithWallet, eventually } from '../support/funding';
 import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
@@ -122,20 +120,8 @@ describe('at delivery time', () => {
     assert.equal(res.status, 200, res.text);
     return appId;
   }
-  async function event(on: TestService, appId: string): Promise<string> {
-    const address = Keypair.random().publicKey();
-    await on.deps.db.transaction((trx) =>
-      reportLowBalance(on.deps, trx, {
-        appId,
-        walletType: 'funding',
-        address,
-        balanceStroops: 1n,
-        thresholdXlm: '50',
-        at: new Date(),
-      }),
-    );
-    return (await on.deps.db('outbox_events').whereRaw(`data->>'address' = ?`, [address]).first('id')).id;
-  }
+  const event = (on: TestService, appId: string) => recordLowBalanceEvent(on, appId);
+
   const attemptsOf = (eventId: string) => svc.deps.db('webhook_attempts').where({ event_id: eventId });
 
   test('a redirect is not followed: the 302 is the (failed) answer, and its target receives nothing', async () => {

@@ -6,6 +6,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { Keypair } from '@stellar/stellar-sdk';
+import { reportLowBalance } from '../../src/domain/funding/lowBalance';
+import type { TestService } from './service';
 import { validatorAt } from './spec';
 
 export interface ReceivedDelivery {
@@ -112,4 +115,24 @@ function verifiesV1(delivery: ReceivedDelivery, secret: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Records a `sponsor.balance.low` event of the app, as the activation and the balance scan do (a new address each
+ * time, so the 24 h repeat rule never holds it back); answers the event's id.
+ */
+export async function recordLowBalanceEvent(svc: Pick<TestService, 'deps'>, appId: string): Promise<string> {
+  const address = Keypair.random().publicKey();
+  await svc.deps.db.transaction((trx) =>
+    reportLowBalance(svc.deps, trx, {
+      appId,
+      walletType: 'funding',
+      address,
+      balanceStroops: BigInt(Math.floor(Math.random() * 1000)),
+      thresholdXlm: '50',
+      at: new Date(),
+    }),
+  );
+  const row = await svc.deps.db('outbox_events').whereRaw(`data->>'address' = ?`, [address]).first('id');
+  return (row as { id: string }).id;
 }

@@ -4,11 +4,9 @@
 // operators (an owner with a developer on the team, and an outsider), and helpers. Tests are in <operationId>.test.ts.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { Keypair } from '@stellar/stellar-sdk';
-import { reportLowBalance } from '../../../src/domain/funding/lowBalance';
 import { signInOperator, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
-import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
+import { recordLowBalanceEvent, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
 /** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
 export let svc: TestService;
@@ -43,21 +41,7 @@ export const redeliver = (client: OperatorClient, appId: string, eventId: string
   client.call('redeliverWebhookEvent', 'POST', `${path(appId)}/events/${eventId}/redeliver`);
 
 /** Records a sponsor.balance.low event of the app (as the activation and the balance scan do); answers its id. */
-export async function recordEvent(appId: string): Promise<string> {
-  const address = Keypair.random().publicKey();
-  await svc.deps.db.transaction((trx) =>
-    reportLowBalance(svc.deps, trx, {
-      appId,
-      walletType: 'funding',
-      address,
-      balanceStroops: 1n,
-      thresholdXlm: '50',
-      at: new Date(),
-    }),
-  );
-  const row = await svc.deps.db('outbox_events').whereRaw(`data->>'address' = ?`, [address]).first('id');
-  return row.id as string;
-}
+export const recordEvent = (appId: string): Promise<string> => recordLowBalanceEvent(svc, appId);
 
 /** Waits until the event's delivery state is `status`. */
 export async function eventStatus(eventId: string, status: string, timeoutMs = 10_000): Promise<void> {
