@@ -2,7 +2,8 @@
 // follower reading each ledger as soon as it closes (a loop every 20 ms beside the service's own follower job), the
 // follower used to record an activation as `external` before the funding step recorded it, so the wallet's history
 // said "Received 0 XLM" and a payment.received event followed. Now an activation is registered as the service's own
-// before it is sent, and the follower leaves it to the funding step. Repeated over several rounds of sign-ins.
+// before it is sent, and the follower leaves its rows to the funding step (and reports it as stellar.tx once).
+// Repeated over several rounds of sign-ins.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { updateAppSettings } from '../../src/domain/apps/store';
@@ -69,5 +70,23 @@ describe('activations and the ledger follower on 1 s ledgers', () => {
       .where({ type: 'payment.received' })
       .whereRaw(`data->>'toWalletId' = any(?)`, [walletIds]);
     assert.deepEqual(received, [], 'no payment.received for an activation');
+    // Each activation transaction is reported once as stellar.tx, with the raw data the ledger gave.
+    const reported = await svc.deps
+      .db('outbox_events')
+      .where({ type: 'stellar.tx' })
+      .whereRaw(`data->>'hash' = any(?)`, [hashes])
+      .select('data');
+    assert.deepEqual(
+      reported.map((e: { data: { hash: string } }) => e.data.hash).sort(),
+      [...new Set(hashes)].sort(),
+      'one stellar.tx per activation transaction',
+    );
+    for (const { data } of reported as {
+      data: { feeBump: boolean; resultXdr: string; operations: { type: string }[] };
+    }[]) {
+      assert.equal(data.feeBump, true);
+      assert.ok(data.resultXdr.length > 0);
+      assert.ok(data.operations.some((o) => o.type === 'createAccount'));
+    }
   });
 });

@@ -216,7 +216,21 @@ async function recordLedgers(
       };
       let created: string[];
       const id = knownId(tx);
-      if (id === undefined && (own.has(tx.hash) || (tx.innerHash !== null && own.has(tx.innerHash)))) return;
+      const stellarTx = async () => {
+        for (const appId of new Set(its.map((w) => w.app_id)))
+          await recordOutboxEvent(deps, trx, {
+            appId,
+            type: 'stellar.tx',
+            data: stellarTxData(tx.details, network, tx.inner),
+            at: now,
+          });
+      };
+      if (own.has(tx.hash) || (tx.innerHash !== null && own.has(tx.innerHash))) {
+        // The service's own activation or trustline backfill: reported here, where its result is read (once: a page
+        // is recorded once), while its rows are the sending step's.
+        await stellarTx();
+        if (id === undefined) return;
+      }
       if (id === undefined) {
         const d = tx.description;
         const source = byKey.get(d.sourceAccount);
@@ -257,14 +271,7 @@ async function recordLedgers(
         // before they are submitted: a conflict here is not expected, and then nothing is added.
         created = inserted ? its.map((w) => w.id) : [];
         // A transaction of the apps' wallets made outside the service: `stellar.tx` once for each app it involves.
-        if (inserted)
-          for (const appId of new Set(its.map((w) => w.app_id)))
-            await recordOutboxEvent(deps, trx, {
-              appId,
-              type: 'stellar.tx',
-              data: stellarTxData(tx.details, network, tx.inner),
-              at: now,
-            });
+        if (inserted) await stellarTx();
       } else {
         // The service's own transaction: the sender's row is the service's; add each recipient's.
         const recipients = its.filter(
