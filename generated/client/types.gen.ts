@@ -1103,6 +1103,14 @@ export type WebhookConfig = {
      */
     secretPrefix: string | null;
     /**
+     * Deliveries also carry a Standard Webhooks `v1a` signature (Ed25519) in `webhook-signature`, which receivers verify with `publicKey` and so never hold a signing secret.
+     */
+    asymmetricSignature: boolean;
+    /**
+     * The app's Ed25519 public key for `v1a` signatures (`whpk_` + base64 of the 32-byte key), published while asymmetricSignature is on; null otherwise. Created the first time it is turned on and kept after.
+     */
+    publicKey: string | null;
+    /**
      * The new signing secret, present only in the updateWebhookConfig answer that first set a URL (creating the app's first secret). Shown only once: store it at once, like a password.
      */
     secret?: string;
@@ -6790,6 +6798,10 @@ export type UpdateWebhookConfigData = {
         url: string | null;
         enabled: boolean;
         events: Array<WebhookEventName>;
+        /**
+         * Also sign every delivery with the app's Ed25519 key (`v1a` in `webhook-signature`); the public key is in the answer's `publicKey`. Like the other fields it is replaced: omitted means off.
+         */
+        asymmetricSignature?: boolean;
     };
     path: {
         /**

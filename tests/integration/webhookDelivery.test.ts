@@ -20,6 +20,7 @@ import {
 } from '../../src/domain/webhooks/endpoints';
 import { listWebhookEvents, redeliverWebhookEvent } from '../../src/domain/webhooks/eventLog';
 import { startTestService, type TestService } from '../support/service';
+import { verifyWebhookWithPublicKey } from '../../sdk/core/src/index';
 import { signInUser, type UserClient } from '../support/users';
 import { appWithWallet, eventually } from '../support/funding';
 import {
@@ -250,5 +251,25 @@ describe('retries, failure, 410, redelivery, rotation', () => {
     assert.deepEqual([config.enabled, config.disabledReason], [false, 'gone']);
     const later = await lowBalanceEvent(app);
     assert.equal((await eventRow(later)).status, 'skipped');
+  });
+
+  test('asymmetricSignature: each delivery also carries v1a, which verifies with the published public key', async () => {
+    receiver.answer({ status: 200 });
+    const config = await updateWebhookConfig(svc.deps, {
+      appId: app.id,
+      url: receiver.url,
+      enabled: true,
+      events: ['sponsor.balance.low'],
+      asymmetricSignature: true,
+      actor: SYSTEM_ACTOR,
+      at: new Date(),
+    });
+    const eventId = await lowBalanceEvent(app);
+    await eventually('delivered', async () => (await eventRow(eventId)).status === 'delivered');
+    const [d] = deliveriesOf(eventId);
+    const headers = Object.fromEntries(Object.entries(d!.headers).map(([k, v]) => [k, String(v)]));
+    const verified = await verifyWebhookWithPublicKey(d!.body, headers, config.publicKey!);
+    assert.equal(verified.ok, true, JSON.stringify(verified));
+    assert.deepEqual(deliveryProblems(d!, [secret]), [], 'v1 and X-Service-Signature as before');
   });
 });

@@ -14,7 +14,13 @@ export { toOutcome, type ErrorCode, type Failure, type Outcome, type Success } f
 export type { Network, OnboardClient, SessionHandle, SessionTokensLike } from './types.js';
 /** Sponsored transactions as `{ status: 'built' | 'success' | 'pending' | 'error' }` outcomes: tx.build, tx.run... */
 export * as tx from './transactions.js';
-export { verifyServiceSignature, verifyWebhook, type WebhookEvent, type WebhookVerification } from './webhooks.js';
+export {
+  verifyServiceSignature,
+  verifyWebhook,
+  verifyWebhookWithPublicKey,
+  type WebhookEvent,
+  type WebhookVerification,
+} from './webhooks.js';
 
 export interface OnboardClientOptions {
   /** The service's base URL, e.g. https://api.example.com or http://127.0.0.1:8080. */

@@ -61,6 +61,11 @@ export function verifyWebhook<Data = Record<string, unknown>>(
     }
   }
   if (!verified) return { ok: false, reason: 'invalid_signature', message: lastError };
+  return eventOf<Data>(rawBody, id);
+}
+
+/** The delivery's body as an event whose id is `webhook-id`, or why not. */
+function eventOf<Data>(rawBody: string, id: string): WebhookVerification<Data> {
   let body: unknown;
   try {
     body = JSON.parse(rawBody);
@@ -80,6 +85,61 @@ export function verifyWebhook<Data = Record<string, unknown>>(
       message: 'the body is not an Onboard event, or its id is not webhook-id',
     };
   return { ok: true, event: event as WebhookEvent<Data> };
+}
+
+/** Standard Webhooks' tolerance: a delivery stamped further than this from the receiver's clock is refused. */
+const TOLERANCE_SECONDS = 300;
+
+function fromBase64(value: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(value);
+  const bytes = new Uint8Array(new ArrayBuffer(binary.length));
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Verifies a delivery's `v1a` (Ed25519) signature with the app's public key (`whpk_...`, from getWebhookConfig), for
+ * apps that turned asymmetricSignature on: the receiver then holds no signing secret. Checks the 300 s tolerance
+ * like verifyWebhook. Web Crypto (Node 20+, current browsers). Never throws for a bad delivery.
+ */
+export async function verifyWebhookWithPublicKey<Data = Record<string, unknown>>(
+  rawBody: string,
+  headers: HeaderBag,
+  publicKey: string,
+  now: Date = new Date(),
+): Promise<WebhookVerification<Data>> {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signature = header(headers, 'webhook-signature');
+  if (!id || !timestamp || !signature)
+    return {
+      ok: false,
+      reason: 'missing_headers',
+      message: 'webhook-id, webhook-timestamp and webhook-signature are required',
+    };
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - now.getTime() / 1000) > TOLERANCE_SECONDS)
+    return { ok: false, reason: 'invalid_signature', message: 'the timestamp is missing or too far from now' };
+  if (!/^whpk_[0-9A-Za-z+/]{43}=$/.test(publicKey))
+    return { ok: false, reason: 'invalid_signature', message: 'the public key is not a whpk_ key' };
+  const key = await crypto.subtle.importKey(
+    'raw',
+    fromBase64(publicKey.slice('whpk_'.length)),
+    { name: 'Ed25519' },
+    false,
+    ['verify'],
+  );
+  const signed = new TextEncoder().encode(`${id}.${timestamp}.${rawBody}`);
+  for (const entry of signature.split(' ')) {
+    if (!entry.startsWith('v1a,')) continue;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = fromBase64(entry.slice('v1a,'.length));
+    } catch {
+      continue;
+    }
+    if (await crypto.subtle.verify({ name: 'Ed25519' }, key, bytes, signed)) return eventOf<Data>(rawBody, id);
+  }
+  return { ok: false, reason: 'invalid_signature', message: 'no v1a signature verifies with this public key' };
 }
 
 /**

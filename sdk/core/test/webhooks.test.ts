@@ -3,8 +3,13 @@
 // tolerance, a rotation's two secrets, a tampered body, a body whose id is not webhook-id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifyServiceSignature, verifyWebhook } from '../src/index';
-import { newWebhookSecret, signatureHeaders } from '../../../src/domain/webhooks/signing';
+import { verifyServiceSignature, verifyWebhook, verifyWebhookWithPublicKey } from '../src/index';
+import {
+  newSigningKeyPair,
+  newWebhookSecret,
+  signatureHeaders,
+  signingKeyFrom,
+} from '../../../src/domain/webhooks/signing';
 
 const body = JSON.stringify({
   id: 'evt_01JD3X5K7Q9T2M4N6P8R0S1V3W',
@@ -12,7 +17,7 @@ const body = JSON.stringify({
   timestamp: '2026-11-21T10:15:30.000Z',
   data: { walletId: 'wal_1', address: 'G...', status: 'pending' },
 });
-const delivery = (secrets: { current: string; previous?: string }, at = new Date(), raw = body) =>
+const delivery = (secrets: Parameters<typeof signatureHeaders>[0], at = new Date(), raw = body) =>
   signatureHeaders(secrets, { eventId: 'evt_01JD3X5K7Q9T2M4N6P8R0S1V3W', timestamp: at, body: raw });
 
 test('a delivery verifies with its secret and answers the parsed event', () => {
@@ -59,3 +64,20 @@ test('X-Service-Signature: the body HMAC under the whole secret string', async (
 function pick(result: ReturnType<typeof verifyWebhook>): string {
   return result.ok ? 'ok' : result.reason;
 }
+
+test('v1a: the Ed25519 signature verifies with the published public key only; v1 still verifies beside it', async () => {
+  const secret = newWebhookSecret();
+  const pair = newSigningKeyPair();
+  assert.match(pair.publicKey, /^whpk_[0-9A-Za-z+/]{43}=$/);
+  const headers = delivery({ current: secret, ed25519: signingKeyFrom(pair.privateKey) });
+  assert.match(headers['webhook-signature']!, /^v1,\S+ v1a,[A-Za-z0-9+/]{86}==$/);
+  assert.equal((await verifyWebhookWithPublicKey(body, headers, pair.publicKey)).ok, true);
+  assert.equal(verifyWebhook(body, headers, secret).ok, true, 'a v1 verifier skips the v1a entry');
+  const other = newSigningKeyPair();
+  assert.equal(pick(await verifyWebhookWithPublicKey(body, headers, other.publicKey)), 'invalid_signature');
+  assert.equal(pick(await verifyWebhookWithPublicKey(`${body} `, headers, pair.publicKey)), 'invalid_signature');
+  const late = new Date(Date.now() + 301_000);
+  assert.equal(pick(await verifyWebhookWithPublicKey(body, headers, pair.publicKey, late)), 'invalid_signature');
+  const v1Only = delivery({ current: secret });
+  assert.equal(pick(await verifyWebhookWithPublicKey(body, v1Only, pair.publicKey)), 'invalid_signature');
+});

@@ -7,7 +7,7 @@ import { resolveDestination } from '../../infra/egress/post';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import { AppError } from '../errors';
 import { seal, unseal, type Sealer } from '../secrets/sealed';
-import { newWebhookSecret, secretPrefix, type SigningSecrets } from './signing';
+import { newSigningKeyPair, newWebhookSecret, secretPrefix, signingKeyFrom, type SigningSecrets } from './signing';
 
 /** The contract's WebhookEventName. */
 export const WEBHOOK_EVENTS = [
@@ -26,6 +26,7 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 export const TOLERANCE_SECONDS = 300;
 
 const SEAL_PURPOSE = 'webhook-secret';
+const SIGNING_KEY_PURPOSE = 'webhook-signing-key';
 
 interface EndpointRow {
   app_id: string;
@@ -37,6 +38,9 @@ interface EndpointRow {
   previous_secret_sealed: Buffer | null;
   previous_secret_expires_at: Date | null;
   disabled_reason: string | null;
+  asymmetric: boolean;
+  signing_key_sealed: Buffer | null;
+  public_key: string | null;
   updated_at: Date;
 }
 
@@ -47,6 +51,8 @@ export interface WebhookConfigView {
   secretSet: boolean;
   secretPrefix: string | null;
   disabledReason: 'gone' | null;
+  asymmetricSignature: boolean;
+  publicKey: string | null;
   secret?: string;
   signing: {
     algorithm: 'HMAC-SHA256';
@@ -86,6 +92,8 @@ function view(row: EndpointRow | undefined): WebhookConfigView {
     secretSet: Boolean(row?.secret_sealed),
     secretPrefix: row?.secret_prefix ?? null,
     disabledReason: row?.disabled_reason === 'gone' ? 'gone' : null,
+    asymmetricSignature: Boolean(row?.asymmetric && row.public_key),
+    publicKey: row?.asymmetric ? (row.public_key ?? null) : null,
     signing: SIGNING,
   };
 }
@@ -117,6 +125,8 @@ export async function updateWebhookConfig(
     url: string | null;
     enabled: boolean;
     events: WebhookEventName[];
+    /** Also sign with the app's Ed25519 key (v1a); its key pair is created the first time. */
+    asymmetricSignature?: boolean;
     actor: AuditActor;
     at: Date;
     ip?: string;
@@ -144,6 +154,12 @@ export async function updateWebhookConfig(
       disabled_reason: null,
       updated_at: input.at,
     };
+    changes.asymmetric = input.asymmetricSignature ?? false;
+    if (changes.asymmetric && !row?.signing_key_sealed) {
+      const pair = newSigningKeyPair();
+      changes.signing_key_sealed = seal(deps.secrets, SIGNING_KEY_PURPOSE, [input.appId], pair.privateKey);
+      changes.public_key = pair.publicKey;
+    }
     if (input.url !== null && !row?.secret_sealed) {
       secret = newWebhookSecret();
       changes.secret_sealed = seal(deps.secrets, SEAL_PURPOSE, [input.appId], secret);
@@ -225,6 +241,9 @@ export async function deliveryTarget(
     secrets: {
       current: unseal(deps.secrets, SEAL_PURPOSE, [appId], row.secret_sealed),
       ...(previous ? { previous } : {}),
+      ...(row.asymmetric && row.signing_key_sealed
+        ? { ed25519: signingKeyFrom(unseal(deps.secrets, SIGNING_KEY_PURPOSE, [appId], row.signing_key_sealed)) }
+        : {}),
     },
   };
 }

@@ -22,6 +22,7 @@ export function updateWebhookConfig(
       url: req.body.url,
       enabled: req.body.enabled,
       events: req.body.events,
+      asymmetricSignature: req.body.asymmetricSignature ?? false,
       actor: requestActor(req.auth),
       at: deps.clock.now(),
       ip: req.ip,

@@ -19,6 +19,8 @@ describe('getWebhookConfig', () => {
       secretSet: false,
       secretPrefix: null,
       disabledReason: null,
+      asymmetricSignature: false,
+      publicKey: null,
     });
     assert.deepEqual(
       signing.headers.map((h: { name: string }) => h.name),

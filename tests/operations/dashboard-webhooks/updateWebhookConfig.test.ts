@@ -73,4 +73,27 @@ describe('updateWebhookConfig', () => {
     assert.deepEqual([res.status, res.body.code], [404, 'APPLICATION_NOT_FOUND']);
     assert.equal((await getConfig(owner, appId)).body.content.url, null);
   });
+
+  test('asymmetricSignature: an Ed25519 public key is published (the same one each time it is on), null when off', async () => {
+    const appId = await teamApp();
+    const on = await putConfig(owner, appId, {
+      url: receiver.url,
+      enabled: true,
+      events: [],
+      asymmetricSignature: true,
+    });
+    assert.equal(on.status, 200, on.text);
+    assert.equal(on.body.content.asymmetricSignature, true);
+    assert.match(on.body.content.publicKey, /^whpk_[0-9A-Za-z+/]{43}=$/);
+    const off = await putConfig(owner, appId, { url: receiver.url, enabled: true, events: [] });
+    assert.deepEqual([off.body.content.asymmetricSignature, off.body.content.publicKey], [false, null]);
+    const again = await putConfig(owner, appId, {
+      url: receiver.url,
+      enabled: true,
+      events: [],
+      asymmetricSignature: true,
+    });
+    assert.equal(again.body.content.publicKey, on.body.content.publicKey);
+    assert.equal((await getConfig(developer, appId)).body.content.publicKey, on.body.content.publicKey);
+  });
 });

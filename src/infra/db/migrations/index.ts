@@ -19,6 +19,7 @@ import * as m0017 from './0017_wallet_sequences';
 import * as m0018 from './0018_chain_data';
 import * as m0019 from './0019_webhooks';
 import * as m0020 from './0020_own_submissions';
+import * as m0021 from './0021_webhook_ed25519';
 
 export interface Migration {
   name: string;
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   { name: '0018_chain_data', ...m0018 },
   { name: '0019_webhooks', ...m0019 },
   { name: '0020_own_submissions', ...m0020 },
+  { name: '0021_webhook_ed25519', ...m0021 },
 ];
