@@ -1,5 +1,6 @@
 // Operators in tests: sign in through the real email-code flow (the code read from the service's dev outbox), then
 // call Dashboard operations with the access token and a fresh DPoP proof per request, following the server's nonce.
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OperationId } from '../../generated/server/catalogue.gen';
@@ -119,4 +120,25 @@ export async function signInOperator(svc: TestService, email: string = testEmail
     },
   };
   return client;
+}
+
+/**
+ * A new app of `owner`, made through createApp, with each of `members` added to its team in its role (addMember);
+ * answers the app id.
+ */
+export async function teamAppOf(
+  owner: OperatorClient,
+  members: [OperatorClient, 'admin' | 'developer'][],
+  name = 'Team app',
+): Promise<string> {
+  const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name, network: 'testnet' } });
+  assert.equal(created.status, 201, created.text);
+  const appId: string = created.body.content.appId;
+  for (const [member, role] of members) {
+    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
+      body: { email: member.email, role },
+    });
+    assert.equal(added.status, 201, added.text);
+  }
+  return appId;
 }

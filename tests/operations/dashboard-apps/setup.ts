@@ -5,8 +5,7 @@
 // one and is never listed), owner-only archive and restore (403 for admins and developers), archived-app behaviour
 // (hidden, 404 everywhere but getApp and restoreApp, its keys refused by the gate).
 import { after, before } from 'node:test';
-import assert from 'node:assert/strict';
-import { signInOperator, type OperatorClient } from '../../support/operators';
+import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 
 export const ISSUER = 'GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
@@ -21,21 +20,15 @@ export let developer: OperatorClient;
 export let outsider: OperatorClient;
 
 /** A new app of `owner` with `admin` and `developer` on its team. */
-export async function teamApp(name = 'Team app'): Promise<string> {
-  const created = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name, network: 'testnet' } });
-  assert.equal(created.status, 201, created.text);
-  const appId: string = created.body.content.appId;
-  for (const [member, role] of [
-    [admin, 'admin'],
-    [developer, 'developer'],
-  ] as const) {
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-      body: { email: member.email, role },
-    });
-    assert.equal(added.status, 201, added.text);
-  }
-  return appId;
-}
+export const teamApp = (name = 'Team app'): Promise<string> =>
+  teamAppOf(
+    owner,
+    [
+      [admin, 'admin'],
+      [developer, 'developer'],
+    ],
+    name,
+  );
 
 /** Starts the service (and what the tests need of it) before the calling suite's tests and stops it after. */
 export function useService(): void {

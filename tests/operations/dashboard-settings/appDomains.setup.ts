@@ -5,8 +5,7 @@
 // one transaction), the gate using the new origins at once, field errors keyed like the router's, cross-operator
 // isolation and archived apps.
 import { after, before } from 'node:test';
-import assert from 'node:assert/strict';
-import { signInOperator, type OperatorClient } from '../../support/operators';
+import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 
 export const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
@@ -17,18 +16,8 @@ export let owner: OperatorClient;
 export let developer: OperatorClient;
 export let outsider: OperatorClient;
 
-export async function teamApp(): Promise<string> {
-  const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-    body: { name: 'Domains app', network: 'testnet' },
-  });
-  assert.equal(created.status, 201, created.text);
-  const appId: string = created.body.content.appId;
-  const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-    body: { email: developer.email, role: 'developer' },
-  });
-  assert.equal(added.status, 201, added.text);
-  return appId;
-}
+/** A new app of `owner` with `developer` on its team. */
+export const teamApp = (): Promise<string> => teamAppOf(owner, [[developer, 'developer']], 'Domains app');
 
 export const put = (client: OperatorClient, appId: string, body: unknown) =>
   client.call('updateAppDomains', 'PUT', `/api/v1/apps/${appId}/domains`, { body });

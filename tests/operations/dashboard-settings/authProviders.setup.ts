@@ -5,8 +5,7 @@
 // keep-or-delete semantics, the 422 for an enabled provider without credentials (nothing written), who may read and
 // change them, and validation.
 import { after, before } from 'node:test';
-import assert from 'node:assert/strict';
-import { signInOperator, type OperatorClient } from '../../support/operators';
+import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 
 export const GOOGLE_ID = '1234567890-abc123def456.apps.googleusercontent.com';
@@ -20,18 +19,8 @@ export let owner: OperatorClient;
 export let developer: OperatorClient;
 export let outsider: OperatorClient;
 
-export async function teamApp(): Promise<string> {
-  const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-    body: { name: 'Providers app', network: 'testnet' },
-  });
-  assert.equal(created.status, 201, created.text);
-  const appId: string = created.body.content.appId;
-  const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-    body: { email: developer.email, role: 'developer' },
-  });
-  assert.equal(added.status, 201, added.text);
-  return appId;
-}
+/** A new app of `owner` with `developer` on its team. */
+export const teamApp = (): Promise<string> => teamAppOf(owner, [[developer, 'developer']], 'Providers app');
 
 export const put = (client: OperatorClient, appId: string, body: unknown) =>
   client.call('updateAuthProviders', 'PUT', `/api/v1/apps/${appId}/auth-providers`, { body });

@@ -4,9 +4,8 @@
 // a full replacement read back exactly, the audit entry, field errors (the fee range, assets the app does not
 // configure, merge destinations) with nothing stored, who may read and change it, and cross-operator isolation.
 import { after, before } from 'node:test';
-import assert from 'node:assert/strict';
 import { updateAppSettings } from '../../../src/domain/apps/store';
-import { signInOperator, type OperatorClient } from '../../support/operators';
+import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 
 export const USDC = 'USDC:GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
@@ -40,21 +39,15 @@ export let outsider: OperatorClient;
 
 /** An app configuring USDC, with an admin and a developer besides its owner. */
 export async function teamApp(): Promise<string> {
-  const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-    body: { name: 'Fee policy app', network: 'testnet' },
-  });
-  assert.equal(created.status, 201, created.text);
-  const appId: string = created.body.content.appId;
+  const appId = await teamAppOf(
+    owner,
+    [
+      [admin, 'admin'],
+      [developer, 'developer'],
+    ],
+    'Fee policy app',
+  );
   await updateAppSettings(svc.deps.db, appId, { assets: [USDC] });
-  for (const [member, role] of [
-    [admin, 'admin'],
-    [developer, 'developer'],
-  ] as const) {
-    const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-      body: { email: member.email, role },
-    });
-    assert.equal(added.status, 201, added.text);
-  }
   return appId;
 }
 

@@ -3,8 +3,7 @@
 // setting off in tests/security/webhookSsrf.test.ts) with the retry schedule shortened to seconds, a real receiver,
 // operators (an owner with a developer on the team, and an outsider), and helpers. Tests are in <operationId>.test.ts.
 import { after, before } from 'node:test';
-import assert from 'node:assert/strict';
-import { signInOperator, type OperatorClient } from '../../support/operators';
+import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
 import { recordLowBalanceEvent, startWebhookReceiver, type WebhookReceiver } from '../../support/webhookReceiver';
 
@@ -16,18 +15,7 @@ export let developer: OperatorClient;
 export let outsider: OperatorClient;
 
 /** A new app of `owner`, with `developer` on its team. */
-export async function teamApp(): Promise<string> {
-  const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
-    body: { name: 'Hooks app', network: 'testnet' },
-  });
-  assert.equal(created.status, 201, created.text);
-  const appId: string = created.body.content.appId;
-  const added = await owner.call('addMember', 'POST', `/api/v1/apps/${appId}/members`, {
-    body: { email: developer.email, role: 'developer' },
-  });
-  assert.equal(added.status, 201, added.text);
-  return appId;
-}
+export const teamApp = (): Promise<string> => teamAppOf(owner, [[developer, 'developer']], 'Hooks app');
 
 export const path = (appId: string) => `/api/v1/apps/${appId}/webhooks`;
 export const getConfig = (client: OperatorClient, appId: string) => client.call('getWebhookConfig', 'GET', path(appId));
