@@ -27,15 +27,10 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/**
- * Verifies a delivery: `rawBody` exactly as received (before any JSON parsing), the request's headers, and the
- * app's signing secret (`whsec_...`; during a rotation, the new and the old one). Never throws for a bad delivery.
- */
-export function verifyWebhook<Data = Record<string, unknown>>(
-  rawBody: string,
+/** The three Standard Webhooks headers, or the failure a delivery without them is. */
+function standardHeaders(
   headers: HeaderBag,
-  secrets: string | string[],
-): WebhookVerification<Data> {
+): { ok: true; id: string; timestamp: string; signature: string } | Extract<WebhookVerification, { ok: false }> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signature = header(headers, 'webhook-signature');
@@ -45,6 +40,21 @@ export function verifyWebhook<Data = Record<string, unknown>>(
       reason: 'missing_headers',
       message: 'webhook-id, webhook-timestamp and webhook-signature are required',
     };
+  return { ok: true, id, timestamp, signature };
+}
+
+/**
+ * Verifies a delivery: `rawBody` exactly as received (before any JSON parsing), the request's headers, and the
+ * app's signing secret (`whsec_...`; during a rotation, the new and the old one). Never throws for a bad delivery.
+ */
+export function verifyWebhook<Data = Record<string, unknown>>(
+  rawBody: string,
+  headers: HeaderBag,
+  secrets: string | string[],
+): WebhookVerification<Data> {
+  const standard = standardHeaders(headers);
+  if (!standard.ok) return standard;
+  const { id, timestamp, signature } = standard;
   let verified = false;
   let lastError = 'no secret given';
   for (const secret of Array.isArray(secrets) ? secrets : [secrets]) {
@@ -108,15 +118,9 @@ export async function verifyWebhookWithPublicKey<Data = Record<string, unknown>>
   publicKey: string,
   now: Date = new Date(),
 ): Promise<WebhookVerification<Data>> {
-  const id = header(headers, 'webhook-id');
-  const timestamp = header(headers, 'webhook-timestamp');
-  const signature = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signature)
-    return {
-      ok: false,
-      reason: 'missing_headers',
-      message: 'webhook-id, webhook-timestamp and webhook-signature are required',
-    };
+  const standard = standardHeaders(headers);
+  if (!standard.ok) return standard;
+  const { id, timestamp, signature } = standard;
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - now.getTime() / 1000) > TOLERANCE_SECONDS)
     return { ok: false, reason: 'invalid_signature', message: 'the timestamp is missing or too far from now' };
   if (!/^whpk_[0-9A-Za-z+/]{43}=$/.test(publicKey))
