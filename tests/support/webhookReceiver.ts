@@ -22,7 +22,7 @@ export interface Answer {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface WebhookReceiver {

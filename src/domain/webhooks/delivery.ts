@@ -15,6 +15,7 @@ import type { Clock } from '../deps';
 import type { Sealer } from '../secrets/sealed';
 import { deliveryTarget, disableGoneEndpoint } from './endpoints';
 import { signatureHeaders } from './signing';
+import { safeText } from '../text/safeText';
 
 export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery';
 
@@ -104,11 +105,9 @@ export async function deliverWebhookEvent(deps: DeliveryDeps, data: unknown): Pr
   const target = await deliveryTarget(deps, event.app_id, now);
   const attempt = event.attempts + 1;
   let answer: EgressAnswer;
-  let url = target?.url ?? '';
   if (!target) {
     answer = { kind: 'failed', error: 'The app has no enabled webhook endpoint', latencyMs: 0 };
   } else {
-    url = target.url;
     const body = eventBody(event);
     const headers = signatureHeaders(target.secrets, { eventId: event.id, timestamp: now, body });
     answer = await postOnce(target.url, body, headers, {
@@ -128,12 +127,13 @@ export async function deliverWebhookEvent(deps: DeliveryDeps, data: unknown): Pr
       event_id: event.id,
       app_id: event.app_id,
       attempt,
-      url: url || '(none)',
+      url: target?.url ?? '(none)',
       attempted_at: now,
       status_code: answer.kind === 'answered' ? answer.status : null,
       latency_ms: answer.latencyMs,
       error: delivered ? null : failureOf(answer),
-      response_excerpt: answer.kind === 'answered' ? answer.excerpt : null,
+      // The receiver's text is hostile: a NUL (which PostgreSQL refuses) must not fail the attempt's record.
+      response_excerpt: answer.kind === 'answered' ? safeText(answer.excerpt) : null,
     });
     if (!sameCycle) return;
     const common = {

@@ -109,10 +109,21 @@ export async function postOnce(
         let size = 0;
         const done = () => {
           res.destroy();
+          const status = res.statusCode ?? 0;
+          // node:http takes any three digits; HTTP has no status outside 100-599, so such an answer is no answer.
+          if (status < 100 || status > 599) {
+            finish({
+              kind: 'failed',
+              error: `answered an invalid HTTP status (${status})`,
+              latencyMs: Date.now() - started,
+            });
+            return;
+          }
           const answer: EgressAnswer = {
             kind: 'answered',
-            status: res.statusCode ?? 0,
+            status,
             latencyMs: Date.now() - started,
+            // The receiver's bytes, as text: invalid UTF-8 becomes U+FFFD here; control characters are the caller's.
             excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
           };
           const wait = retryAfterSeconds(res.headers['retry-after']);
