@@ -24,6 +24,7 @@ import { createStellarGateway, type StellarGateway } from './infra/stellar/gatew
 import { ActivationQueue } from './domain/funding/queue';
 import { createMailer } from './infra/mail/index';
 import { startJobQueue, type JobQueue } from './infra/jobs/jobQueue';
+import { settleWithin } from './infra/jobs/settleWithin';
 import { jobRegistry } from './jobs/registry';
 import { createQueues, startWorkers } from './jobs/worker';
 import { loadServiceSecrets } from './infra/secrets/serviceSecret';
@@ -90,13 +91,6 @@ export interface StartOptions {
 
 /** How long closing waits for running background jobs (a pass waiting for a ledger holds only leases). */
 const JOBS_STOP_WAIT_MS = 2_000;
-
-/** Waits for `work`, at most `ms`. */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
 
 /** The background jobs this process runs: a worker all of them, the API's process none with WORKERS=off. */
 export function jobsToRun(config: Config, worker = false): string[] {
