@@ -52,7 +52,7 @@ function withoutExamples<T>(node: T): T {
 const CORS_ALLOWED_HEADERS = 'x-service-api-key, authorization, dpop, content-type, idempotency-key, x-request-id';
 /** Response headers a browser script may read. */
 const CORS_EXPOSED_HEADERS =
-  'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location, Idempotent-Replayed';
+  'X-Request-Id, WWW-Authenticate, DPoP-Nonce, Date, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Location, Idempotent-Replayed';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /** The URL the client addressed: PUBLIC_URL + path when configured, else scheme and Host of the request + path. */

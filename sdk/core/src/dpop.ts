@@ -8,7 +8,11 @@ export interface DpopSigner {
   /** RFC 7638 thumbprint of the public key: the `cnf.jkt` of tokens bound to this key. */
   readonly jkt: string;
   /** A proof for one request; `url` may carry a query (it is dropped). */
-  proof(method: string, url: string, opts?: { accessToken?: string; nonce?: string }): Promise<string>;
+  proof(
+    method: string,
+    url: string,
+    opts?: { accessToken?: string; nonce?: string; clockOffsetMs?: number },
+  ): Promise<string>;
 }
 
 async function sha256Base64url(text: string): Promise<string> {
@@ -29,16 +33,19 @@ export async function createDpopSigner(keyPair?: CryptoKeyPair): Promise<DpopSig
     jkt,
     async proof(method, url, opts = {}) {
       const u = new URL(url);
-      return new SignJWT({
-        jti: crypto.randomUUID(),
-        htm: method.toUpperCase(),
-        htu: `${u.protocol}//${u.host}${u.pathname}`,
-        ...(opts.nonce ? { nonce: opts.nonce } : {}),
-        ...(opts.accessToken ? { ath: await sha256Base64url(opts.accessToken) } : {}),
-      })
-        .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: publicJwk })
-        .setIssuedAt()
-        .sign(pair.privateKey);
+      return (
+        new SignJWT({
+          jti: crypto.randomUUID(),
+          htm: method.toUpperCase(),
+          htu: `${u.protocol}//${u.host}${u.pathname}`,
+          ...(opts.nonce ? { nonce: opts.nonce } : {}),
+          ...(opts.accessToken ? { ath: await sha256Base64url(opts.accessToken) } : {}),
+        })
+          .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk: publicJwk })
+          // The server's clock when it is known to differ (a proof's iat must be within its window, not ours).
+          .setIssuedAt(Math.floor((Date.now() + (opts.clockOffsetMs ?? 0)) / 1000))
+          .sign(pair.privateKey)
+      );
     },
   };
 }
@@ -49,33 +56,63 @@ export interface TokenSource {
 }
 
 /**
- * A fetch that adds `DPoP` (and `Authorization: DPoP <token>` when a token is set) to every request, keeps the
- * latest `DPoP-Nonce`, and retries once when the answer is 401 SDK_AUTH_DPOP_USE_NONCE (or a 400/401 carrying
- * `use_dpop_nonce` in WWW-Authenticate) with the new nonce. Each attempt gets a new proof.
+ * What the server told the client about proofs: its latest nonce and how far its clock is from ours. Shared by the
+ * fetch wrappers of one client, so the sign-in and the session calls use one nonce.
  */
-export function dpopFetch(signer: DpopSigner, tokens: TokenSource, baseFetch: typeof fetch = fetch): typeof fetch {
-  let nonce: string | undefined;
+export interface DpopServerState {
+  nonce?: string;
+  clockOffsetMs: number;
+}
+
+/** Clocks closer than this are treated as equal (Date has a one-second resolution; the server allows 30 s ahead). */
+const CLOCK_SKEW_IGNORED_MS = 10_000;
+
+function errorCodeIn(wwwAuthenticate: string): string | undefined {
+  return /error="?([a-z_]+)/.exec(wwwAuthenticate)?.[1];
+}
+
+/**
+ * A fetch that adds `DPoP` (and `Authorization: DPoP <token>` when a token is set) to every request, keeps the
+ * latest `DPoP-Nonce` and the server's clock (`Date`), and retries once when the answer asks for a new nonce
+ * (`use_dpop_nonce` in WWW-Authenticate) or refuses a proof whose time the server's clock showed to be off. Each
+ * attempt gets a new proof.
+ */
+export function dpopFetch(
+  signer: DpopSigner,
+  tokens: TokenSource,
+  baseFetch: typeof fetch = fetch,
+  server: DpopServerState = { clockOffsetMs: 0 },
+): typeof fetch {
   return async (input, init) => {
     const original = new Request(input, init);
     for (let attempt = 0; ; attempt++) {
       const request = original.clone();
       const accessToken = tokens.accessToken();
+      const offsetUsed = server.clockOffsetMs;
       request.headers.set(
         'dpop',
         await signer.proof(request.method, request.url, {
           ...(accessToken ? { accessToken } : {}),
-          ...(nonce ? { nonce } : {}),
+          ...(server.nonce ? { nonce: server.nonce } : {}),
+          clockOffsetMs: offsetUsed,
         }),
       );
       if (accessToken) request.headers.set('authorization', `DPoP ${accessToken}`);
       const response = await baseFetch(request);
       const fresh = response.headers.get('dpop-nonce');
-      const askedForNonce =
-        (response.status === 401 || response.status === 400) &&
-        /use_dpop_nonce/.test(response.headers.get('www-authenticate') ?? '');
-      if (fresh) nonce = fresh;
-      if (askedForNonce && fresh && attempt === 0) continue;
-      return response;
+      if (fresh) server.nonce = fresh;
+      const date = Date.parse(response.headers.get('date') ?? '');
+      if (Number.isFinite(date)) {
+        const offset = date - Date.now();
+        server.clockOffsetMs = Math.abs(offset) < CLOCK_SKEW_IGNORED_MS ? 0 : offset;
+      }
+      const refused = response.status === 401 || response.status === 400;
+      const error = refused ? errorCodeIn(response.headers.get('www-authenticate') ?? '') : undefined;
+      const retry =
+        attempt === 0 &&
+        ((error === 'use_dpop_nonce' && fresh !== null) ||
+          (error === 'invalid_dpop_proof' && server.clockOffsetMs !== offsetUsed));
+      if (!retry) return response;
     }
   };
 }

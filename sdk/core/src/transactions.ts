@@ -138,32 +138,49 @@ export async function build(
   return { status: 'built', txId, unsignedXdr, networkPassphrase, estimatedFeeXlm, summary };
 }
 
+export interface TxSigned {
+  status: 'signed';
+  txId: string;
+  /** The TransactionEnvelope with the wallet's signature (not submitted). */
+  signedXdr: string;
+}
+
+/** Which transaction to sign: one built by `build` (its txId), or any unsigned XDR of the wallet. */
+export type TxRef = { txId: string } | { unsignedXdr: string };
+
+/** Signs with the user's custodial key; nothing is submitted. */
+export async function sign(client: TxClient, tx: TxRef): Promise<TxSigned | TxError> {
+  const out = await client.signTransaction({
+    body: 'txId' in tx ? { txId: tx.txId } : { unsignedXdr: tx.unsignedXdr },
+  });
+  if (!out.ok) return errorOf(out);
+  return { status: 'signed', txId: out.content.txId, signedXdr: out.content.signedXdr };
+}
+
 /**
- * Signs a transaction with the user's custodial key (one built by `build`, by `txId`, or any unsigned XDR of the
- * wallet) and submits it wrapped in the app's fee-bump. Resolves to success (in a ledger) or pending (accepted, not
- * yet confirmed: `waitForTransaction(client, hash)`), or an error outcome (a sign error, a policy denial, Stellar's
+ * Submits a signed transaction wrapped in the app's fee-bump. Resolves to success (in a ledger) or pending
+ * (accepted, not yet confirmed: `waitForTransaction(client, hash)`), or an error outcome (a policy denial, Stellar's
  * rejection with `resultCode`, a network failure).
  *
  * Idempotency: the submit carries `options.idempotencyKey`, or a UUID generated for this call, so a retry of that
- * request (the DPoP nonce retry, or the caller's own retry with the same key) replays the first outcome instead of
- * paying twice. An error outcome returns the key used; pass it back when retrying after an ambiguous NETWORK_ERROR.
+ * request (the transport's retry, the DPoP nonce retry, or the caller's own retry with the same key) replays the
+ * first outcome instead of paying twice. An error outcome returns the key used; pass it back when retrying after an
+ * ambiguous NETWORK_ERROR.
  */
-export async function signAndSubmit(
-  client: TxClient,
-  tx: { txId: string } | { unsignedXdr: string },
-  options: SubmitOptions = {},
-): Promise<TxResult> {
+export async function submit(client: TxClient, signedXdr: string, options: SubmitOptions = {}): Promise<TxResult> {
   const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
-  const signed = await client.signTransaction({
-    body: 'txId' in tx ? { txId: tx.txId } : { unsignedXdr: tx.unsignedXdr },
-  });
-  // Nothing was submitted yet, so a sign failure carries no key to reuse.
-  if (!signed.ok) return errorOf(signed);
   const submitted = await client.submitTransaction({
-    body: { signedXdr: signed.content.signedXdr },
+    body: { signedXdr },
     headers: { 'Idempotency-Key': idempotencyKey },
   });
   return submittedOf(submitted, idempotencyKey);
+}
+
+/** `sign` then `submit`: the outcomes of `submit`, or the sign error (nothing was submitted then). */
+export async function signAndSubmit(client: TxClient, tx: TxRef, options: SubmitOptions = {}): Promise<TxResult> {
+  const signed = await sign(client, tx);
+  if (signed.status !== 'signed') return signed;
+  return submit(client, signed.signedXdr, options);
 }
 
 /**
