@@ -40,10 +40,15 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
   }
 }
 
+/** A request refused with these may go through with a renewed token (a refresh also tells whether it ended). */
+const RENEWABLE_CODES = new Set(['SDK_AUTH_TOKEN_EXPIRED', 'SDK_AUTH_INVALID_TOKEN']);
+
 /**
  * Session-aware requests: the access token is renewed first when it is about to expire, and a request refused with
- * SDK_AUTH_TOKEN_EXPIRED is sent once more after a renewal. That second send is safe for every method: the service
- * authenticates before it does anything, so a request refused for its token had no effect.
+ * SDK_AUTH_TOKEN_EXPIRED (or an access token the service no longer accepts) is sent once more after a renewal; when
+ * the renewal finds the session revoked, the session ends (auth state idle, SESSION_EXPIRED). The second send is safe
+ * for every method: the service authenticates before it does anything, so a request refused for its token had no
+ * effect.
  */
 function sessionFetch(inner: typeof fetch, session: SessionManager): typeof fetch {
   return async (input, init) => {
@@ -51,7 +56,7 @@ function sessionFetch(inner: typeof fetch, session: SessionManager): typeof fetc
     if (session.accessToken()) await session.ensureFresh();
     const response = await inner(request.clone());
     if (response.status !== 401 || !session.accessToken()) return response;
-    if ((await errorCodeOf(response)) !== 'SDK_AUTH_TOKEN_EXPIRED') return response;
+    if (!RENEWABLE_CODES.has((await errorCodeOf(response)) ?? '')) return response;
     if (!(await session.refresh())) return response;
     return inner(request.clone());
   };

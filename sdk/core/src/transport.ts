@@ -59,8 +59,12 @@ async function attemptOnce(inner: typeof fetch, request: Request, timeoutMs: num
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(new RequestTimeoutError(timeoutMs)), timeoutMs);
   const signal = AbortSignal.any([request.signal, timer.signal]);
+  // Settles on abort even when `inner` (an app's own fetch) ignores the signal.
+  const aborted = new Promise<never>((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
   try {
-    return await inner(new Request(request, { signal }));
+    return await Promise.race([inner(new Request(request, { signal })), aborted]);
   } catch (err) {
     if (timer.signal.aborted && !request.signal.aborted) throw new RequestTimeoutError(timeoutMs);
     throw err;
