@@ -1,11 +1,12 @@
 // npm test: the tests, on a fresh machine with nothing but Node and npm (`make test` runs `make lint` first: contract,
 // generated code, types, ESLint, format and dependency rules).
-//   1. unit + integration + contract tests (node's test runner) on a fresh embedded PostgreSQL
+//   1. unit + integration + contract + browser tests (node's test runner) on a fresh embedded PostgreSQL (the browser
+//      tests use Debian's Chromium, installed first when missing and this runs as root)
 //   2. with CI=true, the integration, contract and security tests again on the machine's PostgreSQL (127.0.0.1:5432)
 // Options: --only=<glob> runs just those test files (skips 2); TEST_DATABASE_URL=<admin url> uses that PostgreSQL
 // instead of the embedded one.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDatabaseReachable } from '../src/infra/db/database';
@@ -42,6 +43,22 @@ async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Pr
   }
 }
 
+/**
+ * The browser tests drive Debian's Chromium (never a downloaded browser). A fresh machine lacks it: as root, this
+ * installs Debian's package (the registries reachable here include Debian's); otherwise the browser tests say how.
+ */
+async function ensureChromium(): Promise<void> {
+  if (existsSync('/usr/bin/chromium') || process.env.CHROMIUM_PATH) return;
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    process.stdout.write("\n(Chromium is missing: the browser tests will fail; run 'apt-get install -y chromium')\n");
+    return;
+  }
+  step("Debian's Chromium for the browser tests (apt-get install -y chromium, a minute or two)");
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get', ['update', '-q'], env);
+  await run('apt-get', ['install', '-y', '-q', 'chromium'], env);
+}
+
 async function nodeTests(files: string[], adminUrl: string, label: string): Promise<void> {
   step(`tests (${label})`);
   await run(
@@ -67,6 +84,7 @@ async function main(): Promise<void> {
     stopEmbedded = () => embedded.stop();
     process.stdout.write(`started on port ${port}\n`);
   }
+  if (!only || only.includes('browser')) await ensureChromium();
   try {
     await nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract');
   } finally {

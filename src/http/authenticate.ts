@@ -29,6 +29,12 @@ export interface GateRequest {
   /** The URL as the client addressed it, for DPoP `htu` (scheme, host, path). */
   url: string;
   headers: IncomingHttpHeaders;
+  /**
+   * Told as soon as a browser's Origin is found allowed for the key's app, before the later checks: the answers of
+   * those checks (a DPoP nonce to use, an expired token) must be readable by that page too, or a browser client
+   * could never follow them.
+   */
+  onOriginAllowed?: (origin: string) => void;
 }
 
 export interface Gate {
@@ -68,7 +74,7 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
   }
 
   function requireKeyOfType(type: ApiKeyType): SchemeCheck {
-    return async ({ headers }, auth) => {
+    return async ({ headers, onOriginAllowed }, auth) => {
       // 1. form: present and of the spec's shape (no database work for garbage)
       const raw = header(headers, 'x-service-api-key');
       if (!raw) throw new AppError('INVALID_CREDENTIALS', { message: 'Missing x-service-api-key header' });
@@ -103,7 +109,7 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
             message: 'This origin is not allowed for the app (add it under Build, Domains)',
           });
         }
-        auth.allowedOrigin = origin;
+        onOriginAllowed?.(origin);
       }
       touch(found.key.id, now);
       // The prefix fixes the network; the stored network always agrees (it was minted from the same prefix).

@@ -117,16 +117,17 @@ export async function createOperationRouter(
       const usesDpop = (op.security as readonly (readonly string[])[]).some((r) => r.includes('dpopProof'));
       // Every answer of a DPoP operation, errors included, carries the nonce the next proof should use.
       if (usesDpop) res.setHeader('DPoP-Nonce', gate.dpopNonce());
+      // An allowed browser origin may read every answer from here on, the gate's own refusals included.
       const auth = await gate.authenticate(op.security, {
         method: req.method,
         url: requestUrl(req, publicUrl),
         headers: req.headers,
+        onOriginAllowed: (origin) => {
+          res.setHeader('Vary', 'Origin');
+          res.setHeader('Access-Control-Allow-Origin', origin);
+          res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+        },
       });
-      if (auth.allowedOrigin) {
-        res.setHeader('Vary', 'Origin');
-        res.setHeader('Access-Control-Allow-Origin', auth.allowedOrigin);
-        res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
-      }
       // 2b. the rate limit, only for an authenticated key, in the sender's own bucket (limits.ts: per secret key, per
       // signed-in user, or per publishable key and client address), before validation so garbage is limited too
       const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';

@@ -33,8 +33,6 @@ export interface AuthContext {
   user?: AuthenticatedUser;
   /** The app key the request presented in x-service-api-key, looked up and checked. */
   apiKey?: AuthenticatedKey;
-  /** The request's browser origin, present only when it is in the app's allowed origins (CORS echoes it). */
-  allowedOrigin?: string;
   /** The verified access token's DPoP key thumbprint: the request's proof must be signed by that key. */
   tokenJkt?: string;
   /** The access token itself, for the proof's `ath` (never logged). */

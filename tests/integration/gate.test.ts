@@ -142,6 +142,19 @@ describe('the gate: API keys and origins', () => {
     assert.equal(invalid.headers.get('access-control-allow-origin'), 'https://app.example.com');
   });
 
+  test("an allowed Origin can read the gate's own refusals after the key check (a DPoP nonce to use, a missing proof)", async () => {
+    // Without these headers a browser sees only a network error and can never follow the nonce or refresh a token.
+    const res = await call(svc.url, 'verifyEmailSignIn', 'POST', '/v1/auth/email/verify', {
+      headers: { 'x-service-api-key': creds.publishableKey, origin: 'https://app.example.com' },
+      body: { email: 'u@example.com', code: '123456' },
+    });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'SDK_AUTH_DPOP_REQUIRED');
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://app.example.com');
+    const exposed = res.headers.get('access-control-expose-headers') ?? '';
+    for (const name of ['DPoP-Nonce', 'WWW-Authenticate', 'Date']) assert.match(exposed, new RegExp(`\\b${name}\\b`));
+  });
+
   test('preflight: OPTIONS on a contract path answers 204 with the methods and headers; not on an unknown path', async () => {
     const res = await rawCall(svc.url, 'OPTIONS', '/v1/wallets/fund', {
       headers: {

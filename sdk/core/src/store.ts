@@ -4,13 +4,14 @@
 
 export type Listener<S> = (state: S) => void;
 
+// Function-valued properties rather than methods: they do not use `this`, so `const { get } = store` is safe.
 export interface Readable<S> {
-  get(): S;
-  subscribe(listener: Listener<S>): () => void;
+  get: () => S;
+  subscribe: (listener: Listener<S>) => () => void;
 }
 
 export interface Store<S> extends Readable<S> {
-  set(state: S): void;
+  set: (state: S) => void;
 }
 
 export function createStore<S>(initial: S): Store<S> {

@@ -1,0 +1,36 @@
+// The example wallet: sign in with an email code, see the funded wallet and its balances, send a payment, see it in
+// the history. Everything comes from @onboard/react's hooks and components.
+import { HistoryList, SendForm, SignInForm, useAuth, useOnboard, WalletCard } from '@onboard/react';
+
+export function App() {
+  const client = useOnboard();
+  const { state, logout } = useAuth();
+  return (
+    <main className="app">
+      <header className="app-header">
+        <h1>Onboard example wallet</h1>
+        {state.step === 'authenticated' && (
+          <div className="app-user">
+            <span data-testid="user-email">{state.session.user.email}</span>
+            <button type="button" onClick={() => void logout()}>
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      {state.step === 'restoring' && <p aria-live="polite">Loading…</p>}
+      {state.step !== 'authenticated' && state.step !== 'restoring' && (
+        <div className="app-narrow">
+          <SignInForm />
+        </div>
+      )}
+      {state.step === 'authenticated' && (
+        <div className="app-grid">
+          <WalletCard />
+          <SendForm onSent={() => void client.loadHistory({ limit: 10 })} />
+          <HistoryList className="app-wide" />
+        </div>
+      )}
+    </main>
+  );
+}

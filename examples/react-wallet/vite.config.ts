@@ -1,0 +1,47 @@
+// The example app's Vite configuration. The client library is taken from its sources in this repository (aliases),
+// so the example always runs the library as it is now. The app reads its settings at run time from
+// /onboard.config.json: in dev mode this config serves that file from the environment (`. .data/demo-keys.env`
+// sets ONBOARD_URL and ONBOARD_PUBLISHABLE_KEY; ONBOARD_MOCK=1 points it at the Prism mock of `npm run mock`); a
+// built copy gets the file written next to index.html by whoever serves it.
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+import react from '@vitejs/plugin-react';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+/** Prism (`npm run mock`) checks no signature, so any well-formed publishable key does there. */
+const MOCK = {
+  baseUrl: 'http://127.0.0.1:4010',
+  publishableKey: `pub_testnet_${'MockOnlyNotARealKey'.padEnd(32, '0')}`,
+};
+
+function runtimeConfig(): Plugin {
+  return {
+    name: 'onboard-runtime-config',
+    configureServer(server) {
+      server.middlewares.use('/onboard.config.json', (_req, res) => {
+        const config =
+          process.env.ONBOARD_MOCK === '1'
+            ? MOCK
+            : { baseUrl: process.env.ONBOARD_URL, publishableKey: process.env.ONBOARD_PUBLISHABLE_KEY };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(config));
+      });
+    },
+  };
+}
+
+export default defineConfig({
+  root: here,
+  plugins: [react(), runtimeConfig()],
+  resolve: {
+    alias: {
+      '@onboard/core': `${repo}sdk/core/src/index.ts`,
+      '@onboard/react/styles.css': `${repo}sdk/react/styles.css`,
+      '@onboard/react': `${repo}sdk/react/src/index.ts`,
+    },
+  },
+  // The dev origin the demo app allows (make run seeds it with http://localhost:5173).
+  server: { port: 5173, strictPort: true, fs: { allow: [repo] } },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+});

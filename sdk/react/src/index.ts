@@ -1,0 +1,10 @@
+// @onboard/react: the client library for React >= 18. A provider for one Onboard client, hooks over its state
+// machines, and plain accessible components (sign-in, wallet and balances, send, history) to use or replace. Styles
+// are opt-in: `import '@onboard/react/styles.css'`.
+export { OnboardProvider, useOnboard, type OnboardProviderProps } from './context.js';
+export { useAuth, useBalances, useHistory, useSession, useStore, useTransaction, useWallet } from './hooks.js';
+export { authMessage, txMessage } from './messages.js';
+export { SignInForm, type SignInFormProps } from './components/SignInForm.js';
+export { WalletCard } from './components/WalletCard.js';
+export { SendForm, type SendFormProps } from './components/SendForm.js';
+export { HistoryList } from './components/HistoryList.js';

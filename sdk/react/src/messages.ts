@@ -1,0 +1,35 @@
+// Readable messages for the codes the components show. Apps that write their own components can use them too.
+import type { AuthErrorCode } from '@onboard/core';
+
+const AUTH_MESSAGES: Partial<Record<AuthErrorCode, string>> = {
+  EMAIL_CODE_INVALID: 'That code is not right, or it has expired. Check the latest email or ask for a new code.',
+  EMAIL_SEND_FAILED: 'The code could not be sent. Check the address and try again.',
+  RATE_LIMITED: 'Too many attempts. Wait a moment and try again.',
+  NETWORK_ERROR: 'The service could not be reached. Check your connection and try again.',
+  SESSION_EXPIRED: 'Your session ended. Please sign in again.',
+  SIGNED_OUT: 'You are signed out.',
+  ORIGIN_NOT_ALLOWED: 'This site is not allowed to sign in to the app (allowed origins, in the dashboard).',
+  AUTH_PROVIDER_NOT_CONFIGURED: 'This sign-in method is not enabled for the app.',
+  OAUTH_CANCELLED: 'Sign-in was cancelled.',
+  POPUP_BLOCKED: 'The sign-in window was blocked. Allow popups for this site and try again.',
+  EXTERNAL_AUTH_FAILED: 'The provider could not sign you in. Try again.',
+  LOGIN_TIMEOUT: 'Sign-in took too long. Try again.',
+};
+
+/** A sentence for an auth error code (falls back to the service's message). */
+export function authMessage(code: AuthErrorCode, fallback?: string): string {
+  return AUTH_MESSAGES[code] ?? fallback ?? 'Something went wrong. Try again.';
+}
+
+const TX_MESSAGES: Record<string, string> = {
+  tx_insufficient_balance: 'Not enough balance for this payment (a wallet keeps a minimum reserve).',
+  op_underfunded: 'Not enough balance for this payment.',
+  op_no_destination: 'The destination account does not exist yet.',
+  op_no_trust: 'The destination cannot receive this asset (no trustline).',
+  op_line_full: 'The destination cannot hold that much of this asset.',
+};
+
+/** A sentence for a failed transaction, from Stellar's result code or the service's message. */
+export function txMessage(resultCode: string | undefined, fallback?: string): string {
+  return (resultCode && TX_MESSAGES[resultCode]) ?? fallback ?? 'The payment failed.';
+}

@@ -1,0 +1,125 @@
+// The example app in headless Chromium against the live service on localnet: sign in with an email code, the funded
+// wallet and its balance shown, a payment sent and shown in the history, a reload keeps the session, the DPoP private
+// key in IndexedDB is not extractable, a second tab follows the sign-out. Each step's screenshot is written under
+// test-output/browser/ and checked not to be blank.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { addAppOrigins } from '../../src/domain/apps/store';
+import { launchChromium, screenshot } from '../support/browser';
+import { serveExample, type ServedExample } from '../support/exampleApp';
+import { appWithWallet } from '../support/funding';
+import { latestCode, testEmail } from '../support/operators';
+import { startTestService, type TestService } from '../support/service';
+
+let svc: TestService;
+let example: ServedExample;
+let browser: Browser;
+let context: BrowserContext;
+let appWallet: string;
+
+before(async () => {
+  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
+  const seeded = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '10' } });
+  appWallet = seeded.appWallet.publicKey;
+  example = await serveExample({ baseUrl: svc.url, publishableKey: seeded.creds.publishableKey });
+  await addAppOrigins(svc.deps.db, seeded.app.id, [example.origin]);
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+});
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  await example?.stop();
+  await svc?.stop();
+});
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto(example.url);
+  await page.getByLabel('Email').fill(email);
+  await screenshot(page, '01-email');
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code').waitFor();
+  await page.getByLabel('Code').fill('000000');
+  await page.getByRole('button', { name: 'Verify' }).click();
+  // A wrong code is shown next to the field; the right one signs in.
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').innerText(), /not right/);
+  await screenshot(page, '02-wrong-code');
+  await page.getByLabel('Code').fill(latestCode(svc, email));
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await page.getByTestId('user-email').waitFor();
+}
+
+test('the example wallet: sign in, funded wallet, a payment in the history, reload, non-extractable key, two tabs', async () => {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  const email = testEmail('browser');
+  await signIn(page, email);
+  assert.equal(await page.getByTestId('user-email').innerText(), email);
+
+  // The funded wallet and its starting balance.
+  await page
+    .getByTestId('wallet-funded')
+    .filter({ hasText: /^funded$/ })
+    .waitFor({ timeout: 20_000 });
+  await page.getByRole('button', { name: 'Refresh' }).first().click();
+  await page.getByTestId('balance-XLM').waitFor();
+  assert.match(await page.getByTestId('balance-XLM').innerText(), /10(\.0+)?/);
+  await screenshot(page, '03-funded-wallet');
+
+  // A payment of 1 XLM to the app's wallet, followed to success and shown in the history.
+  await page.getByLabel('To (Stellar address)').fill(appWallet);
+  await page.getByLabel('Amount').fill('1');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByTestId('send-status').getByText('Sent.').waitFor({ timeout: 30_000 });
+  await page.getByTestId('history').locator('li[data-status="SUCCESS"]').filter({ hasText: /1 XLM/ }).first().waitFor();
+  await screenshot(page, '04-payment-in-history');
+
+  // A reload keeps the session (tokens in localStorage, the key in IndexedDB).
+  await page.reload();
+  await page.getByTestId('user-email').waitFor();
+  await screenshot(page, '05-after-reload');
+
+  // The DPoP private key is a non-extractable CryptoKey: script can sign with it but never read it out.
+  const key = await page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('onboard');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(new Error(String(open.error)));
+    });
+    const records = await new Promise<unknown[]>((resolve, reject) => {
+      const all = db.transaction('dpop-keys').objectStore('dpop-keys').getAll();
+      all.onsuccess = () => resolve(all.result);
+      all.onerror = () => reject(new Error(String(all.error)));
+    });
+    const pair = records[0] as CryptoKeyPair;
+    let exported = 'refused';
+    try {
+      await crypto.subtle.exportKey('jwk', pair.privateKey);
+      exported = 'exported';
+    } catch {
+      // expected: InvalidAccessError
+    }
+    return {
+      count: records.length,
+      type: pair.privateKey.type,
+      extractable: pair.privateKey.extractable,
+      algorithm: (pair.privateKey.algorithm as EcKeyAlgorithm).namedCurve,
+      exported,
+    };
+  });
+  assert.deepEqual(key, { count: 1, type: 'private', extractable: false, algorithm: 'P-256', exported: 'refused' });
+
+  // A second tab shares the session, and follows a sign-out made in the first.
+  const second = await context.newPage();
+  await second.goto(example.url);
+  await second.getByTestId('user-email').waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('Email').waitFor();
+  await second.getByLabel('Email').waitFor({ timeout: 10_000 });
+  assert.match(await second.locator('.onb-signin').innerText(), /signed out/i);
+  await screenshot(second, '06-second-tab-signed-out');
+  assert.deepEqual(errors, []);
+});
