@@ -1,8 +1,10 @@
 // Publishable sdk packages (issue 14, item 7): every sdk/<package> is packed as npm would publish it (`npm pack`, which
 // builds dist/ through `prepack`), the tarballs are installed into an empty project outside the repository, and a plain
 // ESM script there calls the Prism mock through the installed package, while tsc checks a TypeScript consumer against
-// the packed declarations (module NodeNext, as a Node user compiles). The tarball must hold its build, its LICENSE
-// and nothing that points outside it: every relative import of its JavaScript and declarations resolves inside.
+// the packed declarations (module NodeNext, as a Node user compiles), and a browser app using @onboard/react (with
+// React from the registry) type-checks in a strict project of its own and bundles with Vite. The tarball must hold its
+// build, its LICENSE and nothing that points outside it: every relative import of its JavaScript and declarations
+// resolves inside, every bare import is a dependency or peer dependency.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -19,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'vite';
 import { projectRoot } from '../../src/paths';
 import { sampleCredentials } from '../support/credentials';
 import { startPrism, type Prism } from '../support/prism';
@@ -32,8 +35,9 @@ interface Manifest {
   license?: string;
   main?: string;
   types?: string;
-  exports?: Record<string, { types?: string; import?: string }>;
+  exports?: Record<string, { types?: string; import?: string } | string>;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 /** An envelope example of the contract. */
 interface Example {
@@ -107,7 +111,21 @@ describe('sdk packages as npm publishes them', () => {
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }),
     );
-    await npm(['install', '--no-audit', '--no-fund', '--prefer-offline', ...packed.map((p) => p.tarball)], consumer);
+    // React as an app has it (the peer of @onboard/react), from the registry or npm's cache.
+    await npm(
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        ...packed.map((p) => p.tarball),
+        'react@19.3.1',
+        'react-dom@19.3.1',
+        '@types/react@19.3.0',
+        '@types/react-dom@19.3.0',
+      ],
+      consumer,
+    );
     prism = await prismStarted;
   });
 
@@ -128,9 +146,13 @@ describe('sdk packages as npm publishes them', () => {
         `${name}: LICENSE is a copy of the root LICENSE`,
       );
       assert.ok(files.includes('LICENSE'), `${name}: LICENSE packed`);
-      for (const f of files)
+      // Besides the build: a stylesheet the package exports (@onboard/react/styles.css).
+      const exported = Object.values(manifest.exports ?? {}).filter((t): t is string => typeof t === 'string');
+      for (const f of files) {
+        if (exported.includes(`./${f}`)) continue;
         assert.match(f, /^(dist\/.+\.(js|d\.ts)|package\.json|LICENSE|README\.md)$/, `${name}: unexpected file ${f}`);
-      const entry = manifest.exports?.['.'];
+      }
+      const entry = manifest.exports?.['.'] as { types?: string; import?: string } | undefined;
       assert.ok(entry?.types && entry?.import, `${name}: exports["."] names types and import`);
       for (const target of [entry.types, entry.import, manifest.types, manifest.main]) {
         assert.ok(target && files.includes(target.replace(/^\.\//, '')), `${name}: ${target} is in the tarball`);
@@ -141,7 +163,7 @@ describe('sdk packages as npm publishes them', () => {
   it('the installed packages reach nothing outside themselves', () => {
     for (const { manifest } of packed) {
       const root = join(consumer, 'node_modules', ...manifest.name.split('/'));
-      const deps = Object.keys(manifest.dependencies ?? {});
+      const deps = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
       for (const file of walk(root).filter((f) => /\.(js|d\.ts)$/.test(f))) {
         const source = readFileSync(file, 'utf8');
         const where = `${manifest.name}/${relative(root, file)}`;
@@ -250,5 +272,61 @@ void onboard.fundWallet({});
     ).catch((err: { stdout?: string; stderr?: string }) => {
       assert.fail(`tsc on the consumer failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
     });
+  });
+
+  it('a browser app with @onboard/react type-checks (strict, bundler resolution) and bundles with Vite', async () => {
+    const app = join(consumer, 'web');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    writeFileSync(
+      join(app, 'src', 'main.ts'),
+      `import { createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createOnboard, AUTH_ERROR_CODES, type AuthState } from '@onboard/core';
+import { OnboardProvider, SignInForm, WalletCard, useAuth } from '@onboard/react';
+import '@onboard/react/styles.css';
+const client = createOnboard({ publishableKey: 'pub_testnet_${'A'.repeat(32)}', baseUrl: 'https://api.example.com' });
+const first: AuthState = client.auth.get();
+function Status() {
+  return createElement('p', null, useAuth().state.step);
+}
+createRoot(document.getElementById('root')!).render(
+  createElement(OnboardProvider, { client }, createElement(SignInForm), createElement(WalletCard), createElement(Status)),
+);
+console.log(first.step, AUTH_ERROR_CODES.size);
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        include: ['src'],
+      }),
+    );
+    await run(process.execPath, [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', app], { cwd: app }).catch(
+      (err: { stdout?: string; stderr?: string }) => {
+        assert.fail(`tsc on the web app failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+      },
+    );
+    writeFileSync(join(app, 'index.html'), '<div id="root"></div><script type="module" src="/src/main.ts"></script>');
+    await build({ configFile: false, root: app, logLevel: 'silent', build: { outDir: join(app, 'dist') } });
+    const assets = readdirSync(join(app, 'dist', 'assets'));
+    const js = assets.find((f) => f.endsWith('.js'));
+    assert.ok(js, `a bundle was written: ${assets.join(', ')}`);
+    assert.ok(
+      assets.some((f) => f.endsWith('.css')),
+      'the stylesheet was bundled',
+    );
+    const code = readFileSync(join(app, 'dist', 'assets', js), 'utf8');
+    assert.doesNotMatch(code, /from\s*["']@onboard\//, 'every import was resolved into the bundle');
+    assert.match(code, /x-service-api-key/);
   });
 });

@@ -6,6 +6,7 @@ import type {
   BalanceState,
   HistoryParams,
   HistoryState,
+  Onboard,
   Readable,
   SessionInfo,
   TxState,
@@ -18,8 +19,18 @@ export function useStore<S>(store: Readable<S>): S {
   return useSyncExternalStore(subscribe, store.get, store.get);
 }
 
+export interface AuthHook {
+  state: AuthState;
+  beginEmailLogin: Onboard['beginEmailLogin'];
+  sendEmailCode: Onboard['sendEmailCode'];
+  verifyEmailCode: Onboard['verifyEmailCode'];
+  loginWithOAuth: Onboard['loginWithOAuth'];
+  cancelLogin: Onboard['cancelLogin'];
+  logout: Onboard['logout'];
+}
+
 /** The auth state and the sign-in flow's steps. */
-export function useAuth() {
+export function useAuth(): AuthHook {
   const client = useOnboard();
   const state: AuthState = useStore(client.auth);
   return {
@@ -40,14 +51,17 @@ export function useSession(): SessionInfo | undefined {
 }
 
 /** The session's wallet, and a refresh (e.g. to see `funded` turn true in Deferred funding). */
-export function useWallet() {
+export function useWallet(): { wallet: SessionInfo['wallet'] | undefined; refresh: Onboard['getWallet'] } {
   const client = useOnboard();
   const session = useSession();
   return { wallet: session?.wallet, refresh: client.getWallet };
 }
 
 /** Balances, loaded once signed in (unless `auto: false`), and a refresh. */
-export function useBalances(options: { auto?: boolean } = {}) {
+export function useBalances(options: { auto?: boolean } = {}): {
+  state: BalanceState;
+  refresh: Onboard['refreshBalances'];
+} {
   const client = useOnboard();
   const state: BalanceState = useStore(client.balances);
   const session = useSession();
@@ -59,7 +73,10 @@ export function useBalances(options: { auto?: boolean } = {}) {
 }
 
 /** The history, loaded once signed in with `params` (unless `auto: false`), and load(params) for other pages. */
-export function useHistory(params: HistoryParams = { limit: 10 }, options: { auto?: boolean } = {}) {
+export function useHistory(
+  params: HistoryParams = { limit: 10 },
+  options: { auto?: boolean } = {},
+): { state: HistoryState; load: Onboard['loadHistory'] } {
   const client = useOnboard();
   const state: HistoryState = useStore(client.history);
   const session = useSession();
@@ -71,8 +88,19 @@ export function useHistory(params: HistoryParams = { limit: 10 }, options: { aut
   return { state, load: client.loadHistory };
 }
 
+export interface TransactionHook {
+  state: TxState;
+  build: Onboard['buildTx'];
+  sign: Onboard['signTx'];
+  submit: Onboard['submitTx'];
+  signAndSubmit: Onboard['signAndSubmitTx'];
+  run: Onboard['runTx'];
+  wait: Onboard['waitForTx'];
+  reset: Onboard['resetTransaction'];
+}
+
 /** The transaction in progress and the steps that drive it. */
-export function useTransaction() {
+export function useTransaction(): TransactionHook {
   const client = useOnboard();
   const state: TxState = useStore(client.transaction);
   return {

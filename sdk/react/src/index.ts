@@ -2,7 +2,17 @@
 // machines, and plain accessible components (sign-in, wallet and balances, send, history) to use or replace. Styles
 // are opt-in: `import '@onboard/react/styles.css'`.
 export { OnboardProvider, useOnboard, type OnboardProviderProps } from './context.js';
-export { useAuth, useBalances, useHistory, useSession, useStore, useTransaction, useWallet } from './hooks.js';
+export {
+  useAuth,
+  useBalances,
+  useHistory,
+  useSession,
+  useStore,
+  useTransaction,
+  useWallet,
+  type AuthHook,
+  type TransactionHook,
+} from './hooks.js';
 export { authMessage, txMessage } from './messages.js';
 export { SignInForm, type SignInFormProps } from './components/SignInForm.js';
 export { WalletCard } from './components/WalletCard.js';
