@@ -1,8 +1,9 @@
 // The example app's Vite configuration. The client library is taken from its sources in this repository (aliases),
 // so the example always runs the library as it is now. The app reads its settings at run time from
 // /onboard.config.json: in dev mode this config serves that file from the environment (`. .data/demo-keys.env`
-// sets ONBOARD_URL and ONBOARD_PUBLISHABLE_KEY; ONBOARD_MOCK=1 points it at the Prism mock of `npm run mock`); a
-// built copy gets the file written next to index.html by whoever serves it.
+// sets ONBOARD_URL and ONBOARD_PUBLISHABLE_KEY; ONBOARD_MOCK=1 points it at the Prism mock of `npm run mock`;
+// ONBOARD_DEV_WALLET=1 offers sign-in with a development Stellar wallet); a built copy gets the file written next to
+// index.html by whoever serves it.
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
@@ -23,7 +24,11 @@ function runtimeConfig(): Plugin {
         const config =
           process.env.ONBOARD_MOCK === '1'
             ? MOCK
-            : { baseUrl: process.env.ONBOARD_URL, publishableKey: process.env.ONBOARD_PUBLISHABLE_KEY };
+            : {
+                baseUrl: process.env.ONBOARD_URL,
+                publishableKey: process.env.ONBOARD_PUBLISHABLE_KEY,
+                devWallet: process.env.ONBOARD_DEV_WALLET === '1',
+              };
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(config));
       });
@@ -36,6 +41,7 @@ export default defineConfig({
   plugins: [react(), runtimeConfig()],
   resolve: {
     alias: {
+      '@onboard/core/dev-wallet': `${repo}sdk/core/src/devWallet.ts`,
       '@onboard/core': `${repo}sdk/core/src/index.ts`,
       '@onboard/react/styles.css': `${repo}sdk/react/styles.css`,
       '@onboard/react': `${repo}sdk/react/src/index.ts`,
@@ -43,5 +49,6 @@ export default defineConfig({
   },
   // The dev origin the demo app allows (make run seeds it with http://localhost:5173).
   server: { port: 5173, strictPort: true, fs: { allow: [repo] } },
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  // The dev wallet's chunk carries @stellar/stellar-sdk (loaded only when the dev wallet is offered).
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
 });

@@ -11,7 +11,7 @@ export type Webhooks = OnStellarTxWebhookRequest | OnWalletCreatedWebhookRequest
  *
  * Stable machine-readable error code. The HTTP status of each code is fixed by this catalogue.
  */
-export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
+export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
 
 /**
  * Error
@@ -104,7 +104,7 @@ export type PublicKey = string;
  *
  * How an end user signs in to the app.
  */
-export type AuthProvider = 'email' | 'google' | 'github';
+export type AuthProvider = 'email' | 'google' | 'github' | 'stellar';
 
 /**
  * Network
@@ -123,14 +123,18 @@ export type Timestamp = string;
 /**
  * Wallet
  *
- * The session user's custodial wallet on the session's network.
+ * The session user's wallet on the session's network: a custodial wallet whose key the service holds under key management (`custody: custodial`, created at the first sign-in by email, Google or GitHub), or the account of the user's own Stellar wallet (`custody: external`, after verifyWalletSignIn), which the user's wallet signs for.
  */
 export type Wallet = {
     walletId: string;
     publicKey: PublicKey;
     network: Network;
     /**
-     * True when the reserve is sponsored on-chain (the wallet can transact).
+     * Who holds the key; an external wallet's transactions are signed in the client.
+     */
+    custody: 'custodial' | 'external';
+    /**
+     * True when the wallet can transact: its reserve sponsored on-chain (custodial), or the account exists on the ledger (external).
      */
     funded: boolean;
     fundedAt?: Timestamp | null;
@@ -824,6 +828,12 @@ export type AuthProviders = {
          */
         clientSecretSet: boolean;
     };
+    /**
+     * Sign-in with the user's own Stellar wallet (SEP-10; the wallet is then in the user's custody). Off unless turned on.
+     */
+    stellar: {
+        enabled: boolean;
+    };
 };
 
 /**
@@ -842,6 +852,12 @@ export type AuthProvidersInput = {
     github: {
         enabled: boolean;
         clientId?: string | null;
+    };
+    /**
+     * Sign-in with the user's own Stellar wallet (SEP-10). Omitted keeps the stored setting (off by default).
+     */
+    stellar?: {
+        enabled: boolean;
     };
 };
 
@@ -1268,9 +1284,9 @@ export type WebhookWalletCreated = {
         walletId: string;
         address: PublicKey;
         /**
-         * pending (Immediate mode, activation under way) or unfunded (Deferred mode, waiting to be funded).
+         * pending (Immediate mode, activation under way), unfunded (Deferred mode, waiting to be funded), or external (the account of the user's own Stellar wallet, recorded at its first wallet sign-in; never funded by the app).
          */
-        status: 'pending' | 'unfunded';
+        status: 'pending' | 'unfunded' | 'external';
     };
 };
 
@@ -1455,6 +1471,12 @@ export type AuthProvidersInputWritable = {
         enabled: boolean;
         clientId?: string | null;
         clientSecret?: string | null;
+    };
+    /**
+     * Sign-in with the user's own Stellar wallet (SEP-10). Omitted keeps the stored setting (off by default).
+     */
+    stellar?: {
+        enabled: boolean;
     };
 };
 
@@ -2426,6 +2448,143 @@ export type CompleteOAuthSignInResponses = {
 };
 
 export type CompleteOAuthSignInResponse = CompleteOAuthSignInResponses[keyof CompleteOAuthSignInResponses];
+
+export type CreateWalletSignInChallengeData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The user's Stellar account (G-address) that will sign the challenge.
+         */
+        account: PublicKey;
+    };
+    url: '/v1/auth/wallet/challenge';
+};
+
+export type CreateWalletSignInChallengeErrors = {
+    /**
+     * `account` missing or not a G-address (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Stellar wallet sign-in is turned off for the app (AUTH_PROVIDER_DISABLED), the key is a secret key (API_KEY_TYPE_NOT_ALLOWED), or the browser origin is not allowed (ORIGIN_NOT_ALLOWED).
+     */
+    403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type CreateWalletSignInChallengeError = CreateWalletSignInChallengeErrors[keyof CreateWalletSignInChallengeErrors];
+
+export type CreateWalletSignInChallengeResponses = {
+    /**
+     * The challenge transaction to sign.
+     */
+    200: {
+        content: {
+            /**
+             * The challenge, a base64 TransactionEnvelope XDR signed by the service.
+             */
+            transaction: string;
+            /**
+             * The network passphrase to sign with (the publishable key's network).
+             */
+            networkPassphrase: string;
+            /**
+             * The challenge's upper time bound; verify before then.
+             */
+            expiresAt: Timestamp;
+        };
+        code: 'SDK_WALLET_CHALLENGE_CREATED';
+        success: true;
+    };
+};
+
+export type CreateWalletSignInChallengeResponse = CreateWalletSignInChallengeResponses[keyof CreateWalletSignInChallengeResponses];
+
+export type VerifyWalletSignInData = {
+    body: {
+        /**
+         * The challenge, signed by the account's key(s), as base64 TransactionEnvelope XDR.
+         */
+        transaction: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/wallet/verify';
+};
+
+export type VerifyWalletSignInErrors = {
+    /**
+     * `transaction` missing or malformed (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     */
+    400: Error;
+    /**
+     * The challenge is not this service's, expired, already used, for another home domain, or not signed by enough of the account's keys (WALLET_AUTH_FAILED, with the reason in `message`), the DPoP proof is missing or invalid (SDK_AUTH_DPOP_REQUIRED, SDK_AUTH_DPOP_INVALID; SDK_AUTH_DPOP_USE_NONCE with a fresh `DPoP-Nonce` header), or the publishable key is invalid (INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED).
+     */
+    401: Error;
+    /**
+     * Stellar wallet sign-in is turned off for the app (AUTH_PROVIDER_DISABLED), the key is a secret key (API_KEY_TYPE_NOT_ALLOWED), or the browser origin is not allowed (ORIGIN_NOT_ALLOWED).
+     */
+    403: Error;
+    /**
+     * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
+     */
+    404: Error;
+    /**
+     * The account is already a wallet elsewhere on this service (WALLET_ACCOUNT_IN_USE).
+     */
+    409: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+    /**
+     * The account's signers could not be read (STELLAR_UNAVAILABLE); the challenge stays unused. Retry.
+     */
+    503: Error;
+};
+
+export type VerifyWalletSignInError = VerifyWalletSignInErrors[keyof VerifyWalletSignInErrors];
+
+export type VerifyWalletSignInResponses = {
+    /**
+     * Signed in.
+     */
+    200: {
+        content: SdkSignInResult;
+        code: 'SDK_WALLET_SIGN_IN_VERIFIED';
+        success: true;
+    };
+};
+
+export type VerifyWalletSignInResponse = VerifyWalletSignInResponses[keyof VerifyWalletSignInResponses];
 
 export type RefreshSessionData = {
     body: {

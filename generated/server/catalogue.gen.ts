@@ -17,6 +17,7 @@ export const operations = {
   createDistributionRule: {"operationId":"createDistributionRule","method":"post","path":"/api/v1/apps/{appId}/distribution/rules","group":"dashboard-distribution","security":[["operatorSession","dpopProof"]],"successStatus":201,"successCode":"DISTRIBUTION_RULE_CREATED","statuses":[201,400,401,403,404,409,422,500,501],"idempotent":true},
   createRampQuote: {"operationId":"createRampQuote","method":"post","path":"/v1/ramps/quotes","group":"sdk-ramps","security":[["publishableKey","userSession","dpopProof"]],"successStatus":201,"successCode":"SDK_RAMPS_QUOTE_CREATED","statuses":[201,400,401,403,404,422,429,500,501,502],"idempotent":false},
   createSep10Challenge: {"operationId":"createSep10Challenge","method":"get","path":"/api/v1/auth/sep10/challenge","group":"dashboard-auth","security":[],"successStatus":200,"successCode":"OPERATOR_SEP10_CHALLENGE_CREATED","statuses":[200,400,429,500,501],"idempotent":false},
+  createWalletSignInChallenge: {"operationId":"createWalletSignInChallenge","method":"get","path":"/v1/auth/wallet/challenge","group":"sdk-auth","security":[["publishableKey"]],"successStatus":200,"successCode":"SDK_WALLET_CHALLENGE_CREATED","statuses":[200,400,401,403,404,429,500,501],"idempotent":false},
   deleteAppAuthPolicyRow: {"operationId":"deleteAppAuthPolicyRow","method":"delete","path":"/api/v1/apps/{appId}/auth-policy/rows/{rowId}","group":"dashboard-auth-policy","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"AUTH_POLICY_ROW_DELETED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
   deleteAuthPolicyRow: {"operationId":"deleteAuthPolicyRow","method":"delete","path":"/v1/auth-policy/rows/{rowId}","group":"server","security":[["secretKey"]],"successStatus":200,"successCode":"SERVER_AUTH_POLICY_ROW_DELETED","statuses":[200,400,401,403,404,429,500,501],"idempotent":false},
   deleteDistributionRule: {"operationId":"deleteDistributionRule","method":"delete","path":"/api/v1/apps/{appId}/distribution/rules/{ruleId}","group":"dashboard-distribution","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"DISTRIBUTION_RULE_DELETED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
@@ -94,6 +95,7 @@ export const operations = {
   verifyEmailSignIn: {"operationId":"verifyEmailSignIn","method":"post","path":"/v1/auth/email/verify","group":"sdk-auth","security":[["publishableKey","dpopProof"]],"successStatus":200,"successCode":"SDK_EMAIL_SIGN_IN_VERIFIED","statuses":[200,400,401,403,404,429,500,501,503],"idempotent":false},
   verifyOperatorEmailSignIn: {"operationId":"verifyOperatorEmailSignIn","method":"post","path":"/api/v1/auth/email/verify","group":"dashboard-auth","security":[["dpopProof"]],"successStatus":200,"successCode":"OPERATOR_EMAIL_SIGNED_IN","statuses":[200,400,401,429,500,501],"idempotent":false},
   verifySep10Challenge: {"operationId":"verifySep10Challenge","method":"post","path":"/api/v1/auth/sep10/verify","group":"dashboard-auth","security":[["dpopProof"]],"successStatus":200,"successCode":"OPERATOR_SEP10_SIGNED_IN","statuses":[200,400,401,429,500,501,503],"idempotent":false},
+  verifyWalletSignIn: {"operationId":"verifyWalletSignIn","method":"post","path":"/v1/auth/wallet/verify","group":"sdk-auth","security":[["publishableKey","dpopProof"]],"successStatus":200,"successCode":"SDK_WALLET_SIGN_IN_VERIFIED","statuses":[200,400,401,403,404,409,429,500,501,503],"idempotent":false},
 } as const;
 
 export type OperationId = keyof typeof operations;
@@ -127,7 +129,8 @@ export const errorCatalogue = {
   WALLET_CREATION_FAILED: {"status":503,"description":"Creating the wallet on Stellar failed (transient)."},
   FUND_XLM_FAILED: {"status":402,"description":"The funding wallet cannot cover the reserve and starting balance. Top it up."},
   FRIENDBOT_NOT_AVAILABLE: {"status":503,"description":"Testnet test funding (friendbot) is unavailable."},
-  WALLET_ADAPTER_NOT_SUPPORTED: {"status":422,"description":"Server-side provisioning is not supported for apps with their own custody."},
+  WALLET_ADAPTER_NOT_SUPPORTED: {"status":422,"description":"Server-side provisioning or signing is not supported for a wallet in the user's own custody (an external Stellar wallet): sign in the client."},
+  WALLET_ACCOUNT_IN_USE: {"status":409,"description":"This Stellar account is already a wallet on this service (another app's user or an app wallet). Use another account."},
   TRUSTLINE_FAILED: {"status":503,"description":"Creating or removing a trustline failed (transient)."},
   INSUFFICIENT_FUNDS_FOR_TRUSTLINE: {"status":402,"description":"Not enough XLM for the 0.5 XLM trustline reserve. Top up the funding wallet."},
   TRUSTLINE_HAS_BALANCE: {"status":409,"description":"The trustline still holds a balance and cannot be removed."},
@@ -241,6 +244,7 @@ export interface OperationTypes {
   createDistributionRule: { body: Part<T.CreateDistributionRuleData, 'body'>; query: Part<T.CreateDistributionRuleData, 'query'>; path: Part<T.CreateDistributionRuleData, 'path'>; content: SuccessContent<T.CreateDistributionRuleResponses> };
   createRampQuote: { body: Part<T.CreateRampQuoteData, 'body'>; query: Part<T.CreateRampQuoteData, 'query'>; path: Part<T.CreateRampQuoteData, 'path'>; content: SuccessContent<T.CreateRampQuoteResponses> };
   createSep10Challenge: { body: Part<T.CreateSep10ChallengeData, 'body'>; query: Part<T.CreateSep10ChallengeData, 'query'>; path: Part<T.CreateSep10ChallengeData, 'path'>; content: SuccessContent<T.CreateSep10ChallengeResponses> };
+  createWalletSignInChallenge: { body: Part<T.CreateWalletSignInChallengeData, 'body'>; query: Part<T.CreateWalletSignInChallengeData, 'query'>; path: Part<T.CreateWalletSignInChallengeData, 'path'>; content: SuccessContent<T.CreateWalletSignInChallengeResponses> };
   deleteAppAuthPolicyRow: { body: Part<T.DeleteAppAuthPolicyRowData, 'body'>; query: Part<T.DeleteAppAuthPolicyRowData, 'query'>; path: Part<T.DeleteAppAuthPolicyRowData, 'path'>; content: SuccessContent<T.DeleteAppAuthPolicyRowResponses> };
   deleteAuthPolicyRow: { body: Part<T.DeleteAuthPolicyRowData, 'body'>; query: Part<T.DeleteAuthPolicyRowData, 'query'>; path: Part<T.DeleteAuthPolicyRowData, 'path'>; content: SuccessContent<T.DeleteAuthPolicyRowResponses> };
   deleteDistributionRule: { body: Part<T.DeleteDistributionRuleData, 'body'>; query: Part<T.DeleteDistributionRuleData, 'query'>; path: Part<T.DeleteDistributionRuleData, 'path'>; content: SuccessContent<T.DeleteDistributionRuleResponses> };
@@ -318,4 +322,5 @@ export interface OperationTypes {
   verifyEmailSignIn: { body: Part<T.VerifyEmailSignInData, 'body'>; query: Part<T.VerifyEmailSignInData, 'query'>; path: Part<T.VerifyEmailSignInData, 'path'>; content: SuccessContent<T.VerifyEmailSignInResponses> };
   verifyOperatorEmailSignIn: { body: Part<T.VerifyOperatorEmailSignInData, 'body'>; query: Part<T.VerifyOperatorEmailSignInData, 'query'>; path: Part<T.VerifyOperatorEmailSignInData, 'path'>; content: SuccessContent<T.VerifyOperatorEmailSignInResponses> };
   verifySep10Challenge: { body: Part<T.VerifySep10ChallengeData, 'body'>; query: Part<T.VerifySep10ChallengeData, 'query'>; path: Part<T.VerifySep10ChallengeData, 'path'>; content: SuccessContent<T.VerifySep10ChallengeResponses> };
+  verifyWalletSignIn: { body: Part<T.VerifyWalletSignInData, 'body'>; query: Part<T.VerifyWalletSignInData, 'query'>; path: Part<T.VerifyWalletSignInData, 'path'>; content: SuccessContent<T.VerifyWalletSignInResponses> };
 }

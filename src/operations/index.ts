@@ -51,6 +51,8 @@ import { signOut } from './sdk-auth/signOut';
 import { startEmailSignIn } from './sdk-auth/startEmailSignIn';
 import { startOAuthSignIn } from './sdk-auth/startOAuthSignIn';
 import { verifyEmailSignIn } from './sdk-auth/verifyEmailSignIn';
+import { createWalletSignInChallenge } from './sdk-auth/createWalletSignInChallenge';
+import { verifyWalletSignIn } from './sdk-auth/verifyWalletSignIn';
 import { fundWallet } from './server/fundWallet';
 import { buildTransaction } from './sdk-tx/buildTransaction';
 import { getTransaction } from './sdk-tx/getTransaction';
@@ -78,6 +80,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     completeOperatorOAuthSignIn: completeOperatorOAuthSignIn(deps),
     createApiKey: createApiKey(deps),
     createApp: createApp(deps),
+    createWalletSignInChallenge: createWalletSignInChallenge(deps),
     createAppAuthPolicyRow: notImplemented('createAppAuthPolicyRow'),
     createAuthPolicyRow: notImplemented('createAuthPolicyRow'),
     createDistributionRule: notImplemented('createDistributionRule'),
@@ -160,6 +163,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     verifyEmailSignIn: verifyEmailSignIn(deps),
     verifyOperatorEmailSignIn: verifyOperatorEmailSignIn(deps),
     verifySep10Challenge: verifySep10Challenge(deps),
+    verifyWalletSignIn: verifyWalletSignIn(deps),
   };
 }
 

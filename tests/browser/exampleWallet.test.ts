@@ -4,11 +4,13 @@
 // test-output/browser/ and checked not to be blank.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Keypair } from '@stellar/stellar-sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { updateAuthProviders } from '../../src/domain/oauth/appProviders';
 import { addAppOrigins } from '../../src/domain/apps/store';
 import { launchChromium, screenshot } from '../support/browser';
 import { serveExample, type ServedExample } from '../support/exampleApp';
-import { appWithWallet } from '../support/funding';
+import { appWithWallet, createAccountWith } from '../support/funding';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 
@@ -22,7 +24,14 @@ before(async () => {
   svc = await startTestService({}, { closeLedgersEveryMs: 100 });
   const seeded = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '10' } });
   appWallet = seeded.appWallet.publicKey;
-  example = await serveExample({ baseUrl: svc.url, publishableKey: seeded.creds.publishableKey });
+  example = await serveExample({ baseUrl: svc.url, publishableKey: seeded.creds.publishableKey, devWallet: true });
+  await updateAuthProviders(
+    svc.deps.db,
+    svc.deps.secrets,
+    seeded.app.id,
+    { email: { enabled: true }, google: { enabled: false }, github: { enabled: false }, stellar: { enabled: true } },
+    new Date(),
+  );
   await addAppOrigins(svc.deps.db, seeded.app.id, [example.origin]);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -122,4 +131,35 @@ test('the example wallet: sign in, funded wallet, a payment in the history, relo
   assert.match(await second.locator('.onb-signin').innerText(), /signed out/i);
   await screenshot(second, '06-second-tab-signed-out');
   assert.deepEqual(errors, []);
+});
+
+test("the user's own Stellar wallet (the example's dev wallet): SEP-10 sign-in, a payment signed in the page", async () => {
+  // The dev wallet's key, made here so its account can exist on localnet before the page signs in with it.
+  const dev = Keypair.random();
+  await createAccountWith(svc, dev.publicKey(), '20');
+  const own = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  try {
+    await own.addInitScript((secret) => {
+      localStorage.setItem('onboard-example:dev-wallet-secret', secret);
+    }, dev.secret());
+    const page = await own.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(example.url);
+    await page.getByRole('button', { name: /Continue with Development wallet/ }).click();
+    await page.getByTestId('wallet-address').waitFor();
+    assert.equal(await page.getByTestId('wallet-address').innerText(), dev.publicKey());
+    assert.equal(await page.getByTestId('wallet-custody').innerText(), 'your own wallet signs');
+    await page.getByTestId('balance-XLM').waitFor();
+    await screenshot(page, '07-own-wallet-signed-in');
+    await page.getByLabel('To (Stellar address)').fill(appWallet);
+    await page.getByLabel('Amount').fill('2.5');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByTestId('send-status').getByText('Sent.').waitFor({ timeout: 30_000 });
+    await page.getByTestId('balance-XLM').filter({ hasText: /17\.5/ }).waitFor({ timeout: 10_000 });
+    await screenshot(page, '08-own-wallet-paid');
+    assert.deepEqual(errors, []);
+  } finally {
+    await own.close();
+  }
 });

@@ -27,6 +27,9 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   refreshOperatorSession: 'needs a live refresh token',
   signOutOperator: 'checked in tests/integration/operatorSessions.test.ts (ends the session)',
   verifySep10Challenge: 'needs a challenge signed by this service and by the wallet',
+  createWalletSignInChallenge:
+    'needs an app that turned Stellar wallet sign-in on (checked in tests/operations/sdk-auth/createWalletSignInChallenge.test.ts)',
+  verifyWalletSignIn: 'needs a challenge signed by this service and by the wallet',
   verifyEmailSignIn: 'needs the code that was emailed',
   refreshSession: 'needs a live refresh token',
   introspectUserToken: 'needs a live access token in the body',

@@ -15,7 +15,11 @@ export interface ServedExample {
   stop(): Promise<void>;
 }
 
-export async function serveExample(settings: { baseUrl: string; publishableKey: string }): Promise<ServedExample> {
+export async function serveExample(settings: {
+  baseUrl: string;
+  publishableKey: string;
+  devWallet?: boolean;
+}): Promise<ServedExample> {
   const outDir = mkdtempSync(join(tmpdir(), 'onboard-example-'));
   await build({
     configFile: join(projectRoot, 'examples', 'react-wallet', 'vite.config.ts'),

@@ -1,8 +1,10 @@
 // The example wallet: sign in with an email code, see the funded wallet and its balances, send a payment, see it in
 // the history. Everything comes from @onboard/react's hooks and components.
+import type { WalletAdapter } from '@onboard/core';
 import { HistoryList, SendForm, SignInForm, useAuth, useOnboard, WalletCard } from '@onboard/react';
 
-export function App() {
+/** `wallets`: the users' own Stellar wallets offered at sign-in (the dev wallet with ONBOARD_DEV_WALLET=1). */
+export function App({ wallets = [] }: { wallets?: WalletAdapter[] }) {
   const client = useOnboard();
   const { state, logout } = useAuth();
   return (
@@ -11,7 +13,7 @@ export function App() {
         <h1>Onboard example wallet</h1>
         {state.step === 'authenticated' && (
           <div className="app-user">
-            <span data-testid="user-email">{state.session.user.email}</span>
+            <span data-testid="user-email">{state.session.user.email ?? 'Stellar wallet'}</span>
             <button type="button" onClick={() => void logout()}>
               Sign out
             </button>
@@ -21,7 +23,7 @@ export function App() {
       {state.step === 'restoring' && <p aria-live="polite">Loading…</p>}
       {state.step !== 'authenticated' && state.step !== 'restoring' && (
         <div className="app-narrow">
-          <SignInForm />
+          <SignInForm wallets={wallets} />
         </div>
       )}
       {state.step === 'authenticated' && (

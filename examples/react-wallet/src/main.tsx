@@ -1,6 +1,7 @@
 // Entry: reads the settings (/onboard.config.json), then renders the app under StrictMode with one Onboard client.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import type { WalletAdapter } from '@onboard/core';
 import { OnboardProvider } from '@onboard/react';
 import '@onboard/react/styles.css';
 import './app.css';
@@ -9,6 +10,18 @@ import { App } from './App';
 interface Settings {
   baseUrl?: string;
   publishableKey?: string;
+  /** Offer sign-in with a development Stellar wallet (a local key kept in this browser: never for real funds). */
+  devWallet?: boolean;
+}
+
+const DEV_WALLET_KEY = 'onboard-example:dev-wallet-secret';
+
+/** The dev wallet of this browser: the same local key across reloads (dev only; loaded only when offered). */
+async function devWallet(): Promise<WalletAdapter> {
+  const { createDevWallet } = await import('@onboard/core/dev-wallet');
+  const wallet = createDevWallet(localStorage.getItem(DEV_WALLET_KEY) ?? undefined);
+  localStorage.setItem(DEV_WALLET_KEY, wallet.secret);
+  return wallet;
 }
 
 async function settings(): Promise<Settings> {
@@ -21,7 +34,8 @@ async function settings(): Promise<Settings> {
 }
 
 const root = createRoot(document.getElementById('root')!);
-const { baseUrl, publishableKey } = await settings();
+const { baseUrl, publishableKey, devWallet: offerDevWallet } = await settings();
+const wallets = offerDevWallet ? [await devWallet()] : [];
 if (!baseUrl || !publishableKey) {
   root.render(
     <main className="app">
@@ -35,8 +49,8 @@ if (!baseUrl || !publishableKey) {
 } else {
   root.render(
     <StrictMode>
-      <OnboardProvider options={{ baseUrl, publishableKey }}>
-        <App />
+      <OnboardProvider options={{ baseUrl, publishableKey, walletAdapters: wallets }}>
+        <App wallets={wallets} />
       </OnboardProvider>
     </StrictMode>,
   );

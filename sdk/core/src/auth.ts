@@ -7,6 +7,8 @@
 //   entering_code ──verifyEmailCode──> verifying_email_code ──> authenticated | error
 //   idle ──loginWithOAuth──> opening_oauth ──> awaiting_oauth ──(back from the provider)──> completing_oauth
 //        ──> authenticated | error
+//   idle ──loginWithWallet──> connecting_wallet ──> signing_wallet_challenge ──> authenticating_wallet
+//        ──> authenticated | error
 //   authenticated ──logout / session ended / other tab signed out──> idle { reason }
 //
 // A later step of a flow that was cancelled or replaced never changes the state (each flow has a generation).
@@ -15,6 +17,7 @@ import { authCodeOf, FlowError, messageOf, type AuthErrorCode } from './errors.j
 import type { Failure, Outcome } from './outcome.js';
 import type { SessionInfo, SessionManager } from './session.js';
 import type { StorageAdapter } from './storage.js';
+import type { WalletAdapter } from './walletAdapter.js';
 import { createStore, type Readable } from './store.js';
 import type { OnboardClient } from './types.js';
 
@@ -30,6 +33,9 @@ export type AuthState =
   | { step: 'opening_oauth'; provider: OAuthProvider }
   | { step: 'awaiting_oauth'; provider: OAuthProvider }
   | { step: 'completing_oauth'; provider: OAuthProvider }
+  | { step: 'connecting_wallet'; wallet: string }
+  | { step: 'signing_wallet_challenge'; wallet: string; address: string }
+  | { step: 'authenticating_wallet'; wallet: string; address: string }
   | { step: 'authenticated'; session: SessionInfo }
   | { step: 'signing_out' }
   | {
@@ -37,7 +43,7 @@ export type AuthState =
       /** The step that failed (e.g. `verifying_email_code`). */
       previousStep: string;
       /** Which flow it was in: the flow's next step may be retried from here. */
-      flow: 'email' | 'oauth' | 'session';
+      flow: SignInFlow | 'session';
       errorCode: AuthErrorCode;
       message: string;
       /** The service's own code, when it answered. */
@@ -45,6 +51,9 @@ export type AuthState =
     };
 
 export type AuthStep = AuthState['step'];
+
+/** The sign-in flows; an error state names the one it happened in (or `session`). */
+export type SignInFlow = 'email' | 'oauth' | 'wallet';
 
 export interface OAuthOptions {
   provider: OAuthProvider;
@@ -71,6 +80,10 @@ export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 const POPUP_POLL_MS = 250;
 
 const FLOW_IDLE: ReadonlySet<AuthStep> = new Set(['idle', 'error', 'entering_email', 'entering_code']);
+
+function reasonOf(err: unknown): string {
+  return err instanceof Error && err.message ? err.message : 'The wallet did not answer';
+}
 
 function base64url(bytes: Uint8Array): string {
   let binary = '';
@@ -142,7 +155,7 @@ export class AuthFlows {
     return ++this.#generation;
   }
 
-  #fail(generation: number, previousStep: string, flow: 'email' | 'oauth', failure: Failure, fallback: AuthErrorCode) {
+  #fail(generation: number, previousStep: string, flow: SignInFlow, failure: Failure, fallback: AuthErrorCode) {
     if (generation !== this.#generation) return;
     this.#store.set({
       step: 'error',
@@ -154,21 +167,16 @@ export class AuthFlows {
     });
   }
 
-  #failWith(
-    generation: number,
-    previousStep: string,
-    flow: 'email' | 'oauth',
-    errorCode: AuthErrorCode,
-    message: string,
-  ) {
+  #failWith(generation: number, previousStep: string, flow: SignInFlow, errorCode: AuthErrorCode, message: string) {
     if (generation !== this.#generation) return;
     this.#store.set({ step: 'error', previousStep, flow, errorCode, message });
   }
 
-  async #signedIn(generation: number, result: SdkSignInResult): Promise<void> {
+  async #signedIn(generation: number, result: SdkSignInResult, wallet?: WalletAdapter): Promise<void> {
     if (generation !== this.#generation) return;
     this.#email = undefined;
-    await this.#deps.session.establish(result); // sessionChanged moves the state to authenticated
+    // sessionChanged moves the state to authenticated
+    await this.#deps.session.establish(result, wallet ? { walletAdapterId: wallet.id } : {});
   }
 
   // ---- email code ----
@@ -216,6 +224,43 @@ export class AuthFlows {
     const out = await this.#deps.api.verifyEmailSignIn({ body: { email, code: code.trim() } });
     if (!out.ok) return this.#fail(generation, 'verifying_email_code', 'email', out, 'EMAIL_VERIFY_FAILED');
     await this.#signedIn(generation, out.content);
+  }
+
+  // ---- the user's own Stellar wallet (SEP-10) ----
+
+  /**
+   * Signs in with the user's own Stellar wallet: the wallet names its account, signs the service's SEP-10 challenge,
+   * and the session's wallet is then that account (`custody: 'external'`); its transactions are signed by the same
+   * adapter (give it again in `walletAdapters` so a reload can find it). The app must have turned this method on.
+   */
+  async loginWithWallet(wallet: WalletAdapter): Promise<void> {
+    this.#require((s) => FLOW_IDLE.has(s.step), 'loginWithWallet');
+    const generation = this.#begin({ step: 'connecting_wallet', wallet: wallet.id });
+    let address: string;
+    try {
+      address = await wallet.getAddress();
+    } catch (err) {
+      return this.#failWith(generation, 'connecting_wallet', 'wallet', 'WALLET_CONNECT_FAILED', reasonOf(err));
+    }
+    if (generation !== this.#generation) return;
+    const challenge = await this.#deps.api.createWalletSignInChallenge({ query: { account: address } });
+    if (!challenge.ok) return this.#fail(generation, 'connecting_wallet', 'wallet', challenge, 'WALLET_CONNECT_FAILED');
+    if (generation !== this.#generation) return;
+    this.#store.set({ step: 'signing_wallet_challenge', wallet: wallet.id, address });
+    let signed: string;
+    try {
+      signed = await wallet.signTransaction(challenge.content.transaction, {
+        networkPassphrase: challenge.content.networkPassphrase,
+        address,
+      });
+    } catch (err) {
+      return this.#failWith(generation, 'signing_wallet_challenge', 'wallet', 'WALLET_AUTH_FAILED', reasonOf(err));
+    }
+    if (generation !== this.#generation) return;
+    this.#store.set({ step: 'authenticating_wallet', wallet: wallet.id, address });
+    const out = await this.#deps.api.verifyWalletSignIn({ body: { transaction: signed } });
+    if (!out.ok) return this.#fail(generation, 'authenticating_wallet', 'wallet', out, 'WALLET_AUTH_FAILED');
+    await this.#signedIn(generation, out.content, wallet);
   }
 
   // ---- Google and GitHub ----

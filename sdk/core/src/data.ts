@@ -9,6 +9,12 @@ import type { SessionInfo, SessionManager } from './session.js';
 import { createStore } from './store.js';
 import * as tx from './transactions.js';
 import type { OnboardClient } from './types.js';
+import type { WalletAdapter } from './walletAdapter.js';
+
+const PASSPHRASES = {
+  testnet: 'Test SDF Network ; September 2015',
+  mainnet: 'Public Global Stellar Network ; September 2015',
+} as const;
 
 export type BalanceState =
   | { step: 'idle' }
@@ -71,10 +77,78 @@ export class DataStores {
   #balanceRequest = 0;
   #txRequest = 0;
 
+  /** The transaction `buildTx` built last: an external wallet signs its XDR when `signTx` is given only its txId. */
+  #lastBuilt: tx.TxBuilt | undefined;
+
   constructor(
     private readonly api: OnboardClient,
     private readonly session: SessionManager,
+    /** The adapter that signs for the session's wallet when it is the user's own (custody external). */
+    private readonly walletAdapter: () => WalletAdapter | undefined,
   ) {}
+
+  /** The user's own wallet signs (custody external); undefined when the service signs (custodial). */
+  #externalWallet(): Wallet | undefined {
+    const wallet = this.session.info()?.wallet;
+    return wallet?.custody === 'external' ? wallet : undefined;
+  }
+
+  /** Signs in the client with the wallet adapter: the user's own wallet holds the key. */
+  async #signWithWallet(wallet: Wallet, ref: tx.TxRef): Promise<tx.TxSigned | tx.TxError> {
+    const built = 'txId' in ref && this.#lastBuilt?.txId === ref.txId ? this.#lastBuilt : undefined;
+    const xdr = 'unsignedXdr' in ref ? ref.unsignedXdr : built?.unsignedXdr;
+    if (!xdr) {
+      return {
+        status: 'error',
+        code: 'TX_NOT_FOUND',
+        httpStatus: 0,
+        message: "Give the built transaction's unsignedXdr: the user's own wallet signs it here",
+      };
+    }
+    const adapter = this.walletAdapter();
+    if (!adapter) {
+      return {
+        status: 'error',
+        code: 'WALLET_NOT_CONNECTED',
+        httpStatus: 0,
+        message: "No adapter for the user's wallet: pass it in walletAdapters",
+      };
+    }
+    try {
+      const signedXdr = await adapter.signTransaction(xdr, {
+        networkPassphrase: built?.networkPassphrase ?? PASSPHRASES[wallet.network],
+        address: wallet.publicKey,
+      });
+      return { status: 'signed', txId: 'txId' in ref ? ref.txId : '', signedXdr };
+    } catch (err) {
+      return {
+        status: 'error',
+        code: 'WALLET_SIGN_FAILED',
+        httpStatus: 0,
+        message: err instanceof Error && err.message ? err.message : 'The wallet did not sign',
+      };
+    }
+  }
+
+  #sign(ref: tx.TxRef): Promise<tx.TxSigned | tx.TxError> {
+    const external = this.#externalWallet();
+    return external ? this.#signWithWallet(external, ref) : tx.sign(this.api, ref);
+  }
+
+  async #signAndSubmit(ref: tx.TxRef, options?: tx.SubmitOptions): Promise<tx.TxResult> {
+    const signed = await this.#sign(ref);
+    if (signed.status !== 'signed') return signed;
+    return tx.submit(this.api, signed.signedXdr, options);
+  }
+
+  /** runTransaction, or for the user's own wallet the same in three steps: build here, sign in the wallet, submit. */
+  async #run(input: tx.BuildInput, options: tx.SubmitOptions & { dryRun?: boolean }): Promise<tx.TxResult> {
+    if (!this.#externalWallet() || options.dryRun) return tx.run(this.api, input, options);
+    const built = await tx.build(this.api, input);
+    if (built.status !== 'built') return built;
+    this.#lastBuilt = built;
+    return this.#signAndSubmit({ txId: built.txId }, options);
+  }
 
   /** A different session (or none): every store starts over; answers to the old session's requests are dropped. */
   sessionChanged(info: SessionInfo | undefined): void {
@@ -83,6 +157,7 @@ export class DataStores {
     this.#historyRequest++;
     this.#balanceRequest++;
     this.#txRequest++;
+    this.#lastBuilt = undefined;
     this.balances.set({ step: 'idle' });
     this.history.set({ step: 'idle' });
     this.transaction.set({ step: 'idle' });
@@ -152,7 +227,11 @@ export class DataStores {
   buildTx(input: tx.BuildInput, options?: tx.SubmitOptions): Promise<tx.TxBuilt | tx.TxError> {
     return this.#step(
       { step: 'building' },
-      () => tx.build(this.api, input, options),
+      async () => {
+        const built = await tx.build(this.api, input, options);
+        if (built.status === 'built') this.#lastBuilt = built;
+        return built;
+      },
       (r) => (r.status === 'built' ? { step: 'built', built: r } : errorState('build', r)),
     );
   }
@@ -160,7 +239,7 @@ export class DataStores {
   signTx(ref: tx.TxRef): Promise<tx.TxSigned | tx.TxError> {
     return this.#step(
       { step: 'signing' },
-      () => tx.sign(this.api, ref),
+      () => this.#sign(ref),
       (r) => (r.status === 'signed' ? { step: 'signed', txId: r.txId, signedXdr: r.signedXdr } : errorState('sign', r)),
     );
   }
@@ -176,7 +255,7 @@ export class DataStores {
   signAndSubmitTx(ref: tx.TxRef, options?: tx.SubmitOptions): Promise<tx.TxResult> {
     return this.#step(
       { step: 'signing-submitting' },
-      () => tx.signAndSubmit(this.api, ref, options),
+      () => this.#signAndSubmit(ref, options),
       (r) => this.#submitted('sign-submit', r),
     );
   }
@@ -189,7 +268,7 @@ export class DataStores {
     const { wait, ...runOptions } = options;
     const result = await this.#step(
       { step: 'running' },
-      () => tx.run(this.api, input, runOptions),
+      () => this.#run(input, runOptions),
       (r) => this.#submitted('run', r),
     );
     if (result.status !== 'pending' || !wait) return result;

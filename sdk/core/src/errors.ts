@@ -23,16 +23,24 @@ export const AUTH_ERROR_CODES = new Set([
   /** The code is wrong, expired or used up. */
   'EMAIL_CODE_INVALID',
   'EMAIL_VERIFY_FAILED',
-  /** The provider is not enabled for this app. */
+  /** The provider is not configured for this app (Google or GitHub without credentials). */
   'AUTH_PROVIDER_NOT_CONFIGURED',
+  /** The app turned this sign-in method off (dashboard, Settings). */
+  'AUTH_PROVIDER_DISABLED',
   /** The user closed the provider's window or refused. */
   'OAUTH_CANCELLED',
   /** The browser blocked the provider's popup (call the flow from a click). */
   'POPUP_BLOCKED',
   /** The provider's answer could not be exchanged (state unknown or expired, provider failure). */
   'EXTERNAL_AUTH_FAILED',
+  /** The wallet did not give an account (not installed, locked, the user refused). */
   'WALLET_CONNECT_FAILED',
+  /** The wallet did not sign the challenge, or its signature was refused. */
   'WALLET_AUTH_FAILED',
+  /** The wallet's account is already a wallet elsewhere on the service. */
+  'WALLET_ACCOUNT_IN_USE',
+  /** The session's wallet is the user's own, but no adapter for it was given to the client (after a reload). */
+  'WALLET_NOT_CONNECTED',
   'PASSKEY_FAILED',
   /** This page's origin is not in the app's allowed origins (dashboard, Domains). */
   'ORIGIN_NOT_ALLOWED',
@@ -68,6 +76,10 @@ export function authCodeOf(failure: Failure, fallback: AuthErrorCode): AuthError
       return 'ORIGIN_NOT_ALLOWED';
     case 'OAUTH_PROVIDER_NOT_CONFIGURED':
       return 'AUTH_PROVIDER_NOT_CONFIGURED';
+    case 'AUTH_PROVIDER_DISABLED':
+      return 'AUTH_PROVIDER_DISABLED';
+    case 'WALLET_ACCOUNT_IN_USE':
+      return 'WALLET_ACCOUNT_IN_USE';
     case 'OAUTH_STATE_INVALID':
     case 'OAUTH_EXCHANGE_FAILED':
       return 'EXTERNAL_AUTH_FAILED';

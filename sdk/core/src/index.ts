@@ -8,6 +8,7 @@ export { createOnboard, Onboard, type OnboardOptions } from './onboard.js';
 export { createOnboardClient, OnboardConfigError, type OnboardClientOptions } from './lowLevel.js';
 export { AUTH_ERROR_CODES, FlowError, type AuthErrorCode } from './errors.js';
 export {
+  type SignInFlow,
   createPkce,
   LOGIN_TIMEOUT_MS,
   type AuthState,
@@ -28,6 +29,7 @@ export {
   type TransportOptions,
 } from './transport.js';
 export { createDpopSigner, type DpopSigner } from './dpop.js';
+export type { WalletAdapter } from './walletAdapter.js';
 export { toOutcome, type ErrorCode, type Failure, type Outcome, type Success } from './outcome.js';
 export type { Network, OnboardClient, SessionHandle, SessionTokensLike } from './types.js';
 /** Sponsored transactions as `{ status: 'built' | 'success' | 'pending' | 'error' }` outcomes: tx.build, tx.run... */

@@ -13,6 +13,7 @@ import { defaultStorage, type StorageAdapter } from './storage.js';
 import type { Readable } from './store.js';
 import { transportFetch, type TransportOptions } from './transport.js';
 import type { Network, OnboardClient } from './types.js';
+import type { WalletAdapter } from './walletAdapter.js';
 
 export interface OnboardOptions extends TransportOptions {
   /** The app's publishable key (pub_testnet_... or pub_mainnet_...); never a secret key in frontend code. */
@@ -29,6 +30,11 @@ export interface OnboardOptions extends TransportOptions {
   completeOAuthOnReady?: boolean;
   /** A fetch implementation (default: the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * Adapters of the users' own Stellar wallets the app offers (loginWithWallet). After a reload, the adapter that
+   * signed in is found here by its id to sign the session's transactions.
+   */
+  walletAdapters?: WalletAdapter[];
 }
 
 async function errorCodeOf(response: Response): Promise<string | undefined> {
@@ -86,6 +92,8 @@ export class Onboard {
   readonly #data: DataStores;
   readonly #options: OnboardOptions;
   #ready: Promise<void> | undefined;
+  /** The adapter that signed in during this page's life (an adapter object may not be in walletAdapters). */
+  #walletAdapter: WalletAdapter | undefined;
 
   constructor(options: OnboardOptions) {
     if (!options.publishableKey?.startsWith('pub_')) {
@@ -137,7 +145,7 @@ export class Onboard {
       oauthKey: `${name}:oauth`,
       ...(options.openUrl ? { openUrl: options.openUrl } : {}),
     });
-    this.#data = new DataStores(this.api, this.#session);
+    this.#data = new DataStores(this.api, this.#session, () => this.#currentWalletAdapter());
   }
 
   /**
@@ -154,6 +162,13 @@ export class Onboard {
       }
     })();
     return this.#ready;
+  }
+
+  #currentWalletAdapter(): WalletAdapter | undefined {
+    const id = this.#session.info()?.walletAdapterId;
+    if (!id) return undefined;
+    if (this.#walletAdapter?.id === id) return this.#walletAdapter;
+    return this.#options.walletAdapters?.find((a) => a.id === id);
   }
 
   /** Stops timers and listeners; the session stays saved for the next page load. */
@@ -185,6 +200,11 @@ export class Onboard {
   sendEmailCode = (email: string) => this.#auth.sendEmailCode(email);
   verifyEmailCode = (code: string) => this.#auth.verifyEmailCode(code);
   loginWithOAuth = (options: OAuthOptions) => this.#auth.loginWithOAuth(options);
+  /** Signs in with the user's own Stellar wallet (SEP-10); its transactions are then signed by `wallet`. */
+  loginWithWallet = (wallet: WalletAdapter) => {
+    this.#walletAdapter = wallet;
+    return this.#auth.loginWithWallet(wallet);
+  };
   completeOAuthRedirect = (url?: string) => this.#auth.completeOAuthRedirect(url);
   cancelLogin = () => this.#auth.cancelLogin();
 

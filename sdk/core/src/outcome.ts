@@ -9,8 +9,11 @@ export type Failure = {
   ok: false;
   /** HTTP status; 0 when no answer arrived. */
   status: number;
-  /** A catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself. */
-  code: ErrorCode | 'NETWORK_ERROR' | 'INVALID_RESPONSE';
+  /**
+   * A catalogue code, or one for a failure the client saw itself: NETWORK_ERROR, INVALID_RESPONSE, and for a wallet
+   * in the user's own custody WALLET_SIGN_FAILED (the wallet did not sign) or WALLET_NOT_CONNECTED (no adapter).
+   */
+  code: ErrorCode | 'NETWORK_ERROR' | 'INVALID_RESPONSE' | 'WALLET_SIGN_FAILED' | 'WALLET_NOT_CONNECTED';
   message?: string;
   details?: Record<string, unknown>;
   /** The whole error body, for code-specific fields (applicationId, resultCode, limitAmount, kycUrl...). */

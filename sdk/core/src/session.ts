@@ -24,6 +24,8 @@ export interface SessionInfo {
   accessTokenExpiresAt: Date;
   /** When the session ends unless used: the refresh token's expiry. */
   expiresAt: Date;
+  /** The wallet adapter that signs for an external wallet (its id), when the user signed in with one. */
+  walletAdapterId?: string;
 }
 
 interface StoredSession {
@@ -36,6 +38,8 @@ interface StoredSession {
   refreshExpiresAt: number;
   user: SessionUser;
   wallet: Wallet;
+  /** The adapter of the user's own wallet that signed in (external custody), to find it again after a reload. */
+  walletAdapterId?: string;
 }
 
 /** Renew this long before the access token expires (or at half its lifetime when that is shorter). */
@@ -136,9 +140,12 @@ export class SessionManager {
   }
 
   /** Keeps the tokens of a sign-in. */
-  async establish(result: SdkSignInResult): Promise<SessionInfo> {
+  async establish(result: SdkSignInResult, opts: { walletAdapterId?: string } = {}): Promise<SessionInfo> {
     const signer = await this.signer();
-    const session = this.#fromTokens(result.tokens, signer.jkt, result.user, result.wallet);
+    const session = {
+      ...this.#fromTokens(result.tokens, signer.jkt, result.user, result.wallet),
+      ...(opts.walletAdapterId ? { walletAdapterId: opts.walletAdapterId } : {}),
+    };
     await this.#persist(session);
     this.#adopt(session);
     return this.#infoOf(session);
@@ -186,7 +193,10 @@ export class SessionManager {
       const out = await this.#deps.refresh(before.refreshToken);
       if (this.#current?.sessionId !== before.sessionId) return this.#current !== undefined; // signed out meanwhile
       if (out.ok) {
-        const session = this.#fromTokens(out.content, before.jkt, before.user, before.wallet);
+        const session = {
+          ...this.#fromTokens(out.content, before.jkt, before.user, before.wallet),
+          ...(before.walletAdapterId ? { walletAdapterId: before.walletAdapterId } : {}),
+        };
         await this.#persist(session);
         this.#adopt(session);
         return true;
@@ -291,6 +301,7 @@ export class SessionManager {
       wallet: session.wallet,
       accessTokenExpiresAt: new Date(session.accessExpiresAt),
       expiresAt: new Date(session.refreshExpiresAt),
+      ...(session.walletAdapterId ? { walletAdapterId: session.walletAdapterId } : {}),
     };
   }
 }

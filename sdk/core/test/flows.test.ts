@@ -13,6 +13,7 @@ import {
   type AuthState,
   type OnboardOptions,
   type StorageAdapter,
+  type WalletAdapter,
 } from '../src/index';
 import { deferred, fail, FakeService, G, ok, PUB, signInResult, tokens, type FakeAnswer } from './fakeService';
 
@@ -263,6 +264,107 @@ describe('auth state machine: Google and GitHub (PKCE)', () => {
     const client = await clientOf(oauthService());
     await client.loginWithOAuth({ provider: 'google', redirectUri: 'https://app.test/cb', mode: 'popup' });
     assert.equal(errorCodeOf(client.auth.get()), 'POPUP_BLOCKED');
+  });
+});
+
+describe("auth state machine: the user's own Stellar wallet (SEP-10)", () => {
+  const CHALLENGE = 'AAAAAgAAAAA=';
+  function walletService(): FakeService {
+    return emailService()
+      .on('GET /v1/auth/wallet/challenge', () =>
+        ok('SDK_WALLET_CHALLENGE_CREATED', {
+          transaction: CHALLENGE,
+          networkPassphrase: 'Test SDF Network ; September 2015',
+          expiresAt: new Date(Date.now() + 900_000).toISOString(),
+        }),
+      )
+      .on('POST /v1/auth/wallet/verify', (r) =>
+        (r.body as { transaction: string }).transaction === `${CHALLENGE}signed`
+          ? ok('SDK_WALLET_SIGN_IN_VERIFIED', {
+              ...signInResult(),
+              wallet: { ...signInResult().wallet, custody: 'external' },
+            })
+          : fail(401, 'WALLET_AUTH_FAILED', 'The challenge could not be verified'),
+      );
+  }
+  const wallet = (overrides: Partial<WalletAdapter> = {}): WalletAdapter => ({
+    id: 'test-wallet',
+    name: 'Test wallet',
+    getAddress: async () => G,
+    signTransaction: async (xdr) => `${xdr}signed`,
+    ...overrides,
+  });
+
+  test('connecting -> signing the challenge -> authenticating -> authenticated, the wallet signing for the session', async () => {
+    const fake = walletService();
+    const client = await clientOf(fake);
+    const steps: string[] = [];
+    client.auth.subscribe((s) => steps.push(s.step));
+    await client.loginWithWallet(wallet());
+    assert.deepEqual(steps, [
+      'idle',
+      'connecting_wallet',
+      'signing_wallet_challenge',
+      'authenticating_wallet',
+      'authenticated',
+    ]);
+    assert.equal(client.session?.walletAdapterId, 'test-wallet');
+    assert.equal(new URLSearchParams(fake.queries.find((q) => q.includes('account'))).get('account'), G);
+    await rejectsInvalidFlow(() => client.loginWithWallet(wallet()));
+  });
+
+  test('WALLET_CONNECT_FAILED when the wallet gives no account, WALLET_AUTH_FAILED when it does not sign or is refused', async () => {
+    const client = await clientOf(walletService());
+    await client.loginWithWallet(wallet({ getAddress: () => Promise.reject(new Error('Wallet is locked')) }));
+    assert.deepEqual(client.auth.get(), {
+      step: 'error',
+      previousStep: 'connecting_wallet',
+      flow: 'wallet',
+      errorCode: 'WALLET_CONNECT_FAILED',
+      message: 'Wallet is locked',
+    });
+    await client.loginWithWallet(wallet({ signTransaction: () => Promise.reject(new Error('User declined')) }));
+    assert.equal(errorCodeOf(client.auth.get()), 'WALLET_AUTH_FAILED');
+    await client.loginWithWallet(wallet({ signTransaction: async (xdr) => `${xdr}forged` }));
+    const refused = client.auth.get();
+    assert.equal(errorCodeOf(refused), 'WALLET_AUTH_FAILED');
+    assert.equal(refused.step === 'error' && refused.previousStep, 'authenticating_wallet');
+    const off = walletService().on('GET /v1/auth/wallet/challenge', () => fail(403, 'AUTH_PROVIDER_DISABLED'));
+    const disabled = await clientOf(off);
+    await disabled.loginWithWallet(wallet());
+    assert.equal(errorCodeOf(disabled.auth.get()), 'AUTH_PROVIDER_DISABLED');
+  });
+
+  test("an external wallet's payment: built by the service, signed by the adapter, submitted; no adapter after a reload: WALLET_NOT_CONNECTED", async () => {
+    const built = {
+      txId: 'tx_01EXT',
+      unsignedXdr: 'UNSIGNED',
+      networkPassphrase: 'Test SDF Network ; September 2015',
+      estimatedFeeXlm: '0.00002',
+      summary: { title: 'Send 1 XLM' },
+    };
+    const fake = walletService()
+      .on('POST /v1/tx/build', () => ok('TX_BUILT', built))
+      .on('POST /v1/tx/submit', (r) =>
+        (r.body as { signedXdr: string }).signedXdr === 'UNSIGNEDsigned'
+          ? ok('TX_SUBMITTED', { status: 'success', txId: built.txId, hash: 'b'.repeat(64), ledger: 7 })
+          : fail(400, 'TX_INVALID_SIGNED_XDR'),
+      );
+    const storage = memoryStorage();
+    const keyStore = memoryKeyStore();
+    const client = await clientOf(fake, { storage, keyStore });
+    await client.loginWithWallet(wallet());
+    const operation = { type: 'payment', destination: G, asset: 'native', amount: '1' } as const;
+    const paid = await client.runTx({ operation });
+    assert.equal(paid.status, 'success', JSON.stringify(paid));
+    assert.ok(!fake.paths().includes('POST /v1/tx/run'), 'runTransaction is never asked to sign for it');
+    assert.ok(!fake.paths().includes('POST /v1/tx/sign'));
+    const reloaded = await clientOf(fake, { storage, keyStore });
+    assert.equal(reloaded.auth.get().step, 'authenticated');
+    const orphan = await reloaded.runTx({ operation });
+    assert.equal(orphan.status === 'error' && orphan.code, 'WALLET_NOT_CONNECTED');
+    const again = await clientOf(fake, { storage, keyStore, walletAdapters: [wallet()] });
+    assert.equal((await again.runTx({ operation })).status, 'success');
   });
 });
 

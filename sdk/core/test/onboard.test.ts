@@ -5,7 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOnboard, memoryStorage, type AuthState, type Onboard, type TxState } from '../src/index';
-import { appWithWallet, eventually } from '../../../tests/support/funding';
+import { createDevWallet } from '../src/devWallet';
+import { updateAuthProviders } from '../../../src/domain/oauth/appProviders';
+import { appWithWallet, createAccountWith, eventually } from '../../../tests/support/funding';
 import { latestCode, testEmail } from '../../../tests/support/operators';
 import { startTestService, type TestService } from '../../../tests/support/service';
 
@@ -20,6 +22,13 @@ before(async () => {
   });
   publishableKey = seeded.creds.publishableKey;
   appWallet = seeded.appWallet.publicKey;
+  await updateAuthProviders(
+    svc.deps.db,
+    svc.deps.secrets,
+    seeded.app.id,
+    { email: { enabled: true }, google: { enabled: false }, github: { enabled: false }, stellar: { enabled: true } },
+    new Date(),
+  );
 });
 after(async () => {
   await svc?.stop();
@@ -180,5 +189,25 @@ describe('createOnboard against the live service', () => {
     assert.deepEqual(second.auth.get(), { step: 'idle', reason: 'SIGNED_OUT' });
     first.destroy();
     second.destroy();
+  });
+
+  test("the user's own wallet (dev wallet): SEP-10 sign-in, a payment built here, signed by the wallet, paid on chain", async () => {
+    const dev = createDevWallet();
+    await createAccountWith(svc, dev.publicKey, '20');
+    const client = createOnboard({ publishableKey, baseUrl: svc.url, storage: memoryStorage() });
+    await client.ready();
+    await client.loginWithWallet(dev);
+    const auth = client.auth.get();
+    assert.ok(auth.step === 'authenticated', JSON.stringify(auth));
+    assert.deepEqual([auth.session.wallet.publicKey, auth.session.wallet.custody], [dev.publicKey, 'external']);
+    const paid = await client.runTx(
+      { operation: { type: 'payment', destination: appWallet, asset: 'native', amount: '3' } },
+      { wait: { timeoutMs: 20_000, intervalMs: 200 } },
+    );
+    assert.equal(paid.status, 'success', JSON.stringify(paid));
+    const balances = await client.refreshBalances();
+    const xlm = balances.step === 'loaded' ? balances.balances.find((b) => b.asset === 'native') : undefined;
+    assert.equal(xlm?.balance, '17', 'the wallet paid 3 XLM and no fee');
+    client.destroy();
   });
 });

@@ -25,6 +25,7 @@ export interface AuthHook {
   sendEmailCode: Onboard['sendEmailCode'];
   verifyEmailCode: Onboard['verifyEmailCode'];
   loginWithOAuth: Onboard['loginWithOAuth'];
+  loginWithWallet: Onboard['loginWithWallet'];
   cancelLogin: Onboard['cancelLogin'];
   logout: Onboard['logout'];
 }
@@ -39,6 +40,7 @@ export function useAuth(): AuthHook {
     sendEmailCode: client.sendEmailCode,
     verifyEmailCode: client.verifyEmailCode,
     loginWithOAuth: client.loginWithOAuth,
+    loginWithWallet: client.loginWithWallet,
     cancelLogin: client.cancelLogin,
     logout: client.logout,
   };

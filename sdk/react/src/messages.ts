@@ -14,6 +14,11 @@ const AUTH_MESSAGES: Partial<Record<AuthErrorCode, string>> = {
   POPUP_BLOCKED: 'The sign-in window was blocked. Allow popups for this site and try again.',
   EXTERNAL_AUTH_FAILED: 'The provider could not sign you in. Try again.',
   LOGIN_TIMEOUT: 'Sign-in took too long. Try again.',
+  AUTH_PROVIDER_DISABLED: 'This sign-in method is turned off for the app.',
+  WALLET_CONNECT_FAILED: 'The wallet did not connect. Unlock it, allow this site and try again.',
+  WALLET_AUTH_FAILED: 'The wallet did not sign the sign-in request, or the signature was refused. Try again.',
+  WALLET_ACCOUNT_IN_USE: 'This Stellar account is already used elsewhere. Choose another account in your wallet.',
+  WALLET_NOT_CONNECTED: 'Reconnect your wallet to sign.',
 };
 
 /** A sentence for an auth error code (falls back to the service's message). */

@@ -46,6 +46,7 @@ import {
   type ActivationTransaction,
   type ActivationTrigger,
 } from './store';
+import { externalWalletCannotSign } from '../wallets/custody';
 import { findWallet, type WalletRecord } from '../wallets/store';
 import { gatewayFor } from '../chain/gateways';
 
@@ -375,6 +376,8 @@ export async function fundUserWallet(
   },
 ): Promise<{ publicKey: string; startingBalance: string }> {
   const { app, wallet } = input;
+  // 0. the service cannot activate an account it holds no key for (the user's own wallet funds itself)
+  if (wallet.custody === 'external') throw externalWalletCannotSign();
   // 1. already funded or under way: nothing to do (safe to treat as success)
   if (wallet.fundingState !== 'unfunded')
     throw new AppError('WALLET_ALREADY_FUNDED', { message: 'The wallet is already funded' });

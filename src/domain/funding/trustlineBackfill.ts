@@ -106,6 +106,7 @@ export async function enqueueTrustlineBackfill(
      select w.id, a.asset, w.app_id, :at, :at, :at
        from wallets w cross join unnest(:assets::text[]) as a(asset)
       where w.app_id = :appId and w.network = :network and w.user_id is not null and w.funding_state in ('funded', 'activating')
+        and w.custody = 'custodial'
      on conflict (wallet_id, asset) do nothing`,
     { at: input.at, assets: input.assets, appId: input.app.id, network: input.app.network },
   );

@@ -12,7 +12,8 @@ export interface WalletView {
   walletId: string;
   publicKey: string;
   network: 'testnet' | 'mainnet';
-  /** True once the reserve is sponsored on-chain (the wallet can transact). */
+  custody: 'custodial' | 'external';
+  /** True once the wallet can transact: reserve sponsored (custodial), or the account on the ledger (external). */
   funded: boolean;
   fundedAt: string | null;
   createdAt: string;
@@ -23,6 +24,7 @@ export function walletView(wallet: WalletRecord): WalletView {
     walletId: wallet.id,
     publicKey: wallet.publicKey,
     network: wallet.network,
+    custody: wallet.custody,
     funded: wallet.fundingState === 'funded',
     fundedAt: wallet.fundedAt ? wallet.fundedAt.toISOString() : null,
     createdAt: wallet.createdAt.toISOString(),

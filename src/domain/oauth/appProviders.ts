@@ -20,6 +20,8 @@ export interface AuthProviders {
   email: { enabled: boolean };
   google: OAuthProviderSettings;
   github: OAuthProviderSettings;
+  /** Sign-in with the user's own Stellar wallet (SEP-10): off unless the app turns it on. */
+  stellar: { enabled: boolean };
 }
 
 /** A change of one OAuth provider: an undefined clientId or clientSecret keeps the stored value, null deletes it. */
@@ -33,10 +35,12 @@ export interface AuthProvidersChange {
   email: { enabled: boolean };
   google: OAuthProviderChange;
   github: OAuthProviderChange;
+  /** Omitted: the stored setting stays. */
+  stellar?: { enabled: boolean };
 }
 
 interface ProviderRow {
-  provider: 'email' | OAuthProvider;
+  provider: 'email' | 'stellar' | OAuthProvider;
   enabled: boolean;
   client_id: string | null;
   client_secret_sealed: Buffer | null;
@@ -67,6 +71,7 @@ export async function readAuthProviders(db: Knex, appId: string): Promise<AuthPr
     email: { enabled: rows.get('email')?.enabled ?? true },
     google: oauthSettings(rows.get('google')),
     github: oauthSettings(rows.get('github')),
+    stellar: { enabled: rows.get('stellar')?.enabled ?? false },
   };
 }
 
@@ -95,6 +100,16 @@ export async function updateAuthProviders(
         updated_at: now,
       },
     ];
+    if (change.stellar) {
+      rows.push({
+        app_id: appId,
+        provider: 'stellar',
+        enabled: change.stellar.enabled,
+        client_id: null,
+        client_secret_sealed: null,
+        updated_at: now,
+      });
+    }
     for (const provider of OAUTH_PROVIDERS) {
       const next = change[provider];
       const before = stored.get(provider);
@@ -136,6 +151,15 @@ export async function requireEmailSignIn(db: Knex, appId: string): Promise<void>
     throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
 }
 
+/** Stellar wallet sign-in must be on for the app (it is off unless turned on): 403 AUTH_PROVIDER_DISABLED otherwise. */
+export async function requireStellarSignIn(db: Knex, appId: string): Promise<void> {
+  const row = await db(TABLE)
+    .where({ app_id: appId, provider: 'stellar' })
+    .first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
+  if (!row?.enabled)
+    throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Stellar wallet sign-in is turned off for this app' });
+}
+
 /** The app's client for `provider` when that provider is enabled (enabling requires both credentials), else undefined. */
 export async function appOAuthClient(
   db: Knex,
@@ -160,5 +184,10 @@ export function authProvidersView(p: AuthProviders) {
     ...(s.clientId ? { clientId: s.clientId } : {}),
     clientSecretSet: s.clientSecretSet,
   });
-  return { email: { enabled: p.email.enabled }, google: oauth(p.google), github: oauth(p.github) };
+  return {
+    email: { enabled: p.email.enabled },
+    google: oauth(p.google),
+    github: oauth(p.github),
+    stellar: { enabled: p.stellar.enabled },
+  };
 }

@@ -1,4 +1,4 @@
-// SEP-10 (Stellar Web Authentication) for operators: the service issues a challenge transaction signed by its own
+// SEP-10 (Stellar Web Authentication) for operators and end users: the service issues a challenge transaction signed by its own
 // key, the operator's wallet signs it with the account's key(s), and the service checks it with the SDK's WebAuth
 // helpers. The signing key is derived from the service secret, so every instance issues and accepts the same
 // challenges and nothing is stored until a challenge is used (store.ts keeps it used until it expires).
@@ -26,6 +26,8 @@ export interface VerifiedChallenge {
   /** Hex hash of the challenge transaction: the same whatever signatures are attached to it. */
   challengeHash: string;
   expiresAt: Date;
+  /** The account exists on the ledger (its signers were read there). */
+  existsOnLedger: boolean;
 }
 
 export interface Sep10 {
@@ -61,24 +63,54 @@ function webAuth<T>(check: () => T): T {
   }
 }
 
-export function createSep10(secrets: ServiceSecrets, settings: Sep10Settings): Sep10 {
+/**
+ * SEP-10 for one network, with the service as the web-auth domain and a home domain per challenge: operators use the
+ * Dashboard's domain (createSep10), end users the app's own site (the SDK's wallet sign-in).
+ */
+export interface Sep10Issuer {
+  networkPassphrase: string;
+  issue(account: string, homeDomain: string): { transaction: string; expiresAt: Date };
+  /** As Sep10.verify; the challenge's home domain must be one of `homeDomains`. */
+  verify(
+    transaction: string,
+    opts: {
+      now: Date;
+      homeDomains: string[];
+      accountSigners: (account: string) => Promise<AccountSigners | undefined>;
+    },
+  ): Promise<VerifiedChallenge>;
+}
+
+export function createSep10Issuer(
+  secrets: ServiceSecrets,
+  settings: { network: NetworkName; webAuthDomain: string },
+): Sep10Issuer {
   const serverKeypair = sep10SigningKeypair(secrets);
   const server = serverKeypair.publicKey();
   const networkPassphrase = PASSPHRASES[settings.network];
-  // The Dashboard serves both the home domain and the authentication endpoint, so one domain fills both roles.
-  const domain = settings.homeDomain;
-
+  const webAuthDomain = settings.webAuthDomain;
   return {
     networkPassphrase,
-    issue(account) {
-      return WebAuth.buildChallengeTx(serverKeypair, account, domain, CHALLENGE_TTL_SECONDS, networkPassphrase, domain);
+    issue(account, homeDomain) {
+      const transaction = WebAuth.buildChallengeTx(
+        serverKeypair,
+        account,
+        homeDomain,
+        CHALLENGE_TTL_SECONDS,
+        networkPassphrase,
+        webAuthDomain,
+      );
+      const tx = WebAuth.readChallengeTx(transaction, server, networkPassphrase, homeDomain, webAuthDomain).tx;
+      return { transaction, expiresAt: new Date(Number(tx.timeBounds!.maxTime) * 1000) };
     },
-    async verify(transaction, { now, accountSigners }) {
+    async verify(transaction, { now, homeDomains, accountSigners }) {
       // 1. issued by this service and unexpired; the SDK accepts 5 minutes past maxTime for the client's clock skew,
       // but the bounds are this service's own clock, so the contract's 900 s are enforced exactly
-      const { tx, clientAccountID: account } = webAuth(() =>
-        WebAuth.readChallengeTx(transaction, server, networkPassphrase, domain, domain),
-      );
+      const {
+        tx,
+        clientAccountID: account,
+        matchedHomeDomain,
+      } = webAuth(() => WebAuth.readChallengeTx(transaction, server, networkPassphrase, homeDomains, webAuthDomain));
       const expiresAt = new Date(Number(tx.timeBounds!.maxTime) * 1000);
       if (now.getTime() > expiresAt.getTime()) throw walletAuthFailed('The challenge has expired; ask for a new one');
       // 2. who may sign for the account (read from the chain, outside any database transaction)
@@ -92,12 +124,35 @@ export function createSep10(secrets: ServiceSecrets, settings: Sep10Settings): S
               networkPassphrase,
               onChain.threshold,
               onChain.signers,
-              domain,
-              domain,
+              matchedHomeDomain,
+              webAuthDomain,
             )
-          : WebAuth.verifyChallengeTxSigners(transaction, server, networkPassphrase, [account], domain, domain),
+          : WebAuth.verifyChallengeTxSigners(
+              transaction,
+              server,
+              networkPassphrase,
+              [account],
+              matchedHomeDomain,
+              webAuthDomain,
+            ),
       );
-      return { account, challengeHash: Buffer.from(tx.hash()).toString('hex'), expiresAt };
+      return {
+        account,
+        challengeHash: Buffer.from(tx.hash()).toString('hex'),
+        expiresAt,
+        existsOnLedger: onChain !== undefined,
+      };
     },
+  };
+}
+
+export function createSep10(secrets: ServiceSecrets, settings: Sep10Settings): Sep10 {
+  // The Dashboard serves both the home domain and the authentication endpoint, so one domain fills both roles.
+  const domain = settings.homeDomain;
+  const issuer = createSep10Issuer(secrets, { network: settings.network, webAuthDomain: domain });
+  return {
+    networkPassphrase: issuer.networkPassphrase,
+    issue: (account) => issuer.issue(account, domain).transaction,
+    verify: (transaction, opts) => issuer.verify(transaction, { ...opts, homeDomains: [domain] }),
   };
 }

@@ -18,7 +18,7 @@ import { AppError } from '../errors';
 import { newId } from '../ids';
 import { createAccessTokenSigner, type AccessTokenSigner, type Audience } from './accessTokens';
 
-export type AuthMethod = 'email' | 'google' | 'github' | 'sep10';
+export type AuthMethod = 'email' | 'google' | 'github' | 'stellar' | 'sep10';
 export type RevokeReason =
   'sign_out' | 'sign_out_everywhere' | 'refresh_token_reuse' | 'revoked_by_user' | 'app_member_removed';
 

@@ -36,7 +36,8 @@ import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
 import { appWalletFor } from '../wallets/treasuryWallets';
-import { withWalletKeypair } from '../wallets/custody';
+import { externalWalletCannotSign, withWalletKeypair } from '../wallets/custody';
+import { refreshExternalFunding } from '../wallets/externalFunding';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
@@ -270,6 +271,7 @@ export async function signUserTransaction(
   ctx: TxContext,
   input: { txId: string } | { unsignedXdr: string },
 ): Promise<{ txId: string; signedXdr: string }> {
+  if (ctx.wallet.custody === 'external') throw externalWalletCannotSign();
   let record: TxRecord | undefined;
   if ('txId' in input) {
     record = await findTransaction(deps.db, input.txId);
@@ -369,12 +371,34 @@ export async function submitUserTransaction(
     throw new AppError('TX_INVALID_SIGNED_XDR', {
       message: "The transaction is not signed by the session user's wallet",
     });
-  if (ctx.wallet.fundingState !== 'funded')
+  const wallet = await refreshExternalFunding(deps, ctx.wallet);
+  if (wallet.fundingState !== 'funded')
     throw new AppError('WALLET_NOT_FUNDED', { message: 'The wallet is not funded yet; it cannot transact' });
   const description = describeTransaction(inner);
   if (input.dryRun) {
     const decision = await decidePolicy(deps, { app: ctx.app, userId: ctx.userId, gw, inner, description });
     return dryRunOutcome(known?.id, decision);
+  }
+  // A transaction the service built with a sponsored trustline, signed by the user's own wallet in the client: the
+  // app's funding wallet adds its signature here, as signing does for a custodial wallet.
+  let signedXdr = input.signedXdr;
+  const unsignedBy = cosigners.filter((w) => !isSignedBy(inner, w.publicKey));
+  if (unsignedBy.length > 0) {
+    for (const cosigner of unsignedBy) {
+      await withWalletKeypair(
+        deps,
+        {
+          walletId: cosigner.id,
+          purpose: 'trustline.sponsor',
+          actor: ctx.actor,
+          ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+        },
+        (kp) => {
+          inner.sign(kp);
+        },
+      );
+    }
+    signedXdr = inner.toXDR();
   }
   let record = known ?? (await recordClientTransaction(deps, ctx, inner, description));
   if (!SIGNABLE_STAGES.includes(record.stage)) {
@@ -387,8 +411,8 @@ export async function submitUserTransaction(
       .db('transactions')
       .where({ id: record.id })
       .whereIn('stage', ['built', 'signed'])
-      .update({ signed_xdr: input.signedXdr, stage: 'signed', updated_at: deps.clock.now() });
-    record = { ...record, signedXdr: input.signedXdr, stage: record.stage === 'built' ? 'signed' : record.stage };
+      .update({ signed_xdr: signedXdr, stage: 'signed', updated_at: deps.clock.now() });
+    record = { ...record, signedXdr, stage: record.stage === 'built' ? 'signed' : record.stage };
   }
   return sponsorAndSubmit(deps, ctx, gw, record, inner, description);
 }
@@ -719,6 +743,8 @@ export async function runUserTransaction(
     });
     return dryRunOutcome(undefined, decision);
   }
+  // Nothing is recorded for a wallet the service cannot sign for: build, sign in the client and submit instead.
+  if (ctx.wallet.custody === 'external') throw externalWalletCannotSign();
   const record = await recordBuilt(deps, ctx, built);
   const { record: signed, signed: inner } = await signRecord(deps, ctx, record);
   return sponsorAndSubmit(deps, ctx, gw, signed, inner, built.description, { resequence: true });

@@ -7,7 +7,7 @@ import { normalizeEmail } from '../emailCodes/emailCodes';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 
-export type AuthProvider = 'email' | 'google' | 'github';
+export type AuthProvider = 'email' | 'google' | 'github' | 'stellar';
 
 /**
  * An identity a user signs in with: `subject` is the email address (provider `email`) or the provider's stable account

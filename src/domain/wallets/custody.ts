@@ -23,6 +23,7 @@ import { newId } from '../ids';
 import {
   findOwnedWallet,
   PUBLIC_COLUMNS,
+  type Custody,
   toWalletRecord,
   type WalletOwner,
   type WalletRecord,
@@ -78,9 +79,11 @@ interface SealedWalletRow {
   app_id: string;
   network: NetworkName;
   public_key: string;
-  sealed_secret: Buffer;
-  wrapped_data_key: Buffer;
-  kms_key_id: string;
+  custody: Custody;
+  /** Null exactly for an external wallet (migration 0022). */
+  sealed_secret: Buffer | null;
+  wrapped_data_key: Buffer | null;
+  kms_key_id: string | null;
 }
 
 /**
@@ -145,6 +148,62 @@ export async function createWallet(
   return { wallet: existing, created: false };
 }
 
+/** What the service answers when asked to sign for (or provision) a wallet in the user's own custody. */
+export function externalWalletCannotSign(): AppError {
+  return new AppError('WALLET_ADAPTER_NOT_SUPPORTED', {
+    message:
+      "This wallet is the user's own Stellar wallet: the service holds no key for it. Build the transaction, sign it with the wallet and submit it",
+  });
+}
+
+/**
+ * Records an account of the user's own wallet as the user's wallet on `network` (no key material). Answers the
+ * user's existing wallet when the slot is taken; 409 WALLET_ACCOUNT_IN_USE when the account is already a wallet
+ * elsewhere on this service (a G-address is one wallet, so the ledger follower and histories stay unambiguous).
+ */
+export async function insertExternalWallet(
+  deps: Pick<Deps, 'db' | 'clock' | 'jobs'>,
+  input: { appId: string; userId: string; network: NetworkName; publicKey: string; existsOnLedger: boolean },
+): Promise<WalletRecord> {
+  const owner: WalletOwner = { userId: input.userId };
+  const now = deps.clock.now();
+  return withTx(deps.db, async (trx) => {
+    const mine = await findOwnedWallet(trx, { appId: input.appId, network: input.network, owner });
+    if (mine) return mine;
+    const [row] = await trx('wallets')
+      .insert({
+        id: newId('wal'),
+        app_id: input.appId,
+        user_id: input.userId,
+        role: null,
+        network: input.network,
+        public_key: input.publicKey,
+        custody: 'external',
+        funding_state: input.existsOnLedger ? 'funded' : 'unfunded',
+        funded_at: input.existsOnLedger ? now : null,
+        created_at: now,
+      })
+      .onConflict()
+      .ignore()
+      .returning<WalletRow[]>(PUBLIC_COLUMNS);
+    if (!row) {
+      const again = await findOwnedWallet(trx, { appId: input.appId, network: input.network, owner });
+      if (again) return again;
+      throw new AppError('WALLET_ACCOUNT_IN_USE', {
+        message: 'This Stellar account is already a wallet on this service; use another account',
+      });
+    }
+    const wallet = toWalletRecord(row);
+    await recordOutboxEvent(deps, trx, {
+      appId: input.appId,
+      type: 'wallet.created',
+      data: { walletId: wallet.id, address: wallet.publicKey, status: 'external' },
+      at: now,
+    });
+    return wallet;
+  });
+}
+
 export interface KeyUse {
   walletId: string;
   /** Why the key is needed, recorded in the audit log: `tx.sign`, `auth_entry.sign`, `wallet.activate`... */
@@ -167,8 +226,11 @@ export async function withWalletKeypair<T>(
   const row = await deps
     .db<SealedWalletRow>('wallets')
     .where({ id: key.walletId })
-    .first('app_id', 'network', 'public_key', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+    .first('app_id', 'network', 'public_key', 'custody', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
   if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
+  // Every path that signs checks custody first; this is the last line, so a missed check is a clear 422, not a crash.
+  if (row.custody === 'external' || !row.sealed_secret || !row.wrapped_data_key || !row.kms_key_id)
+    throw externalWalletCannotSign();
   await recordAudit(deps.db, {
     appId: row.app_id,
     action: 'key.decrypt',
@@ -178,7 +240,11 @@ export async function withWalletKeypair<T>(
     ...(key.ip !== undefined ? { ip: key.ip } : {}),
     at: deps.clock.now(),
   });
-  const keypair = await unseal(deps.kms, { appId: row.app_id, walletId: key.walletId, network: row.network }, row);
+  const keypair = await unseal(
+    deps.kms,
+    { appId: row.app_id, walletId: key.walletId, network: row.network },
+    { sealed_secret: row.sealed_secret, wrapped_data_key: row.wrapped_data_key, kms_key_id: row.kms_key_id },
+  );
   try {
     if (keypair.publicKey() !== row.public_key)
       throw new Error(`wallet ${key.walletId}: the decrypted key does not match its public key`);

@@ -5,6 +5,8 @@ import type { NetworkName } from '../../config';
 
 export type AppWalletRole = 'global' | 'funding' | 'gas' | 'distribution';
 export type FundingState = 'unfunded' | 'activating' | 'funded';
+/** Who holds the key: the service (under key management), or the end user's own wallet (SEP-10 sign-in). */
+export type Custody = 'custodial' | 'external';
 
 export interface WalletRecord {
   id: string;
@@ -16,8 +18,9 @@ export interface WalletRecord {
   network: NetworkName;
   /** The G-address. */
   publicKey: string;
-  /** The master key its data key is wrapped under. */
-  kmsKeyId: string;
+  custody: Custody;
+  /** The master key its data key is wrapped under; null for an external wallet (no key here). */
+  kmsKeyId: string | null;
   fundingState: FundingState;
   fundedAt: Date | null;
   createdAt: Date;
@@ -34,6 +37,7 @@ export const PUBLIC_COLUMNS: (keyof WalletRow)[] = [
   'role',
   'network',
   'public_key',
+  'custody',
   'kms_key_id',
   'funding_state',
   'funded_at',
@@ -48,7 +52,8 @@ export interface WalletRow {
   role: AppWalletRole | null;
   network: NetworkName;
   public_key: string;
-  kms_key_id: string;
+  custody: Custody;
+  kms_key_id: string | null;
   funding_state: FundingState;
   funded_at: Date | null;
   created_at: Date;
@@ -62,6 +67,7 @@ export function toWalletRecord(row: WalletRow): WalletRecord {
     role: row.role,
     network: row.network,
     publicKey: row.public_key,
+    custody: row.custody,
     kmsKeyId: row.kms_key_id,
     fundingState: row.funding_state,
     fundedAt: row.funded_at,

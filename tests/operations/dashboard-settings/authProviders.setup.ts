@@ -35,6 +35,7 @@ export const bothShown = {
   email: { enabled: true },
   google: { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true },
   github: { enabled: true, clientId: GITHUB_ID, clientSecretSet: true },
+  stellar: { enabled: false },
 };
 
 /** Starts the service (and what the tests need of it) before the calling suite's tests and stops it after. */

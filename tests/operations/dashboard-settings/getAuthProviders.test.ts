@@ -7,7 +7,7 @@ import { bothEnabled, get, outsider, owner, put, svc, teamApp, useService } from
 describe('getAuthProviders', () => {
   useService();
 
-  test('a new app offers email codes only', async () => {
+  test('a new app offers email codes only (Stellar wallet sign-in is off until turned on)', async () => {
     const res = await get(owner, await teamApp());
     assert.equal(res.status, 200);
     assert.equal(res.body.code, 'AUTH_PROVIDERS_FETCHED');
@@ -15,6 +15,7 @@ describe('getAuthProviders', () => {
       email: { enabled: true },
       google: { enabled: false, clientSecretSet: false },
       github: { enabled: false, clientSecretSet: false },
+      stellar: { enabled: false },
     });
   });
 

@@ -67,6 +67,7 @@ describe('updateAuthProviders', () => {
       email: { enabled: false },
       google: { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true },
       github: { enabled: false, clientId: GITHUB_ID, clientSecretSet: true },
+      stellar: { enabled: false },
     });
     const deleted = await put(owner, appId, {
       email: { enabled: true },
@@ -77,6 +78,7 @@ describe('updateAuthProviders', () => {
       email: { enabled: true },
       google: { enabled: false, clientId: GOOGLE_ID, clientSecretSet: false },
       github: { enabled: false, clientSecretSet: false },
+      stellar: { enabled: false },
     });
     const replaced = await put(owner, appId, {
       email: { enabled: true },
@@ -84,6 +86,19 @@ describe('updateAuthProviders', () => {
       github: { enabled: false },
     });
     assert.deepEqual(replaced.body.content.google, { enabled: true, clientId: GOOGLE_ID, clientSecretSet: true });
+  });
+
+  test('Stellar wallet sign-in: turned on and off; omitted keeps the stored setting', async () => {
+    const appId = await teamApp();
+    const on = await put(owner, appId, { ...bothEnabled, stellar: { enabled: true } });
+    assert.equal(on.status, 200, on.text);
+    assert.deepEqual(on.body.content.stellar, { enabled: true });
+    const kept = await put(owner, appId, bothEnabled);
+    assert.deepEqual(kept.body.content.stellar, { enabled: true });
+    const off = await put(owner, appId, { ...bothEnabled, stellar: { enabled: false } });
+    assert.deepEqual(off.body.content.stellar, { enabled: false });
+    const extra = await put(owner, appId, { ...bothEnabled, stellar: { enabled: true, clientId: 'x' } });
+    assert.equal(extra.status, 400);
   });
 
   test('enabling Google or GitHub without a client id and a secret is 422 and changes nothing', async () => {

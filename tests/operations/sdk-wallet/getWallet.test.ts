@@ -27,6 +27,7 @@ describe('GET /v1/wallet', () => {
       walletId: stored.id,
       publicKey: stored.publicKey,
       network: 'testnet',
+      custody: 'custodial',
       funded: true,
       fundedAt: stored.fundedAt!.toISOString(),
       createdAt: stored.createdAt.toISOString(),

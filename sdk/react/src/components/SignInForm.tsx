@@ -1,7 +1,7 @@
 // Sign-in with an email code and, when given, provider buttons (popup). Plain, labelled HTML: every control has a
 // label, the current step is announced (aria-live), an error is shown next to the field it concerns (role=alert).
 import { useId, useState, type FormEvent } from 'react';
-import type { OAuthProvider } from '@onboard/core';
+import type { OAuthProvider, WalletAdapter } from '@onboard/core';
 import { useAuth } from '../hooks.js';
 import { authMessage } from '../messages.js';
 
@@ -10,13 +10,16 @@ export interface SignInFormProps {
   providers?: OAuthProvider[];
   /** One of the app's redirect URIs; a page of this app that renders the provider (it finishes in the popup). */
   redirectUri?: string;
+  /** The users' own Stellar wallets to offer (SEP-10 sign-in; the app must have turned it on). */
+  wallets?: WalletAdapter[];
   className?: string;
 }
 
 const PROVIDER_NAMES: Record<OAuthProvider, string> = { google: 'Google', github: 'GitHub' };
 
-export function SignInForm({ providers = [], redirectUri, className }: SignInFormProps) {
-  const { state, beginEmailLogin, sendEmailCode, verifyEmailCode, loginWithOAuth, cancelLogin } = useAuth();
+export function SignInForm({ providers = [], redirectUri, wallets = [], className }: SignInFormProps) {
+  const { state, beginEmailLogin, sendEmailCode, verifyEmailCode, loginWithOAuth, loginWithWallet, cancelLogin } =
+    useAuth();
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const emailId = useId();
@@ -35,6 +38,9 @@ export function SignInForm({ providers = [], redirectUri, className }: SignInFor
     'opening_oauth',
     'awaiting_oauth',
     'completing_oauth',
+    'connecting_wallet',
+    'signing_wallet_challenge',
+    'authenticating_wallet',
   ].includes(state.step);
   const error = state.step === 'error' ? authMessage(state.errorCode, state.message) : undefined;
   const reason = state.step === 'idle' && state.reason ? authMessage(state.reason) : undefined;
@@ -113,6 +119,23 @@ export function SignInForm({ providers = [], redirectUri, className }: SignInFor
         <p id={errorId} role="alert" className="onb-error">
           {error}
         </p>
+      )}
+      {wallets.length > 0 && (
+        <div className="onb-providers" role="group" aria-label="Sign in with a Stellar wallet">
+          {wallets.map((wallet) => (
+            <button
+              key={wallet.id}
+              type="button"
+              disabled={busy}
+              onClick={() => {
+                if (state.step === 'entering_email' || state.step === 'entering_code') cancelLogin();
+                void loginWithWallet(wallet);
+              }}
+            >
+              {state.step === 'signing_wallet_challenge' ? 'Confirm in your wallet…' : `Continue with ${wallet.name}`}
+            </button>
+          ))}
+        </div>
       )}
       {providers.length > 0 && redirectUri && (
         <div className="onb-providers" role="group" aria-label="Other ways to sign in">

@@ -22,7 +22,10 @@ export function WalletCard({ className }: { className?: string }) {
         </button>
       </p>
       <p className="onb-note">
-        {wallet.network} · <span data-testid="wallet-funded">{wallet.funded ? 'funded' : 'not funded yet'}</span>
+        {wallet.network} · <span data-testid="wallet-funded">{wallet.funded ? 'funded' : 'not funded yet'}</span> ·{' '}
+        <span data-testid="wallet-custody">
+          {wallet.custody === 'external' ? 'your own wallet signs' : 'kept safe for you'}
+        </span>
       </p>
       <table className="onb-table" aria-label="Balances" aria-busy={state.step === 'loading'}>
         <thead>

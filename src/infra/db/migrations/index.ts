@@ -20,6 +20,7 @@ import * as m0018 from './0018_chain_data';
 import * as m0019 from './0019_webhooks';
 import * as m0020 from './0020_own_submissions';
 import * as m0021 from './0021_webhook_ed25519';
+import * as m0022 from './0022_external_wallets';
 
 export interface Migration {
   name: string;
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   { name: '0019_webhooks', ...m0019 },
   { name: '0020_own_submissions', ...m0020 },
   { name: '0021_webhook_ed25519', ...m0021 },
+  { name: '0022_external_wallets', ...m0022 },
 ];
