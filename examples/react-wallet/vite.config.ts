@@ -10,9 +10,14 @@ import react from '@vitejs/plugin-react';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-/** Prism (`npm run mock`) checks no signature, so any well-formed publishable key does there. */
+/**
+ * The Prism mock (`npm run mock`) checks no signature, so any well-formed publishable key does there. Its answers
+ * carry the contract's example CORS headers, which no browser accepts cross-origin, so the page calls its own origin
+ * and the dev server forwards /v1 to the mock.
+ */
+const MOCK_URL = 'http://127.0.0.1:4010';
 const MOCK = {
-  baseUrl: 'http://127.0.0.1:4010',
+  baseUrl: 'http://localhost:5173',
   publishableKey: `pub_testnet_${'MockOnlyNotARealKey'.padEnd(32, '0')}`,
 };
 
@@ -48,7 +53,12 @@ export default defineConfig({
     },
   },
   // The dev origin the demo app allows (make run seeds it with http://localhost:5173).
-  server: { port: 5173, strictPort: true, fs: { allow: [repo] } },
+  server: {
+    port: 5173,
+    strictPort: true,
+    fs: { allow: [repo] },
+    ...(process.env.ONBOARD_MOCK === '1' ? { proxy: { '/v1': MOCK_URL } } : {}),
+  },
   // The dev wallet's chunk carries @stellar/stellar-sdk (loaded only when the dev wallet is offered).
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
 });

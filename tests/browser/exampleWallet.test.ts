@@ -10,6 +10,7 @@ import { updateAuthProviders } from '../../src/domain/oauth/appProviders';
 import { addAppOrigins } from '../../src/domain/apps/store';
 import { launchChromium, screenshot } from '../support/browser';
 import { serveExample, type ServedExample } from '../support/exampleApp';
+import { startPrism } from '../support/prism';
 import { appWithWallet, createAccountWith } from '../support/funding';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
@@ -161,5 +162,30 @@ test("the user's own Stellar wallet (the example's dev wallet): SEP-10 sign-in, 
     assert.deepEqual(errors, []);
   } finally {
     await own.close();
+  }
+});
+
+test('with one setting the example runs against the Prism mock of the contract: sign-in and the wallet from its examples', async () => {
+  const prism = await startPrism('mock');
+  const mocked = await serveExample({
+    mockUrl: prism.url,
+    publishableKey: `pub_testnet_${'MockOnlyNotARealKey'.padEnd(32, '0')}`,
+  });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(mocked.url);
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Code').fill('482913');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByTestId('user-email').waitFor();
+    assert.equal(await page.getByTestId('user-email').innerText(), 'ada@example.com');
+    await page.getByTestId('wallet-address').waitFor();
+    await screenshot(page, '09-prism-mock');
+  } finally {
+    await context.close();
+    await mocked.stop();
+    await prism.stop();
   }
 });

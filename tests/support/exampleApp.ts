@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import { build } from 'vite';
 import { projectRoot } from '../../src/paths';
 
@@ -15,24 +15,37 @@ export interface ServedExample {
   stop(): Promise<void>;
 }
 
-export async function serveExample(settings: {
-  baseUrl: string;
-  publishableKey: string;
-  devWallet?: boolean;
-}): Promise<ServedExample> {
+/**
+ * `baseUrl` is the service; `mockUrl` instead serves the API from the page's own origin, forwarded to a mock there
+ * (as `ONBOARD_MOCK=1 npm run example` does through Vite's proxy): the Prism mock answers the contract's example
+ * headers, whose Access-Control-Allow-Origin no browser would accept cross-origin.
+ */
+export async function serveExample(
+  settings: { publishableKey: string; devWallet?: boolean } & ({ baseUrl: string } | { mockUrl: string }),
+): Promise<ServedExample> {
   const outDir = mkdtempSync(join(tmpdir(), 'onboard-example-'));
-  await build({
-    configFile: join(projectRoot, 'examples', 'react-wallet', 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, sourcemap: false },
-  });
-  writeFileSync(join(outDir, 'onboard.config.json'), JSON.stringify(settings));
+  // Vite's build sets NODE_ENV=production for the whole process; the service and tools of the test must not see it.
+  const nodeEnv = process.env.NODE_ENV;
+  try {
+    await build({
+      configFile: join(projectRoot, 'examples', 'react-wallet', 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true, sourcemap: false },
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   const app = express();
+  if ('mockUrl' in settings) app.use(forwardTo(settings.mockUrl));
   app.use(express.static(outDir));
   app.use((_req, res) => res.sendFile(join(outDir, 'index.html')));
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { publishableKey, devWallet } = settings;
+  const baseUrl = 'baseUrl' in settings ? settings.baseUrl : origin;
+  writeFileSync(join(outDir, 'onboard.config.json'), JSON.stringify({ baseUrl, publishableKey, devWallet }));
   return {
     url: `${origin}/`,
     origin,
@@ -40,5 +53,30 @@ export async function serveExample(settings: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(outDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Forwards API requests (/v1/...) to `target` with their method, headers and body; answers what it answers. */
+function forwardTo(target: string): RequestHandler {
+  return (req, res, next) => {
+    if (!req.path.startsWith('/v1/')) return next();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'host'),
+      );
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      fetch(target + req.originalUrl, { method: req.method, headers, ...(body ? { body } : {}) })
+        .then(async (answer) => {
+          res.status(answer.status);
+          for (const name of ['content-type', 'dpop-nonce', 'www-authenticate']) {
+            const value = answer.headers.get(name);
+            if (value) res.setHeader(name, value);
+          }
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(next);
+    });
   };
 }

@@ -40,7 +40,9 @@ export async function startPrism(mode: 'mock' | 'proxy', upstream?: string): Pro
   const args = mode === 'mock' ? ['mock', spec] : ['proxy', spec, upstream!, '--errors', '--validate-request=false'];
   const child: ChildProcess = spawn(
     join(projectRoot, 'node_modules/.bin/prism'),
-    [...args, '--host', '127.0.0.1', '--port', String(port)],
+    // One process: prism's forking mode (its default when NODE_ENV=production, which a Vite build in the same test
+    // process sets) fails at start with this version.
+    [...args, '--host', '127.0.0.1', '--port', String(port), '--multiprocess=false'],
     {
       cwd: projectRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
