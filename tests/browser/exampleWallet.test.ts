@@ -6,7 +6,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { updateAuthProviders } from '../../src/domain/oauth/appProviders';
 import { addAppOrigins } from '../../src/domain/apps/store';
 import { launchChromium, screenshot } from '../support/browser';
 import { serveExample, type ServedExample } from '../support/exampleApp';
@@ -14,6 +13,7 @@ import { startPrism } from '../support/prism';
 import { appWithWallet, createAccountWith } from '../support/funding';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
+import { setWalletSignIn } from '../support/users';
 
 let svc: TestService;
 let example: ServedExample;
@@ -26,13 +26,7 @@ before(async () => {
   const seeded = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '10' } });
   appWallet = seeded.appWallet.publicKey;
   example = await serveExample({ baseUrl: svc.url, publishableKey: seeded.creds.publishableKey, devWallet: true });
-  await updateAuthProviders(
-    svc.deps.db,
-    svc.deps.secrets,
-    seeded.app.id,
-    { email: { enabled: true }, google: { enabled: false }, github: { enabled: false }, stellar: { enabled: true } },
-    new Date(),
-  );
+  await setWalletSignIn(svc, seeded.app.id);
   await addAppOrigins(svc.deps.db, seeded.app.id, [example.origin]);
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });

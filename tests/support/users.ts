@@ -7,6 +7,7 @@ import { latestCode, sendWithProof, testEmail } from './operators';
 import type { ObservedResponse } from './spec';
 import type { TestService } from './service';
 import { createDpopKey, type DpopKey } from './dpop';
+import { updateAuthProviders } from '../../src/domain/oauth/appProviders';
 
 export interface UserClient {
   userId: string;
@@ -88,4 +89,19 @@ export async function signInUser(
     },
   };
   return client;
+}
+
+/** Turns sign-in with the user's own Stellar wallet (SEP-10) on or off for the app; email stays on. */
+export async function setWalletSignIn(
+  svc: Pick<TestService, 'deps'>,
+  appId: string,
+  enabled: boolean = true,
+): Promise<void> {
+  await updateAuthProviders(
+    svc.deps.db,
+    svc.deps.secrets,
+    appId,
+    { email: { enabled: true }, google: { enabled: false }, github: { enabled: false }, stellar: { enabled } },
+    new Date(),
+  );
 }

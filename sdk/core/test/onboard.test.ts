@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOnboard, memoryStorage, type AuthState, type Onboard, type TxState } from '../src/index';
 import { createDevWallet } from '../src/devWallet';
-import { updateAuthProviders } from '../../../src/domain/oauth/appProviders';
 import { appWithWallet, createAccountWith, eventually } from '../../../tests/support/funding';
 import { latestCode, testEmail } from '../../../tests/support/operators';
 import { startTestService, type TestService } from '../../../tests/support/service';
+import { setWalletSignIn } from '../../../tests/support/users';
 
 let svc: TestService;
 let publishableKey: string;
@@ -22,13 +22,7 @@ before(async () => {
   });
   publishableKey = seeded.creds.publishableKey;
   appWallet = seeded.appWallet.publicKey;
-  await updateAuthProviders(
-    svc.deps.db,
-    svc.deps.secrets,
-    seeded.app.id,
-    { email: { enabled: true }, google: { enabled: false }, github: { enabled: false }, stellar: { enabled: true } },
-    new Date(),
-  );
+  await setWalletSignIn(svc, seeded.app.id);
 });
 after(async () => {
   await svc?.stop();

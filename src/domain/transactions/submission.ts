@@ -204,6 +204,29 @@ async function cosignerWallets(deps: TxDeps, record: TxRecord): Promise<WalletRe
   return [funding];
 }
 
+/** Adds the signatures of the app wallets a record needs (the funding wallet sponsoring a trustline's reserve). */
+async function signAsCosigners(
+  deps: TxDeps,
+  ctx: TxContext,
+  tx: Transaction,
+  cosigners: WalletRecord[],
+): Promise<void> {
+  for (const cosigner of cosigners) {
+    await withWalletKeypair(
+      deps,
+      {
+        walletId: cosigner.id,
+        purpose: 'trustline.sponsor',
+        actor: ctx.actor,
+        ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+      },
+      (kp) => {
+        tx.sign(kp);
+      },
+    );
+  }
+}
+
 /** Signs `unsignedXdr` (the record's inner transaction) with the user's key, and a co-signer's when the record needs it. */
 async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsignedXdr: string): Promise<Transaction> {
   const tx = parseInnerTransaction(unsignedXdr, gateway(deps, ctx).networkPassphrase);
@@ -223,20 +246,7 @@ async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsi
         tx.sign(kp);
       },
     );
-    for (const cosigner of cosigners) {
-      await withWalletKeypair(
-        deps,
-        {
-          walletId: cosigner.id,
-          purpose: 'trustline.sponsor',
-          actor: ctx.actor,
-          ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
-        },
-        (kp) => {
-          tx.sign(kp);
-        },
-      );
-    }
+    await signAsCosigners(deps, ctx, tx, cosigners);
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError('TX_SIGN_FAILED', { message: 'Signing failed; retry', cause: err });
@@ -384,20 +394,7 @@ export async function submitUserTransaction(
   let signedXdr = input.signedXdr;
   const unsignedBy = cosigners.filter((w) => !isSignedBy(inner, w.publicKey));
   if (unsignedBy.length > 0) {
-    for (const cosigner of unsignedBy) {
-      await withWalletKeypair(
-        deps,
-        {
-          walletId: cosigner.id,
-          purpose: 'trustline.sponsor',
-          actor: ctx.actor,
-          ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
-        },
-        (kp) => {
-          inner.sign(kp);
-        },
-      );
-    }
+    await signAsCosigners(deps, ctx, inner, unsignedBy);
     signedXdr = inner.toXDR();
   }
   let record = known ?? (await recordClientTransaction(deps, ctx, inner, description));

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
-import { createAccountWith, eventually, gatewayOf } from '../../support/funding';
+import { createAccountWith, eventually, gatewayOf, issuedAssets } from '../../support/funding';
 import { sendWithProof } from '../../support/operators';
 import { challenge, signChallenge, svc, useService, verify, walletApp, walletSignIn } from './walletSignIn.setup';
 
@@ -166,5 +166,39 @@ describe('verifyWalletSignIn', () => {
     });
     assert.equal(fund.status, 422, fund.text);
     assert.equal(fund.body.code, 'WALLET_ADAPTER_NOT_SUPPORTED');
+  });
+
+  test("a sponsored trustline signed by the user's own wallet: the app's funding wallet co-signs at submit and pays the reserve", async () => {
+    const [asset] = await issuedAssets(svc, ['EXT']);
+    const { creds, appWallet } = await walletApp({ assets: [asset!] });
+    const account = Keypair.random();
+    await createAccountWith(svc, account.publicKey(), '5');
+    const { res, key, networkPassphrase } = await walletSignIn(creds.publishableKey, account);
+    const accessToken = res.body.content.tokens.accessToken as string;
+    const as = (path: string, body: unknown, idempotencyKey: string) =>
+      sendWithProof(svc.url, key, {}, 'POST', path, {
+        headers: { 'x-service-api-key': creds.publishableKey, 'idempotency-key': idempotencyKey },
+        body,
+        accessToken,
+      });
+    const built = await as('/v1/tx/build', { operation: { type: 'changeTrust', asset, action: 'add' } }, 'ext-trust-b');
+    assert.equal(built.status, 201, built.text);
+    const tx = TransactionBuilder.fromXDR(built.body.content.unsignedXdr, networkPassphrase);
+    tx.sign(account); // the user's signature only: the funding wallet's is the service's to add
+    const submitted = await as('/v1/tx/submit', { signedXdr: tx.toXDR() }, 'ext-trust-s');
+    assert.equal(submitted.status, 200, submitted.text);
+    const gw = gatewayOf(svc);
+    await eventually(
+      'the trustline exists',
+      async () => (await gw.trustlines(account.publicKey(), [asset!])).length === 1,
+    );
+    const [line] = await gw.trustlines(account.publicKey(), [asset!]);
+    assert.equal(line!.sponsor, appWallet.publicKey, "the reserve is the app's");
+    const cosigned = await svc.deps
+      .db('audit_log')
+      .where({ action: 'key.decrypt', wallet_id: appWallet.id, purpose: 'trustline.sponsor' })
+      .count('* as n')
+      .first();
+    assert.ok(Number(cosigned?.n) >= 1, 'the funding wallet signed, and the signature was audited');
   });
 });

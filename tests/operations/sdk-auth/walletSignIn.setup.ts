@@ -5,31 +5,23 @@
 // built by the service, signed in the client and paid by the app's fee-bump.
 import { after, before } from 'node:test';
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
-import { updateAuthProviders } from '../../../src/domain/oauth/appProviders';
 import { call } from '../../support/http';
 import { createDpopKey, type DpopKey } from '../../support/dpop';
 import { appWithWallet } from '../../support/funding';
 import { sendWithProof } from '../../support/operators';
 import { startTestService, type TestService } from '../../support/service';
+import { setWalletSignIn } from '../../support/users';
 
 /** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
 export let svc: TestService;
 
-/** A funded app (gas and funding wallets) whose users may sign in with a Stellar wallet (unless `enabled: false`). */
-export async function walletApp(opts: { enabled?: boolean } = {}) {
-  const seeded = await appWithWallet(svc);
-  await updateAuthProviders(
-    svc.deps.db,
-    svc.deps.secrets,
-    seeded.app.id,
-    {
-      email: { enabled: true },
-      google: { enabled: false },
-      github: { enabled: false },
-      stellar: { enabled: opts.enabled ?? true },
-    },
-    new Date(),
-  );
+/**
+ * A funded app (gas and funding wallets) whose users may sign in with a Stellar wallet (unless `enabled: false`),
+ * with `assets` configured.
+ */
+export async function walletApp(opts: { enabled?: boolean; assets?: string[] } = {}) {
+  const seeded = await appWithWallet(svc, opts.assets ? { settings: { assets: opts.assets } } : {});
+  await setWalletSignIn(svc, seeded.app.id, opts.enabled ?? true);
   return seeded;
 }
 
