@@ -53,6 +53,14 @@ async function signedIn(fake = emailService(), extra: Partial<OnboardOptions> = 
   return client;
 }
 
+/** A BuiltTransaction as buildTransaction answers it. */
+const builtTx = (txId: string, unsignedXdr: string) => ({
+  txId,
+  unsignedXdr,
+  networkPassphrase: 'Test SDF Network ; September 2015',
+  estimatedFeeXlm: '0.00002',
+  summary: { title: 'Send 1 XLM' },
+});
 const errorCodeOf = (state: AuthState) => (state.step === 'error' ? state.errorCode : undefined);
 const throwsInvalidFlow = (fn: () => unknown) =>
   assert.throws(fn, (err: unknown) => err instanceof FlowError && err.code === 'INVALID_FLOW');
@@ -336,13 +344,7 @@ describe("auth state machine: the user's own Stellar wallet (SEP-10)", () => {
   });
 
   test("an external wallet's payment: built by the service, signed by the adapter, submitted; no adapter after a reload: WALLET_NOT_CONNECTED", async () => {
-    const built = {
-      txId: 'tx_01EXT',
-      unsignedXdr: 'UNSIGNED',
-      networkPassphrase: 'Test SDF Network ; September 2015',
-      estimatedFeeXlm: '0.00002',
-      summary: { title: 'Send 1 XLM' },
-    };
+    const built = builtTx('tx_01EXT', 'UNSIGNED');
     const fake = walletService()
       .on('POST /v1/tx/build', () => ok('TX_BUILT', built))
       .on('POST /v1/tx/submit', (r) =>
@@ -471,13 +473,7 @@ describe('data state machines', () => {
   });
 
   test('transactions: build -> built, sign -> signed, submit -> submitted, a rejection -> error with resultCode', async () => {
-    const built = {
-      txId: 'tx_01TEST',
-      unsignedXdr: 'AAAA',
-      networkPassphrase: 'Test SDF Network ; September 2015',
-      estimatedFeeXlm: '0.00002',
-      summary: { title: 'Send 1 XLM' },
-    };
+    const built = builtTx('tx_01TEST', 'AAAA');
     const fake = emailService()
       .on('POST /v1/tx/build', () => ok('TX_BUILT', built))
       .on('POST /v1/tx/sign', () => ok('TX_SIGNED', { txId: built.txId, signedXdr: 'BBBB' }))
