@@ -1,6 +1,6 @@
 // A development wallet: a local Stellar keypair behind the WalletAdapter interface, so tests, demos and the example
 // app can sign in with "an external wallet" without a browser extension. Never for real funds: the secret lives in
-// the page (or wherever the app keeps it). Import it from '@onboard/core/dev-wallet'; it brings @stellar/stellar-sdk
+// the page (or wherever the app keeps it). Its entry is `@onboard/core/dev-wallet`; it brings @stellar/stellar-sdk
 // (an optional peer of the package), which the rest of the library does not need.
 import { Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { WalletAdapter } from './walletAdapter.js';
