@@ -123,7 +123,15 @@ describe('every event type', () => {
       .find((b) => b.event === 'payment.received' && b.data.to === bob.signIn.wallet.publicKey);
     assert.equal(received?.data.amount, '1');
     assert.equal(received?.data.from, alice.signIn.wallet.publicKey);
-    const log = await listWebhookEvents(svc.deps.db, { appId: app.id, limit: 100, offset: 0 });
+    // The receiver has the body before the worker records the answer: wait for the records of what arrived.
+    const logged = async () => {
+      const { events } = await listWebhookEvents(svc.deps.db, { appId: app.id, limit: 100, offset: 0 });
+      return events;
+    };
+    await eventually('every delivered event is recorded as delivered', async () =>
+      (await logged()).filter((e) => ids.includes(e.eventId)).every((e) => e.status !== 'pending'),
+    );
+    const log = { events: await logged() };
     assert.ok(log.events.length >= emitted.length);
     for (const e of log.events.filter((e) => ids.includes(e.eventId))) {
       assert.equal(e.status, 'delivered', e.eventId);
