@@ -1,11 +1,12 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run | webhooks | sdk-client); unset runs them all.
+// first-run | webhooks | sdk-client | metrics); unset runs them all.
 import { runActivation } from './activation';
 import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
 import { runHttpFoundation } from './http-foundation';
 import { runLocalnet } from './localnet';
+import { runMetrics } from './metrics';
 import { runSdkClient } from './sdkClient';
 import { runSessions } from './sessions';
 import { runTransactions } from './transactions';
@@ -21,6 +22,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'first-run': runFirstRun, // make run's process to its banner on an empty data directory vs a later start
   webhooks: runWebhooks, // first webhook attempt after commit, and deliveries per second, vs a direct POST
   'sdk-client': runSdkClient, // client library bundle size, and one authenticated call vs a bare fetch
+  metrics: runMetrics, // the Dashboard's metrics at 1,000,000 transactions vs a bare indexed count of the window
 };
 
 const only = process.env.BENCH;

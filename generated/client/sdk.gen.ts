@@ -1966,9 +1966,12 @@ export const redeliverWebhookEvent = <ThrowOnError extends boolean = false>(opti
  *
  * Counts and spend for the app over a time window (Monitor): wallets created and funded, transactions by status, XLM
  * paid in sponsored fees by the gas wallet, and failed transactions grouped by Stellar result code (most frequent
- * first, at most 50 codes). `lockedReserveXlm` is not windowed: it is the reserve locked in the funding wallet right
- * now for all the app's sponsored wallets and trustlines. The window defaults to the 30 days before now; `from` must
- * be before `to`, and the window may span at most 366 days.
+ * first, at most 50 codes); active users (users who signed in, renewed a session or transacted in the window);
+ * webhook deliveries by outcome with the success rate; and a series for charts, in hours for a window of up to two
+ * days and in days (UTC) otherwise, buckets aligned to the hour or day and clipped to the window. `lockedReserveXlm`
+ * is not windowed: it is the reserve locked in the funding wallet right now for all the app's sponsored wallets and
+ * trustlines. The window defaults to the 30 days before now; `from` must be before `to`, and the window may span at
+ * most 366 days.
  *
  * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
  * APPLICATION_NOT_FOUND.

@@ -7331,6 +7331,39 @@ export type GetAppMetricsResponses = {
                 code: string;
                 count: number;
             }>;
+            /**
+             * Users who signed in, renewed a session or transacted in the window.
+             */
+            activeUsers: number;
+            /**
+             * The window's webhook events by delivery outcome (events not sent to any endpoint excluded).
+             */
+            webhooks: {
+                delivered: number;
+                failed: number;
+                pending: number;
+                /**
+                 * delivered / (delivered + failed), 0 to 1; null when no event was settled.
+                 */
+                successRate: number | null;
+            };
+            /**
+             * The series' bucket size (hour for a window of up to 48 hours, else day, in UTC).
+             */
+            interval: 'hour' | 'day';
+            /**
+             * One bucket per hour or day of the window, oldest first, empty buckets included.
+             */
+            series: Array<{
+                /**
+                 * The bucket's start.
+                 */
+                start: Timestamp;
+                transactions: number;
+                failed: number;
+                walletsCreated: number;
+                sponsoredFeesXlm: Amount;
+            }>;
         };
         code: 'APP_METRICS_FETCHED';
         success: true;

@@ -18,6 +18,7 @@ import { removeMember } from './dashboard-members/removeMember';
 import { updateMember } from './dashboard-members/updateMember';
 import { listAppTransactions } from './dashboard-monitoring/listAppTransactions';
 import { listAuditLog } from './dashboard-monitoring/listAuditLog';
+import { getAppMetrics } from './dashboard-monitoring/getAppMetrics';
 import { getAppDomains } from './dashboard-settings/getAppDomains';
 import { getFeePolicy } from './dashboard-treasury/getFeePolicy';
 import { getTreasury } from './dashboard-treasury/getTreasury';
@@ -93,7 +94,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     fundWallet: fundWallet(deps),
     getApp: getApp(deps),
     getAppDomains: getAppDomains(deps),
-    getAppMetrics: notImplemented('getAppMetrics'),
+    getAppMetrics: getAppMetrics(deps),
     getAppUser: getAppUser(deps),
     getAuthProviders: getAuthProviders(deps),
     getCurrentOperator: getCurrentOperator(deps),

@@ -154,8 +154,17 @@ function toAppTransaction(row: Row, feePayers: ReadonlySet<string>): AppTransact
   };
 }
 
+/**
+ * The rule of sponsoredFeeStroops as an SQL condition over a `transactions` row, for sums in the database (the
+ * Dashboard's metrics); `:feePayers` is bound to feePayersOf's keys. tests/operations/dashboard-monitoring checks that
+ * the two agree on every kind of stored transaction.
+ */
+export const SPONSORED_FEE_CONDITION = `fee_stroops is not null and fee_source = any(:feePayers)
+  and stage not in ('built', 'signed', 'denied')
+  and (stage = 'submitted' or status = 'SUCCESS' or ledger is not null)`;
+
 /** The public keys that pay the app's fees: its gas wallet, or its global wallet in the single layout (either, over time). */
-async function feePayersOf(db: Knex, appId: string): Promise<Set<string>> {
+export async function feePayersOf(db: Knex, appId: string): Promise<Set<string>> {
   return new Set(await db('wallets').where({ app_id: appId }).whereIn('role', ['gas', 'global']).pluck('public_key'));
 }
 

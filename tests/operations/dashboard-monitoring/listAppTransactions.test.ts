@@ -2,61 +2,20 @@
 // against the contract: the record of each kind of stored transaction (and which fees count as sponsored), filters,
 // offset and cursor paging, the CSV export (RFC 4180, newest first, capped at 10,000 rows, limit ignored), errors as
 // JSON, who may read it; and the records of a real activation and sponsored payments on the localnet.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { encodeCursor } from '../../../src/domain/paging/cursor';
 import { MAX_CSV_ROWS } from '../../../src/domain/transactions/appTransactions';
-import { insertTransaction, type NewTx } from '../../../src/domain/transactions/store';
 import { fromStroops } from '../../../src/domain/money/amounts';
 import { headersFor, withSessions } from '../../support/credentials';
 import { call } from '../../support/http';
-import { signInOperator, type OperatorClient } from '../../support/operators';
-import { startTestService, type TestService } from '../../support/service';
 import { signInUser } from '../../support/users';
 import { appWithWallet, gatewayOf } from '../../support/funding';
-import { newTx } from '../../support/history';
+import type { OperatorClient } from '../../support/operators';
+import { createApp, developer, iso, outsider, owner, store, svc, useService, USDC } from './setup';
 
-const USDC = `USDC:${Keypair.random().publicKey()}`;
-const BASE = Date.parse('2026-11-01T00:00:00Z');
-const at = (second: number) => new Date(BASE + second * 1000);
-const iso = (second: number) => at(second).toISOString();
-
-let svc: TestService;
-let owner: OperatorClient;
-let developer: OperatorClient;
-let outsider: OperatorClient;
-
-before(async () => {
-  svc = await startTestService({ LEDGER_FOLLOWER: 'off' }, { closeLedgersEveryMs: 200 });
-  [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-});
-after(async () => {
-  await svc?.stop();
-});
-
-async function createApp(name = 'Monitored app'): Promise<{ appId: string; gasKey: string }> {
-  const res = await owner.call('createApp', 'POST', '/api/v1/apps', { body: { name, network: 'testnet' } });
-  assert.equal(res.status, 201, res.text);
-  const appId = res.body.content.appId;
-  // The single layout: the global wallet pays the app's fees.
-  const gasKey = await svc.deps.db('wallets').where({ app_id: appId, role: 'global' }).first('public_key');
-  assert.ok(gasKey, 'createApp makes the global wallet');
-  return { appId, gasKey: gasKey.public_key };
-}
-
-/** Stores transactions through the store, as the service writes them; answers their ids in the order given. */
-async function store(appId: string, rows: { second: number; tx?: Partial<NewTx> }[]): Promise<string[]> {
-  return svc.deps.db.transaction(async (trx) => {
-    const ids: string[] = [];
-    for (const r of rows) {
-      const tx = await insertTransaction(trx, newTx(appId, null, at(r.second), r.tx), []);
-      assert.ok(tx);
-      ids.push(tx.id);
-    }
-    return ids;
-  });
-}
+useService();
 
 function listPath(appId: string, query: Record<string, string | number> = {}): string {
   const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();

@@ -21,6 +21,7 @@ import * as m0019 from './0019_webhooks';
 import * as m0020 from './0020_own_submissions';
 import * as m0021 from './0021_webhook_ed25519';
 import * as m0022 from './0022_external_wallets';
+import * as m0023 from './0023_metrics_indexes';
 
 export interface Migration {
   name: string;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { name: '0020_own_submissions', ...m0020 },
   { name: '0021_webhook_ed25519', ...m0021 },
   { name: '0022_external_wallets', ...m0022 },
+  { name: '0023_metrics_indexes', ...m0023 },
 ];
