@@ -6,28 +6,55 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addAppOrigins } from '../../src/domain/apps/store';
+import { replaceAppDomains } from '../../src/domain/apps/domains';
+import { updateAuthProviders } from '../../src/domain/oauth/appProviders';
 import { launchChromium, screenshot } from '../support/browser';
 import { serveExample, type ServedExample } from '../support/exampleApp';
 import { startPrism } from '../support/prism';
 import { appWithWallet, createAccountWith } from '../support/funding';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { setWalletSignIn } from '../support/users';
+import { startGithubStandIn, testClient, type GithubStandIn } from '../support/oauthProviders';
 
 let svc: TestService;
 let example: ServedExample;
 let browser: Browser;
 let context: BrowserContext;
 let appWallet: string;
+let github: GithubStandIn;
+// The example's own address is its redirect URI: known once it is served, so the stand-in's client list is filled then.
+const githubClient = testClient('example-github', []);
 
 before(async () => {
-  svc = await startTestService({}, { closeLedgersEveryMs: 100 });
+  github = await startGithubStandIn([githubClient]);
+  svc = await startTestService(
+    { GITHUB_OAUTH_URL: github.oauthUrl, GITHUB_API_URL: github.apiUrl },
+    { closeLedgersEveryMs: 100 },
+  );
   const seeded = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '10' } });
   appWallet = seeded.appWallet.publicKey;
-  example = await serveExample({ baseUrl: svc.url, publishableKey: seeded.creds.publishableKey, devWallet: true });
-  await setWalletSignIn(svc, seeded.app.id);
-  await addAppOrigins(svc.deps.db, seeded.app.id, [example.origin]);
+  example = await serveExample({
+    baseUrl: svc.url,
+    publishableKey: seeded.creds.publishableKey,
+    devWallet: true,
+    providers: ['github'],
+  });
+  githubClient.redirectUris.push(example.url);
+  await updateAuthProviders(
+    svc.deps.db,
+    svc.deps.secrets,
+    seeded.app.id,
+    {
+      email: { enabled: true },
+      google: { enabled: false },
+      github: { enabled: true, clientId: githubClient.clientId, clientSecret: githubClient.clientSecret },
+      stellar: { enabled: true },
+    },
+    new Date(),
+  );
+  await svc.deps.db.transaction((trx) =>
+    replaceAppDomains(trx, seeded.app.id, { origins: [example.origin], redirectUris: [example.url] }),
+  );
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
 });
@@ -36,6 +63,7 @@ after(async () => {
   await browser?.close();
   await example?.stop();
   await svc?.stop();
+  await github?.stop();
 });
 
 async function signIn(page: Page, email: string): Promise<void> {
@@ -181,5 +209,47 @@ test('with one setting the example runs against the Prism mock of the contract: 
     await context.close();
     await mocked.stop();
     await prism.stop();
+  }
+});
+
+test('GitHub in a popup: the provider comes back to the example in the popup, and the page that opened it signs in', async () => {
+  const email = testEmail('browser-github');
+  github.accounts.set('octo-browser', {
+    id: 9001,
+    login: 'octo-browser',
+    name: null,
+    emails: [{ email, primary: true, verified: true }],
+  });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  try {
+    // The stand-in knows who is "signed in to GitHub" from a header a real browser session would not need.
+    await context.route(`${github.oauthUrl}/**`, (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'x-test-login': 'octo-browser' } }),
+    );
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(example.url);
+    const [popup] = await Promise.all([
+      context.waitForEvent('page'),
+      page.getByRole('button', { name: 'Continue with GitHub' }).click(),
+    ]);
+    await page.getByTestId('user-email').waitFor({ timeout: 20_000 });
+    assert.equal(await page.getByTestId('user-email').innerText(), email);
+    if (!popup.isClosed()) await popup.waitForEvent('close', { timeout: 10_000 });
+    assert.equal(popup.isClosed(), true, 'the popup was closed by the page that opened it');
+    // The flow was finished once, by the opener: one session for the user, no state refused as used.
+    const sessions = await svc.deps
+      .db('sessions as s')
+      .join('users as u', 'u.id', 's.subject_id')
+      .where({ 'u.email': email })
+      .count('* as n')
+      .first();
+    assert.equal(Number(sessions?.n), 1);
+    assert.deepEqual(github.refusals, []);
+    await screenshot(page, '10-github-popup-signed-in');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });

@@ -21,7 +21,9 @@ export interface ServedExample {
  * headers, whose Access-Control-Allow-Origin no browser would accept cross-origin.
  */
 export async function serveExample(
-  settings: { publishableKey: string; devWallet?: boolean } & ({ baseUrl: string } | { mockUrl: string }),
+  settings: { publishableKey: string; devWallet?: boolean; providers?: ('google' | 'github')[] } & (
+    { baseUrl: string } | { mockUrl: string }
+  ),
 ): Promise<ServedExample> {
   const outDir = mkdtempSync(join(tmpdir(), 'onboard-example-'));
   // Vite's build sets NODE_ENV=production for the whole process; the service and tools of the test must not see it.
@@ -43,9 +45,9 @@ export async function serveExample(
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { publishableKey, devWallet } = settings;
+  const { publishableKey, devWallet, providers } = settings;
   const baseUrl = 'baseUrl' in settings ? settings.baseUrl : origin;
-  writeFileSync(join(outDir, 'onboard.config.json'), JSON.stringify({ baseUrl, publishableKey, devWallet }));
+  writeFileSync(join(outDir, 'onboard.config.json'), JSON.stringify({ baseUrl, publishableKey, devWallet, providers }));
   return {
     url: `${origin}/`,
     origin,

@@ -12,6 +12,8 @@ interface Settings {
   publishableKey?: string;
   /** Offer sign-in with a development Stellar wallet (a local key kept in this browser: never for real funds). */
   devWallet?: boolean;
+  /** Offer Google and GitHub (popup) sign-in; this page's address must be one of the app's redirect URIs. */
+  providers?: ('google' | 'github')[];
 }
 
 const DEV_WALLET_KEY = 'onboard-example:dev-wallet-secret';
@@ -34,7 +36,7 @@ async function settings(): Promise<Settings> {
 }
 
 const root = createRoot(document.getElementById('root')!);
-const { baseUrl, publishableKey, devWallet: offerDevWallet } = await settings();
+const { baseUrl, publishableKey, devWallet: offerDevWallet, providers = [] } = await settings();
 const wallets = offerDevWallet ? [await devWallet()] : [];
 if (!baseUrl || !publishableKey) {
   root.render(
@@ -50,7 +52,7 @@ if (!baseUrl || !publishableKey) {
   root.render(
     <StrictMode>
       <OnboardProvider options={{ baseUrl, publishableKey, walletAdapters: wallets }}>
-        <App wallets={wallets} />
+        <App wallets={wallets} providers={providers} />
       </OnboardProvider>
     </StrictMode>,
   );

@@ -75,6 +75,9 @@ interface PendingOAuth {
   expiresAt: number;
 }
 
+/** The window name of the sign-in popup (a page loaded in it leaves the flow to the page that opened it). */
+export const POPUP_NAME = 'onboard-oauth';
+
 /** How long a popup sign-in may take before it is abandoned. */
 export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 const POPUP_POLL_MS = 250;
@@ -274,7 +277,7 @@ export class AuthFlows {
     const { provider, redirectUri } = options;
     const mode = options.mode ?? 'redirect';
     const popup =
-      mode === 'popup' ? globalThis.open?.('about:blank', 'onboard-oauth', 'popup,width=500,height=680') : undefined;
+      mode === 'popup' ? globalThis.open?.('about:blank', POPUP_NAME, 'popup,width=500,height=680') : undefined;
     const generation = this.#begin({ step: 'opening_oauth', provider });
     if (mode === 'popup' && !popup) {
       return this.#failWith(
@@ -403,7 +406,10 @@ export class AuthFlows {
       if (at.origin !== target.origin || at.pathname !== target.pathname || !at.searchParams.has('state')) return;
       this.#cancelPopup();
       popup.close();
-      void this.completeOAuthRedirect(href);
+      // A flow finished meanwhile (another tab, a reload of the popup's page) is not an error of this page.
+      this.completeOAuthRedirect(href).catch((err: unknown) => {
+        if (!(err instanceof FlowError)) throw err;
+      });
     }, POPUP_POLL_MS);
     this.#popupWatch = { cancel: () => clearInterval(timer) };
   }

@@ -3,7 +3,7 @@
 // transactions (data.ts), and calls the API through one transport: a fresh DPoP proof per attempt, time limits and
 // safe retries (transport.ts), the access token renewed before it expires and once more when the service says it
 // has (sessionFetch below).
-import { AuthFlows, type AuthState, type OAuthOptions } from './auth.js';
+import { AuthFlows, POPUP_NAME, type AuthState, type OAuthOptions } from './auth.js';
 import { DataStores } from './data.js';
 import { dpopFetch, type DpopServerState, type DpopSigner } from './dpop.js';
 import { defaultKeyStore, type DpopKeyStore } from './keyStore.js';
@@ -157,7 +157,9 @@ export class Onboard {
       await this.#session.start();
       this.#auth.restored();
       const href = globalThis.location?.href;
-      if (this.#options.completeOAuthOnReady !== false && href && (await this.#auth.hasOAuthAnswer(href))) {
+      // In the sign-in popup itself the page that opened it finishes the flow (it watches the popup come back).
+      const inPopup = (globalThis as { name?: unknown }).name === POPUP_NAME && Boolean(globalThis.opener);
+      if (this.#options.completeOAuthOnReady !== false && !inPopup && href && (await this.#auth.hasOAuthAnswer(href))) {
         await this.#auth.completeOAuthRedirect(href);
       }
     })();
