@@ -59,24 +59,14 @@ export async function runWebhooks(): Promise<void> {
     }
     while ([...committed.keys()].some((id) => arrivedAt(id) === undefined)) await sleep(50);
     const latencies = [...committed].map(([id, at]) => arrivedAt(id)! - at);
+    // The floor: the same signed POST of an event, sent by the same egress code without queue or database.
+    const postDirectly = async (eventId: string) => {
+      const body = JSON.stringify({ id: eventId, event: 'stellar.tx', timestamp: new Date().toISOString(), data: {} });
+      const headers = signatureHeaders({ current: secret! }, { eventId, timestamp: new Date(), body });
+      return postOnce(receiver.url, body, headers, { timeoutMs: 10_000, policy: { allowInsecure: true } });
+    };
     const direct: number[] = [];
-    for (let i = 0; i < EVENTS; i++) {
-      const body = JSON.stringify({
-        id: `evt_direct${i}`,
-        event: 'stellar.tx',
-        timestamp: new Date().toISOString(),
-        data: {},
-      });
-      const headers = signatureHeaders(
-        { current: secret! },
-        { eventId: `evt_direct${i}`, timestamp: new Date(), body },
-      );
-      const answer = await postOnce(receiver.url, body, headers, {
-        timeoutMs: 10_000,
-        policy: { allowInsecure: true },
-      });
-      direct.push(answer.latencyMs);
-    }
+    for (let i = 0; i < EVENTS; i++) direct.push((await postDirectly(`evt_direct${i}`)).latencyMs);
 
     // 2. throughput: a burst committed at once
     const before = receiver.received.length;
@@ -93,18 +83,7 @@ export async function runWebhooks(): Promise<void> {
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < BURST) {
-          const i = next++;
-          const body = JSON.stringify({
-            id: `evt_floor${i}`,
-            event: 'stellar.tx',
-            timestamp: new Date().toISOString(),
-            data: {},
-          });
-          const headers = signatureHeaders(
-            { current: secret! },
-            { eventId: `evt_floor${i}`, timestamp: new Date(), body },
-          );
-          await postOnce(receiver.url, body, headers, { timeoutMs: 10_000, policy: { allowInsecure: true } });
+          await postDirectly(`evt_floor${next++}`);
         }
       }),
     );

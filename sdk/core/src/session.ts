@@ -142,10 +142,15 @@ export class SessionManager {
   /** Keeps the tokens of a sign-in. */
   async establish(result: SdkSignInResult, opts: { walletAdapterId?: string } = {}): Promise<SessionInfo> {
     const signer = await this.signer();
-    const session = {
-      ...this.#fromTokens(result.tokens, signer.jkt, result.user, result.wallet),
-      ...(opts.walletAdapterId ? { walletAdapterId: opts.walletAdapterId } : {}),
-    };
+    const session = this.#withTokens(
+      {
+        jkt: signer.jkt,
+        user: result.user,
+        wallet: result.wallet,
+        ...(opts.walletAdapterId ? { walletAdapterId: opts.walletAdapterId } : {}),
+      },
+      result.tokens,
+    );
     await this.#persist(session);
     this.#adopt(session);
     return this.#infoOf(session);
@@ -193,10 +198,7 @@ export class SessionManager {
       const out = await this.#deps.refresh(before.refreshToken);
       if (this.#current?.sessionId !== before.sessionId) return this.#current !== undefined; // signed out meanwhile
       if (out.ok) {
-        const session = {
-          ...this.#fromTokens(out.content, before.jkt, before.user, before.wallet),
-          ...(before.walletAdapterId ? { walletAdapterId: before.walletAdapterId } : {}),
-        };
+        const session = this.#withTokens(before, out.content);
         await this.#persist(session);
         this.#adopt(session);
         return true;
@@ -208,11 +210,16 @@ export class SessionManager {
 
   /** Forgets the session on this device (every tab follows) and rotates the device key for the next sign-in. */
   async end(reason: AuthErrorCode): Promise<void> {
+    await this.#deps.storage.remove(this.#deps.name);
+    await this.#deps.keyStore.clear();
+    await this.#forget(reason);
+  }
+
+  /** Drops the session in memory and loads (or makes) the device's next key; tells the app when there was one. */
+  async #forget(reason: AuthErrorCode): Promise<void> {
     const had = this.#current !== undefined;
     this.#current = undefined;
     clearTimeout(this.#timer);
-    await this.#deps.storage.remove(this.#deps.name);
-    await this.#deps.keyStore.clear();
     this.#signer = undefined;
     await this.signer();
     if (had) this.#deps.onChange(undefined, reason);
@@ -220,15 +227,9 @@ export class SessionManager {
 
   async #syncFromStorage(): Promise<void> {
     const stored = parseStored(await this.#deps.storage.get(this.#deps.name));
+    // Another tab signed out (or the record was wiped): follow it without calling the service.
     if (!stored) {
-      if (this.#current) {
-        // Another tab signed out (or the record was wiped): follow it without calling the service.
-        this.#current = undefined;
-        clearTimeout(this.#timer);
-        this.#signer = undefined;
-        await this.signer();
-        this.#deps.onChange(undefined, 'SIGNED_OUT');
-      }
+      if (this.#current) await this.#forget('SIGNED_OUT');
       return;
     }
     if (stored.refreshExpiresAt <= this.#now()) {
@@ -276,17 +277,22 @@ export class SessionManager {
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  #fromTokens(tokens: SessionTokens, jkt: string, user: SessionUser, wallet: Wallet): StoredSession {
+  /** The session bound to `base`'s key, user, wallet and adapter, with new tokens. */
+  #withTokens(
+    base: Pick<StoredSession, 'jkt' | 'user' | 'wallet' | 'walletAdapterId'>,
+    tokens: SessionTokens,
+  ): StoredSession {
     return {
       v: 1,
-      jkt,
+      jkt: base.jkt,
+      user: base.user,
+      wallet: base.wallet,
+      ...(base.walletAdapterId ? { walletAdapterId: base.walletAdapterId } : {}),
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
       sessionId: tokens.sessionId,
       accessExpiresAt: this.#now() + tokens.expiresIn * 1000,
       refreshExpiresAt: Date.parse(tokens.refreshTokenExpiresAt),
-      user,
-      wallet,
     };
   }
 

@@ -140,25 +140,21 @@ export async function updateAuthProviders(
 }
 
 /**
- * Email sign-in must be on for the app: 403 AUTH_PROVIDER_DISABLED otherwise ("Disabling a provider stops new sign-ins
- * with it"; sessions already started are not touched). Google and GitHub are checked by appOAuthClient.
+ * A sign-in provider without OAuth credentials must be on for the app: 403 AUTH_PROVIDER_DISABLED otherwise
+ * ("Disabling a provider stops new sign-ins with it"; sessions already started are not touched). Email codes are on
+ * unless turned off; Stellar wallet sign-in is off unless turned on. Google and GitHub are checked by appOAuthClient.
  */
-export async function requireEmailSignIn(db: Knex, appId: string): Promise<void> {
+async function requireProviderOn(db: Knex, appId: string, provider: 'email' | 'stellar', name: string): Promise<void> {
   const row = await db(TABLE)
-    .where({ app_id: appId, provider: 'email' })
+    .where({ app_id: appId, provider })
     .first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
-  if (row && !row.enabled)
-    throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Email sign-in is turned off for this app' });
+  const enabled = row?.enabled ?? provider === 'email';
+  if (!enabled) throw new AppError('AUTH_PROVIDER_DISABLED', { message: `${name} sign-in is turned off for this app` });
 }
 
-/** Stellar wallet sign-in must be on for the app (it is off unless turned on): 403 AUTH_PROVIDER_DISABLED otherwise. */
-export async function requireStellarSignIn(db: Knex, appId: string): Promise<void> {
-  const row = await db(TABLE)
-    .where({ app_id: appId, provider: 'stellar' })
-    .first<Pick<ProviderRow, 'enabled'> | undefined>('enabled');
-  if (!row?.enabled)
-    throw new AppError('AUTH_PROVIDER_DISABLED', { message: 'Stellar wallet sign-in is turned off for this app' });
-}
+export const requireEmailSignIn = (db: Knex, appId: string) => requireProviderOn(db, appId, 'email', 'Email');
+export const requireStellarSignIn = (db: Knex, appId: string) =>
+  requireProviderOn(db, appId, 'stellar', 'Stellar wallet');
 
 /** The app's client for `provider` when that provider is enabled (enabling requires both credentials), else undefined. */
 export async function appOAuthClient(

@@ -2,7 +2,7 @@
 // key, the operator's wallet signs it with the account's key(s), and the service checks it with the SDK's WebAuth
 // helpers. The signing key is derived from the service secret, so every instance issues and accepts the same
 // challenges and nothing is stored until a challenge is used (store.ts keeps it used until it expires).
-import { Keypair, Networks, WebAuth } from '@stellar/stellar-sdk';
+import { Keypair, Networks, TransactionBuilder, WebAuth, type Transaction } from '@stellar/stellar-sdk';
 import type { NetworkName, Sep10Settings } from '../../config';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
 import { AppError } from '../errors';
@@ -100,8 +100,8 @@ export function createSep10Issuer(
         networkPassphrase,
         webAuthDomain,
       );
-      const tx = WebAuth.readChallengeTx(transaction, server, networkPassphrase, homeDomain, webAuthDomain).tx;
-      return { transaction, expiresAt: new Date(Number(tx.timeBounds!.maxTime) * 1000) };
+      const { timeBounds } = TransactionBuilder.fromXDR(transaction, networkPassphrase) as Transaction;
+      return { transaction, expiresAt: new Date(Number(timeBounds!.maxTime) * 1000) };
     },
     async verify(transaction, { now, homeDomains, accountSigners }) {
       // 1. issued by this service and unexpired; the SDK accepts 5 minutes past maxTime for the client's clock skew,
