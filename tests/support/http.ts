@@ -6,8 +6,8 @@ import { responseViolations, type ObservedResponse } from './spec';
 export interface CallOptions {
   headers?: Record<string, string>;
   body?: unknown;
-  /** Raw body text (sent as is, e.g. broken JSON). */
-  rawBody?: string;
+  /** Raw body (sent as is, e.g. broken JSON, or bytes that are not UTF-8). */
+  rawBody?: string | Uint8Array<ArrayBuffer>;
 }
 
 export async function rawCall(
@@ -17,7 +17,7 @@ export async function rawCall(
   opts: CallOptions = {},
 ): Promise<ObservedResponse> {
   const headers: Record<string, string> = { ...opts.headers };
-  let body: string | undefined = opts.rawBody;
+  let body: string | Uint8Array<ArrayBuffer> | undefined = opts.rawBody;
   if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';

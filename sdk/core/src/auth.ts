@@ -84,6 +84,20 @@ const POPUP_POLL_MS = 250;
 
 const FLOW_IDLE: ReadonlySet<AuthStep> = new Set(['idle', 'error', 'entering_email', 'entering_code']);
 
+/** A duration from the service's answer, or `fallback` when the answer has none (never an Invalid Date in a state). */
+function secondsOf(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+/** The query of `url`; undefined when it is not a URL (it is then no answer of a provider). */
+function paramsOf(url: string): URLSearchParams | undefined {
+  try {
+    return new URL(url).searchParams;
+  } catch {
+    return undefined;
+  }
+}
+
 function reasonOf(err: unknown): string {
   return err instanceof Error && err.message ? err.message : 'The wallet did not answer';
 }
@@ -211,8 +225,8 @@ export class AuthFlows {
     this.#store.set({
       step: 'entering_code',
       email: address,
-      codeExpiresAt: new Date(now + out.content.expiresInSeconds * 1000),
-      resendAvailableAt: new Date(now + out.content.resendAfterSeconds * 1000),
+      codeExpiresAt: new Date(now + secondsOf(out.content.expiresInSeconds, 600) * 1000),
+      resendAvailableAt: new Date(now + secondsOf(out.content.resendAfterSeconds, 0) * 1000),
     });
   }
 
@@ -320,8 +334,7 @@ export class AuthFlows {
   async hasOAuthAnswer(url: string): Promise<boolean> {
     const pending = await this.#pendingOAuth();
     if (!pending) return false;
-    const params = new URL(url).searchParams;
-    return params.get('state') === pending.state;
+    return paramsOf(url)?.get('state') === pending.state;
   }
 
   /**
@@ -330,8 +343,8 @@ export class AuthFlows {
    */
   async completeOAuthRedirect(url: string = globalThis.location?.href ?? ''): Promise<void> {
     const pending = await this.#pendingOAuth();
-    const params = new URL(url).searchParams;
-    if (!pending || params.get('state') !== pending.state) {
+    const params = paramsOf(url);
+    if (!pending || !params || params.get('state') !== pending.state) {
       throw new FlowError('completeOAuthRedirect: no sign-in with this state was started on this device');
     }
     this.#require((s) => s.step !== 'authenticated' && s.step !== 'signing_out', 'completeOAuthRedirect');

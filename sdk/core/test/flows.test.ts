@@ -147,9 +147,12 @@ describe('auth state machine: email code', () => {
     const offline = client.auth.get();
     assert.equal(offline.step === 'error' && offline.errorCode, 'NETWORK_ERROR');
     assert.equal(offline.step === 'error' && offline.previousStep, 'sending_email');
-    answer = ok('SDK_EMAIL_CODE_SENT', { sent: true, expiresInSeconds: 600, resendAfterSeconds: 30 });
+    // An answer without its durations still gives real dates (never Invalid Date).
+    answer = ok('SDK_EMAIL_CODE_SENT', { sent: true, expiresInSeconds: 'soon' });
     await client.sendEmailCode('ada@example.com');
-    assert.equal(client.auth.get().step, 'entering_code');
+    const entering = client.auth.get();
+    assert.ok(entering.step === 'entering_code' && Number.isFinite(entering.codeExpiresAt.getTime()));
+    assert.ok(entering.step === 'entering_code' && Number.isFinite(entering.resendAvailableAt.getTime()));
   });
 
   test('INVALID_FLOW for every step called out of order', async () => {
@@ -245,6 +248,8 @@ describe('auth state machine: Google and GitHub (PKCE)', () => {
     // The challenge that went out in the start request's query is the S256 of the verifier sent now.
     const query = fake.queries.find((q) => q.includes('codeChallenge'))!;
     assert.equal(new URLSearchParams(query).get('codeChallenge'), challenge);
+    // Not a URL: no answer of a provider, so out of order too (never a TypeError).
+    await rejectsInvalidFlow(() => back.completeOAuthRedirect('not a url'));
     // The answer is single-use: the same URL again is out of order.
     await rejectsInvalidFlow(() =>
       back.completeOAuthRedirect('https://app.test/cb?code=abc&state=state-0123456789abcdef'),

@@ -12,7 +12,7 @@ export function getWallet(deps: Pick<Deps, 'db' | 'clock' | 'stellar'>): Handler
   return async (req) => {
     // 1. the session user's own wallet, of the key's app, on the key's network
     const { wallet } = await requireSessionWallet(deps, req.auth);
-    // 2. respond (an external wallet's funded state as the ledger has it now)
-    return { content: walletView(await refreshExternalFunding(deps, wallet)) };
+    // 2. respond (an external wallet's funded state as the ledger has it now, or as stored when the chain is down)
+    return { content: walletView(await refreshExternalFunding(deps, wallet, { keepWhenUnreachable: true })) };
   };
 }
