@@ -15,7 +15,7 @@
 import type { SdkSignInResult } from '../../../generated/client/types.gen.js';
 import { authCodeOf, FlowError, messageOf, type AuthErrorCode } from './errors.js';
 import type { Failure, Outcome } from './outcome.js';
-import type { SessionInfo, SessionManager } from './session.js';
+import type { SessionInfo, UserSessionManager } from './userSession.js';
 import type { StorageAdapter } from './storage.js';
 import type { WalletAdapter } from './walletAdapter.js';
 import { createStore, type Readable } from './store.js';
@@ -120,7 +120,7 @@ export interface AuthFlowDeps {
   api: OnboardClient;
   /** The API with the session's access token (sign-out). */
   sessionApi: OnboardClient;
-  session: SessionManager;
+  session: UserSessionManager;
   storage: StorageAdapter;
   /** Storage key of a pending OAuth sign-in. */
   oauthKey: string;
@@ -193,7 +193,11 @@ export class AuthFlows {
     if (generation !== this.#generation) return;
     this.#email = undefined;
     // sessionChanged moves the state to authenticated
-    await this.#deps.session.establish(result, wallet ? { walletAdapterId: wallet.id } : {});
+    await this.#deps.session.establish(result.tokens, {
+      user: result.user,
+      wallet: result.wallet,
+      ...(wallet ? { walletAdapterId: wallet.id } : {}),
+    });
   }
 
   // ---- email code ----

@@ -5,7 +5,7 @@
 import type { Balance, TxHistoryPage, Wallet } from '../../../generated/client/types.gen.js';
 import { messageOf } from './errors.js';
 import type { Failure, Outcome } from './outcome.js';
-import type { SessionInfo, SessionManager } from './session.js';
+import type { SessionInfo, UserSessionManager } from './userSession.js';
 import { createStore } from './store.js';
 import * as tx from './transactions.js';
 import type { OnboardClient } from './types.js';
@@ -82,7 +82,7 @@ export class DataStores {
 
   constructor(
     private readonly api: OnboardClient,
-    private readonly session: SessionManager,
+    private readonly session: UserSessionManager,
     /** The adapter that signs for the session's wallet when it is the user's own (custody external). */
     private readonly walletAdapter: () => WalletAdapter | undefined,
   ) {}
@@ -166,7 +166,10 @@ export class DataStores {
   /** The user's wallet on the session's network (the session's copy is updated, e.g. `funded`). */
   async getWallet(): Promise<Outcome<Wallet>> {
     const out = await this.api.getWallet();
-    if (out.ok) await this.session.updateWallet(out.content);
+    if (out.ok) {
+      const wallet = out.content;
+      await this.session.updatePrincipal((p) => (p.wallet.walletId === wallet.walletId ? { ...p, wallet } : undefined));
+    }
     return out;
   }
 

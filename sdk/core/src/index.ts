@@ -17,7 +17,8 @@ export {
   type OAuthProvider,
 } from './auth.js';
 export type { BalanceState, HistoryParams, HistoryState, TxState } from './data.js';
-export { REFRESH_LEAD_MS, type SessionInfo, type SessionUser } from './session.js';
+export { REFRESH_LEAD_MS } from './session.js';
+export type { SessionInfo, SessionUser } from './userSession.js';
 export { createStore, type Listener, type Readable, type Store } from './store.js';
 export { browserStorage, defaultStorage, memoryStorage, type StorageAdapter } from './storage.js';
 export { defaultKeyStore, indexedDbKeyStore, memoryKeyStore, type DpopKeyStore } from './keyStore.js';

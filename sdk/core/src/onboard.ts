@@ -2,17 +2,18 @@
 // DPoP key and session (session.ts), the sign-in flows (auth.ts), and the state machines of balances, history and
 // transactions (data.ts), and calls the API through one transport: a fresh DPoP proof per attempt, time limits and
 // safe retries (transport.ts), the access token renewed before it expires and once more when the service says it
-// has (sessionFetch below).
+// has (sessionFetch.ts).
 import { AuthFlows, POPUP_NAME, type AuthState, type OAuthOptions } from './auth.js';
 import { DataStores } from './data.js';
-import { dpopFetch, type DpopServerState, type DpopSigner } from './dpop.js';
 import { defaultKeyStore, type DpopKeyStore } from './keyStore.js';
 import { createOnboardClient, OnboardConfigError } from './lowLevel.js';
-import { SessionManager, type SessionInfo } from './session.js';
+import { SessionManager } from './session.js';
+import { sessionFetches } from './sessionFetch.js';
 import { defaultStorage, type StorageAdapter } from './storage.js';
 import type { Readable } from './store.js';
-import { transportFetch, type TransportOptions } from './transport.js';
+import type { TransportOptions } from './transport.js';
 import type { Network, OnboardClient } from './types.js';
+import { isUserPrincipal, type SessionInfo, type UserPrincipal } from './userSession.js';
 import type { WalletAdapter } from './walletAdapter.js';
 
 export interface OnboardOptions extends TransportOptions {
@@ -37,57 +38,11 @@ export interface OnboardOptions extends TransportOptions {
   walletAdapters?: WalletAdapter[];
 }
 
-async function errorCodeOf(response: Response): Promise<string | undefined> {
-  try {
-    const body = (await response.clone().json()) as { code?: unknown };
-    return typeof body.code === 'string' ? body.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A request refused with these may go through with a renewed token (a refresh also tells whether it ended). */
-const RENEWABLE_CODES = new Set(['SDK_AUTH_TOKEN_EXPIRED', 'SDK_AUTH_INVALID_TOKEN']);
-
-/**
- * Session-aware requests: the access token is renewed first when it is about to expire, and a request refused with
- * SDK_AUTH_TOKEN_EXPIRED (or an access token the service no longer accepts) is sent once more after a renewal; when
- * the renewal finds the session revoked, the session ends (auth state idle, SESSION_EXPIRED). The second send is safe
- * for every method: the service authenticates before it does anything, so a request refused for its token had no
- * effect.
- */
-function sessionFetch(inner: typeof fetch, session: SessionManager): typeof fetch {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    if (session.accessToken()) await session.ensureFresh();
-    const response = await inner(request.clone());
-    if (response.status !== 401 || !session.accessToken()) return response;
-    if (!RENEWABLE_CODES.has((await errorCodeOf(response)) ?? '')) return response;
-    if (!(await session.refresh())) return response;
-    return inner(request.clone());
-  };
-}
-
-/** A signer that always signs with the session manager's current key (it changes after a sign-out). */
-function currentSigner(session: () => SessionManager): DpopSigner {
-  const signer = () => {
-    const loaded = session().loadedSigner();
-    if (!loaded) throw new OnboardConfigError('call ready() before using the client');
-    return loaded;
-  };
-  return {
-    get jkt() {
-      return signer().jkt;
-    },
-    proof: (method, url, opts) => signer().proof(method, url, opts),
-  };
-}
-
 export class Onboard {
   /** Every operation of the SDK API with this device's session (outcomes, never thrown). */
   readonly api: OnboardClient;
   readonly network: Network;
-  readonly #session: SessionManager;
+  readonly #session: SessionManager<UserPrincipal>;
   readonly #auth: AuthFlows;
   readonly #data: DataStores;
   readonly #options: OnboardOptions;
@@ -103,23 +58,23 @@ export class Onboard {
     const name = `onboard:${options.publishableKey}`;
     const storage = options.storage ?? defaultStorage();
     const baseFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-    const server: DpopServerState = { clockOffsetMs: 0 };
-    const signer = currentSigner(() => this.#session);
     const transport: TransportOptions = {
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
     };
     // Two API handles over one key and nonce: sign-in and refresh calls carry no access token, the others do.
+    const fetches = sessionFetches(() => this.#session, baseFetch, transport);
     const authApi = createOnboardClient({
       baseUrl: options.baseUrl,
       apiKey: options.publishableKey,
-      fetch: transportFetch(dpopFetch(signer, { accessToken: () => undefined }, baseFetch, server), transport),
+      fetch: fetches.signInFetch,
     });
-    this.#session = new SessionManager({
+    this.#session = new SessionManager<UserPrincipal>({
       storage,
       keyStore: options.keyStore ?? defaultKeyStore(name),
       name,
       refresh: (refreshToken) => authApi.refreshSession({ body: { refreshToken } }),
+      isPrincipal: isUserPrincipal,
       onChange: (info, reason) => {
         this.#auth.sessionChanged(info, reason);
         this.#data.sessionChanged(info);
@@ -128,13 +83,7 @@ export class Onboard {
     this.api = createOnboardClient({
       baseUrl: options.baseUrl,
       apiKey: options.publishableKey,
-      fetch: sessionFetch(
-        transportFetch(
-          dpopFetch(signer, { accessToken: () => this.#session.accessToken() }, baseFetch, server),
-          transport,
-        ),
-        this.#session,
-      ),
+      fetch: fetches.sessionFetch,
     });
     this.network = this.api.network;
     this.#auth = new AuthFlows({

@@ -1,4 +1,5 @@
-// The end user's session on this device: its tokens, the DPoP key they are bound to, and their renewal.
+// A session on this device: its tokens, the DPoP key they are bound to, and their renewal; for an end user
+// (onboard.ts) or a Dashboard operator (operatorSession.ts), who is its principal.
 //   - Persisted (storage.ts) so a reload keeps the user signed in; the key pair stays in the key store (keyStore.ts).
 //   - Renewed before the access token expires (a timer at expiry - 60 s, paused while the page is hidden, and a check
 //     before every request), one refresh at a time in this tab and across tabs (Web Locks): the refresh token is
@@ -6,29 +7,29 @@
 //   - Ended locally when the service says it is over (refresh token expired, reused, revoked): the app sees the auth
 //     state go to `idle` with reason SESSION_EXPIRED, never an exception.
 //   - Followed across tabs: a sign-in, refresh or sign-out in one tab is picked up by the others.
-import type { SdkSignInResult, SessionTokens, Wallet } from '../../../generated/client/types.gen.js';
+import type { SessionTokens } from '../../../generated/client/types.gen.js';
 import { createDpopSigner, type DpopSigner } from './dpop.js';
 import { SESSION_ENDED_CODES, type AuthErrorCode } from './errors.js';
 import type { DpopKeyStore } from './keyStore.js';
 import type { Outcome } from './outcome.js';
 import { withCrossTabLock, type StorageAdapter } from './storage.js';
 
-export type SessionUser = SdkSignInResult['user'];
+/**
+ * Who a session is for, kept beside its tokens: an end user with their wallet (onboard.ts), or a Dashboard operator
+ * (operatorSession.ts). Its fields are stored flat beside the tokens, so they must not use the tokens' names.
+ */
+export type Principal = Record<string, unknown>;
 
-/** What the app may know of the session (never the tokens). */
-export interface SessionInfo {
+/** What the app may know of a session (never the tokens): the principal's fields and the session's times. */
+export type SessionState<P extends Principal> = P & {
   sessionId: string;
-  user: SessionUser;
-  wallet: Wallet;
   /** When the access token expires (it is renewed before then). */
   accessTokenExpiresAt: Date;
   /** When the session ends unless used: the refresh token's expiry. */
   expiresAt: Date;
-  /** The wallet adapter that signs for an external wallet (its id), when the user signed in with one. */
-  walletAdapterId?: string;
-}
+};
 
-interface StoredSession {
+interface StoredTokens {
   v: 1;
   jkt: string;
   accessToken: string;
@@ -36,10 +37,22 @@ interface StoredSession {
   sessionId: string;
   accessExpiresAt: number;
   refreshExpiresAt: number;
-  user: SessionUser;
-  wallet: Wallet;
-  /** The adapter of the user's own wallet that signed in (external custody), to find it again after a reload. */
-  walletAdapterId?: string;
+}
+type StoredSession<P extends Principal> = StoredTokens & P;
+
+const TOKEN_FIELDS = new Set<string>([
+  'v',
+  'jkt',
+  'accessToken',
+  'refreshToken',
+  'sessionId',
+  'accessExpiresAt',
+  'refreshExpiresAt',
+]);
+
+/** The principal's part of a stored session. */
+function principalOf<P extends Principal>(session: StoredSession<P>): P {
+  return Object.fromEntries(Object.entries(session).filter(([key]) => !TOKEN_FIELDS.has(key))) as P;
 }
 
 /** Renew this long before the access token expires (or at half its lifetime when that is shorter). */
@@ -47,22 +60,27 @@ export const REFRESH_LEAD_MS = 60_000;
 /** A request made this close to the access token's expiry refreshes first. */
 const EXPIRY_MARGIN_MS = 5_000;
 
-export interface SessionManagerDeps {
+export interface SessionManagerDeps<P extends Principal> {
   storage: StorageAdapter;
   keyStore: DpopKeyStore;
-  /** Storage key and lock name of this app's session (one per publishable key). */
+  /** Storage key and lock name of this session (one per publishable key, or the Dashboard's). */
   name: string;
-  /** POST /v1/auth/refresh with a proof of the current key and no access token. */
+  /** The refresh operation, with a proof of the current key and no access token. */
   refresh(refreshToken: string): Promise<Outcome<SessionTokens>>;
+  /** Checks the principal's fields of a stored session (storage is outside input: a record may be old or edited). */
+  isPrincipal: (value: Record<string, unknown>) => boolean;
   /** Called after every change: a session, or none with the reason it ended. */
-  onChange(info: SessionInfo | undefined, reason?: AuthErrorCode): void;
+  onChange(info: SessionState<P> | undefined, reason?: AuthErrorCode): void;
   now?: () => number;
 }
 
-function parseStored(text: string | null): StoredSession | undefined {
+function parseStored<P extends Principal>(
+  text: string | null,
+  isPrincipal: (value: Record<string, unknown>) => boolean,
+): StoredSession<P> | undefined {
   if (!text) return undefined;
   try {
-    const value = JSON.parse(text) as Partial<StoredSession>;
+    const value = JSON.parse(text) as Partial<StoredTokens> & Record<string, unknown>;
     const ok =
       value.v === 1 &&
       typeof value.jkt === 'string' &&
@@ -71,27 +89,24 @@ function parseStored(text: string | null): StoredSession | undefined {
       typeof value.sessionId === 'string' &&
       typeof value.accessExpiresAt === 'number' &&
       typeof value.refreshExpiresAt === 'number' &&
-      typeof value.user === 'object' &&
-      value.user !== null &&
-      typeof value.wallet === 'object' &&
-      value.wallet !== null;
-    return ok ? (value as StoredSession) : undefined;
+      isPrincipal(value);
+    return ok ? (value as StoredSession<P>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-export class SessionManager {
-  #current: StoredSession | undefined;
+export class SessionManager<P extends Principal> {
+  #current: StoredSession<P> | undefined;
   #signer: DpopSigner | undefined;
   #refreshing: Promise<boolean> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #unwatch: (() => void) | undefined;
   #onVisibility = () => this.#schedule();
-  readonly #deps: SessionManagerDeps;
+  readonly #deps: SessionManagerDeps<P>;
   readonly #now: () => number;
 
-  constructor(deps: SessionManagerDeps) {
+  constructor(deps: SessionManagerDeps<P>) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
   }
@@ -131,7 +146,7 @@ export class SessionManager {
     globalThis.document?.removeEventListener?.('visibilitychange', this.#onVisibility);
   }
 
-  info(): SessionInfo | undefined {
+  info(): SessionState<P> | undefined {
     return this.#current && this.#infoOf(this.#current);
   }
 
@@ -139,27 +154,21 @@ export class SessionManager {
     return this.#current?.accessToken;
   }
 
-  /** Keeps the tokens of a sign-in. */
-  async establish(result: SdkSignInResult, opts: { walletAdapterId?: string } = {}): Promise<SessionInfo> {
+  /** Keeps the tokens of a sign-in, bound to this device's key, for `principal`. */
+  async establish(tokens: SessionTokens, principal: P): Promise<SessionState<P>> {
     const signer = await this.signer();
-    const session = this.#withTokens(
-      {
-        jkt: signer.jkt,
-        user: result.user,
-        wallet: result.wallet,
-        ...(opts.walletAdapterId ? { walletAdapterId: opts.walletAdapterId } : {}),
-      },
-      result.tokens,
-    );
+    const session = this.#withTokens(signer.jkt, principal, tokens);
     await this.#persist(session);
     this.#adopt(session);
     return this.#infoOf(session);
   }
 
-  /** Updates the wallet the session shows (after getWallet). */
-  async updateWallet(wallet: Wallet): Promise<void> {
-    if (!this.#current || this.#current.wallet.walletId !== wallet.walletId) return;
-    const session = { ...this.#current, wallet };
+  /** Replaces what the session knows of its principal (e.g. the wallet after getWallet); undefined keeps it. */
+  async updatePrincipal(update: (current: P) => P | undefined): Promise<void> {
+    if (!this.#current) return;
+    const next = update(principalOf(this.#current));
+    if (!next) return;
+    const session: StoredSession<P> = { ...this.#tokensOf(this.#current), ...next };
     await this.#persist(session);
     this.#adopt(session);
   }
@@ -186,7 +195,7 @@ export class SessionManager {
     if (!before) return false;
     return withCrossTabLock(`${this.#deps.name}:refresh`, async () => {
       // Another tab may have refreshed while this one waited for the lock: its tokens are the live ones.
-      const stored = parseStored(await this.#deps.storage.get(this.#deps.name));
+      const stored = parseStored<P>(await this.#deps.storage.get(this.#deps.name), this.#deps.isPrincipal);
       if (!stored || stored.sessionId !== before.sessionId) {
         await this.#syncFromStorage();
         return this.#current !== undefined;
@@ -198,7 +207,7 @@ export class SessionManager {
       const out = await this.#deps.refresh(before.refreshToken);
       if (this.#current?.sessionId !== before.sessionId) return this.#current !== undefined; // signed out meanwhile
       if (out.ok) {
-        const session = this.#withTokens(before, out.content);
+        const session = this.#withTokens(before.jkt, principalOf(before), out.content);
         await this.#persist(session);
         this.#adopt(session);
         return true;
@@ -226,7 +235,7 @@ export class SessionManager {
   }
 
   async #syncFromStorage(): Promise<void> {
-    const stored = parseStored(await this.#deps.storage.get(this.#deps.name));
+    const stored = parseStored<P>(await this.#deps.storage.get(this.#deps.name), this.#deps.isPrincipal);
     // Another tab signed out (or the record was wiped): follow it without calling the service.
     if (!stored) {
       if (this.#current) await this.#forget('SIGNED_OUT');
@@ -251,12 +260,12 @@ export class SessionManager {
     this.#adopt(stored);
   }
 
-  #adopt(session: StoredSession): void {
+  #adopt(session: StoredSession<P>): void {
     const changed =
       !this.#current ||
       this.#current.sessionId !== session.sessionId ||
       this.#current.accessExpiresAt !== session.accessExpiresAt ||
-      JSON.stringify(this.#current.wallet) !== JSON.stringify(session.wallet);
+      JSON.stringify(principalOf(this.#current)) !== JSON.stringify(principalOf(session));
     this.#current = session;
     this.#schedule();
     if (changed) this.#deps.onChange(this.#infoOf(session));
@@ -277,17 +286,12 @@ export class SessionManager {
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
-  /** The session bound to `base`'s key, user, wallet and adapter, with new tokens. */
-  #withTokens(
-    base: Pick<StoredSession, 'jkt' | 'user' | 'wallet' | 'walletAdapterId'>,
-    tokens: SessionTokens,
-  ): StoredSession {
+  /** The session of `principal` with new tokens bound to the key `jkt`. */
+  #withTokens(jkt: string, principal: P, tokens: SessionTokens): StoredSession<P> {
     return {
+      ...principal,
       v: 1,
-      jkt: base.jkt,
-      user: base.user,
-      wallet: base.wallet,
-      ...(base.walletAdapterId ? { walletAdapterId: base.walletAdapterId } : {}),
+      jkt,
       accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken,
       sessionId: tokens.sessionId,
@@ -296,18 +300,21 @@ export class SessionManager {
     };
   }
 
-  async #persist(session: StoredSession): Promise<void> {
+  #tokensOf(session: StoredSession<P>): StoredTokens {
+    const { v, jkt, accessToken, refreshToken, sessionId, accessExpiresAt, refreshExpiresAt } = session;
+    return { v, jkt, accessToken, refreshToken, sessionId, accessExpiresAt, refreshExpiresAt };
+  }
+
+  async #persist(session: StoredSession<P>): Promise<void> {
     await this.#deps.storage.set(this.#deps.name, JSON.stringify(session));
   }
 
-  #infoOf(session: StoredSession): SessionInfo {
+  #infoOf(session: StoredSession<P>): SessionState<P> {
     return {
+      ...principalOf(session),
       sessionId: session.sessionId,
-      user: session.user,
-      wallet: session.wallet,
       accessTokenExpiresAt: new Date(session.accessExpiresAt),
       expiresAt: new Date(session.refreshExpiresAt),
-      ...(session.walletAdapterId ? { walletAdapterId: session.walletAdapterId } : {}),
     };
   }
 }
