@@ -8,6 +8,8 @@
 //   src/localnet/                                                standalone; the service reaches it through RPC only
 //   sdk/<package>/src                                            its own code and the generated client, nothing else;
 //                                                                sdk/react also @onboard/core (core's entry only)
+//   dashboard/src                                                its own code, the generated Dashboard API helpers and
+//                                                                error catalogue, @onboard/core's published entries
 //
 // There is no ignore list: a violation is fixed by moving code. Type-only imports count like any other import.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -109,6 +111,18 @@ module.exports = {
       to: {
         path: '^(?!sdk/$1/src/|node_modules/|generated/client/)',
         pathNot: '^sdk/core/src/index\\.ts$',
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'dashboard-through-generated-helpers',
+      severity: 'error',
+      comment:
+        "The dashboard reads the Dashboard API only through the helpers generated from the spec (generated/dashboard) and knows each code's status from the one error catalogue; it uses the client library only as published (@onboard/core's entries: the package, /operator, /dev-wallet), never the service's code.",
+      from: { path: '^dashboard/src/' },
+      to: {
+        path: '^(?!dashboard/src/|node_modules/|generated/dashboard/|generated/server/catalogue\\.gen\\.ts$)',
+        pathNot: '^sdk/core/src/(index|operatorSession|devWallet)\\.ts$',
         dependencyTypesNot: ['core'],
       },
     },

@@ -8,7 +8,16 @@ node_modules/.installed: package-lock.json
 	npm ci --no-audit --no-fund --foreground-scripts
 	@touch $@
 
-run: node_modules/.installed
+# The operators' dashboard (dashboard/, served at /dashboard) is rebuilt when its sources, the generated query helpers
+# or the client library's sources (which its vite config compiles in) changed. A checkout without dashboard sources
+# starts without it (the service then says it is not built).
+DASHBOARD_SOURCES := $(shell find dashboard/src dashboard/public dashboard/index.html dashboard/vite.config.ts generated/dashboard sdk/core/src -type f 2>/dev/null)
+DASHBOARD_BUILD := $(if $(wildcard dashboard/vite.config.ts),dashboard/dist/index.html)
+
+dashboard/dist/index.html: node_modules/.installed $(DASHBOARD_SOURCES)
+	npm run dashboard:build
+
+run: node_modules/.installed $(DASHBOARD_BUILD)
 	npm run start
 
 # The whole check, as CI runs it: lint first (contract, generated code, types, ESLint, format, layers), then the tests.

@@ -1,6 +1,7 @@
 // make generate: bundle the contract, then derive everything generated from the bundle:
 //   generated/client/        typed fetch client + types (@hey-api/openapi-ts); relative imports end in .js, so the
 //                            client compiled into @onboard/core's dist (sdk/core, npm run build) runs in Node ESM
+//   generated/dashboard/     the Dashboard API's client with TanStack Query helpers (queryOptions, mutations, keys)
 //   generated/server/catalogue.gen.ts   operation table, error catalogue (code -> status), security scheme names
 // `--check` (make check-generated, run by CI) regenerates and fails when the committed files differ.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -164,6 +165,9 @@ export async function generate(bundle: () => void = bundleSpec): Promise<void> {
   let dpopWarnings = 0;
   console.warn = (...args: unknown[]) => {
     if (String(args[0]).includes('unsupported security scheme')) dpopWarnings++;
+    // The dashboard's output keeps unreferenced components (webhook payloads refer to schemas its filter drops);
+    // reusable response headers are among them and hey-api has no use for them.
+    else if (String(args[0]) === 'unsupported type: headers') return;
     else if (!(typeof args[0] === 'object')) warn(...args);
   };
   await createClient({
@@ -176,9 +180,21 @@ export async function generate(bundle: () => void = bundleSpec): Promise<void> {
     },
     plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
     logs: { level: 'silent' },
-  }).finally(() => {
-    console.warn = warn;
-  });
+  })
+    // The dashboard's data layer: the Dashboard API's operations only, with TanStack Query options, keys and
+    // mutations per operation (dashboard/ calls nothing else). Its client's fetch is the operator session's.
+    .then(() =>
+      createClient({
+        input: bundlePath,
+        output: { path: join(root, 'generated/dashboard') },
+        parser: { filters: { operations: { include: ['/^[A-Z]+ \\/api\\/v1\\//'] }, orphans: true } },
+        plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk', '@tanstack/react-query'],
+        logs: { level: 'silent' },
+      }),
+    )
+    .finally(() => {
+      console.warn = warn;
+    });
   if (dpopWarnings)
     console.log(
       `note: hey-api cannot attach DPoP credentials itself (${dpopWarnings} operations); @onboard/core sets those headers`,
@@ -209,7 +225,7 @@ async function main(): Promise<void> {
   const before = process.argv.includes('--check') ? snapshot() : undefined;
   await generate();
   if (!before) {
-    console.log('generated: openapi/dist/openapi.json, generated/client/, generated/server/catalogue.gen.ts');
+    console.log('generated: openapi/dist/openapi.json, generated/client/, generated/dashboard/, generated/server/catalogue.gen.ts');
     return;
   }
   const after = snapshot();

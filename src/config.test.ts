@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config';
+import { projectRoot } from './paths';
 
 test('embedded defaults: port 8080, no database URL, localnet playing testnet every 5 s', () => {
   const c = loadConfig({});
@@ -149,4 +151,40 @@ test('bad SEP-10 values stop start-up', () => {
   assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: 'https://example.com/path' }), ConfigError);
   // `<domain> auth` must fit a manageData name (64 bytes)
   assert.throws(() => loadConfig({ SEP10_HOME_DOMAIN: `${'a'.repeat(56)}.com` }), ConfigError);
+});
+
+test('DASHBOARD_DIR: the build in the repository by default, else the given directory (absolute)', () => {
+  assert.equal(loadConfig({}).dashboard.dir, join(projectRoot, 'dashboard/dist'));
+  assert.equal(loadConfig({ DASHBOARD_DIR: '/srv/onboard/dashboard' }).dashboard.dir, '/srv/onboard/dashboard');
+  assert.equal(loadConfig({ DASHBOARD_DIR: 'build/dashboard' }).dashboard.dir, resolve('build/dashboard'));
+});
+
+test('DEV_OUTBOX_VIEW: on by default only with the dev outbox on a loopback address; on/off override', () => {
+  const view = (env: NodeJS.ProcessEnv) => loadConfig(env).dashboard.devOutboxView;
+  assert.equal(view({}), true);
+  for (const HOST of ['127.0.0.1', '::1', 'localhost']) assert.equal(view({ HOST }), true, HOST);
+  assert.equal(view({ PUBLIC_URL: 'http://localhost:8080' }), true);
+  assert.equal(view({ PUBLIC_URL: 'http://[::1]:8080', SEP10_HOME_DOMAIN: 'localhost' }), true);
+  // On the network, with real mail, or behind a proxy that puts it on the network: off.
+  assert.equal(view({ HOST: '0.0.0.0' }), false);
+  assert.equal(view({ HOST: '::' }), false);
+  assert.equal(view({ HOST: '10.0.0.5' }), false);
+  assert.equal(view({ SMTP_URL: 'smtp://mail.example.com:587' }), false);
+  assert.equal(view({ PUBLIC_URL: 'https://onboard.example.com' }), false);
+  assert.equal(view({ HOST: '0.0.0.0', DEV_OUTBOX_VIEW: 'on' }), true);
+  assert.equal(view({ DEV_OUTBOX_VIEW: 'off' }), false);
+  assert.throws(
+    () => loadConfig({ DEV_OUTBOX_VIEW: 'yes' }),
+    (e: unknown) => e instanceof ConfigError && /DEV_OUTBOX_VIEW must be on or off/.test(e.message),
+  );
+});
+
+test('the dashboard offers the development Stellar signer only when SEP-10 is on a testnet played by localnet', () => {
+  assert.equal(loadConfig({}).dashboard.devSigner, true);
+  assert.equal(loadConfig({ SEP10_NETWORK: 'mainnet' }).dashboard.devSigner, false);
+  assert.equal(loadConfig({ LOCALNET: 'off' }).dashboard.devSigner, false);
+  assert.equal(
+    loadConfig({ STELLAR_TESTNET_RPC_URL: 'https://soroban-testnet.stellar.org' }).dashboard.devSigner,
+    false,
+  );
 });

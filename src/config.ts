@@ -1,6 +1,7 @@
 // Reads the service configuration from the environment. Every setting has an embedded default so that `make run`
 // works on a fresh machine; production sets the URLs.
 import { join, resolve } from 'node:path';
+import { projectRoot } from './paths';
 
 export type NetworkName = 'testnet' | 'mainnet';
 
@@ -135,6 +136,32 @@ export interface SessionSettings {
   refreshReuseGraceSeconds: number;
 }
 
+/** The operators' dashboard (a built Vite + React app) served at /dashboard (src/http/dashboard.ts). */
+export interface DashboardSettings {
+  /** DASHBOARD_DIR (default `<projectRoot>/dashboard/dist`, what `npm run dashboard:build` writes): the built app. */
+  dir: string;
+  /**
+   * DEV_OUTBOX_VIEW: `GET /dashboard/dev/outbox?to=<email>` shows the dev outbox's newest messages to an address, so
+   * the sign-in page can show a developer their code. Anyone who can reach it can read any address's sign-in code and
+   * so sign in as anyone: on by default only when mail goes to the dev outbox (no SMTP_URL) and the service listens on
+   * a loopback address (and PUBLIC_URL, when set, names one too, so no proxy puts it on the network). It is only ever
+   * served while the dev outbox is the transport, whatever this says.
+   */
+  devOutboxView: boolean;
+  /**
+   * Whether the dashboard offers a local development Stellar signer for SEP-10 sign-in: SEP-10 is on testnet and
+   * testnet is the in-process localnet (whose accounts are throwaway).
+   */
+  devSigner: boolean;
+}
+
+/** Off unless configured: what a Deps without dashboard settings (a bare app in tests) serves. */
+export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
+  dir: join(projectRoot, 'dashboard/dist'),
+  devOutboxView: false,
+  devSigner: false,
+};
+
 export interface Config {
   /** Address and port the HTTP server listens on. */
   host: string;
@@ -195,6 +222,8 @@ export interface Config {
   workers: boolean;
   /** Webhook delivery (WebhookSettings). */
   webhooks: WebhookSettings;
+  /** The operators' dashboard at /dashboard (DashboardSettings). */
+  dashboard: DashboardSettings;
 }
 
 export class ConfigError extends Error {}
@@ -304,6 +333,15 @@ function oauthFrom(env: NodeJS.ProcessEnv): OAuthSettings {
   };
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+/** DEV_OUTBOX_VIEW, whose default is on only on a developer's machine (see DashboardSettings.devOutboxView). */
+function devOutboxViewFrom(env: NodeJS.ProcessEnv, host: string, smtpUrl: string | undefined): boolean {
+  const publicUrl = urlFrom(env, 'PUBLIC_URL');
+  const local = !smtpUrl && LOOPBACK_HOSTS.has(host) && (!publicUrl || LOOPBACK_HOSTS.has(new URL(publicUrl).hostname));
+  return onOff(env, 'DEV_OUTBOX_VIEW', local);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = intFrom(env, 'PORT', 8080, 0, 65535);
@@ -325,6 +363,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env.DEMO_SEED && !['on', 'off'].includes(env.DEMO_SEED))
     throw new ConfigError(`DEMO_SEED must be on or off, got "${env.DEMO_SEED}"`);
   const store = env.RATE_LIMIT_STORE || 'memory';
+  const smtpUrl = smtpUrlFrom(env);
+  const sep10 = sep10From(env);
+  const localnet = localnetEnabled
+    ? {
+        port: intFrom(env, 'LOCALNET_PORT', 8000, 0, 65535),
+        ledgerCloseMs: ledgerSeconds === 'manual' ? ('manual' as const) : Math.round(Number(ledgerSeconds || 5) * 1000),
+        dataDir: join(dataDir, 'localnet'),
+      }
+    : undefined;
   if (store !== 'memory' && store !== 'postgres')
     throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
   return {
@@ -338,13 +385,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
     publicUrlConfigured: Boolean(env.PUBLIC_URL),
     demoSeed: env.DEMO_SEED !== 'off',
-    localnet: localnetEnabled
-      ? {
-          port: intFrom(env, 'LOCALNET_PORT', 8000, 0, 65535),
-          ledgerCloseMs: ledgerSeconds === 'manual' ? 'manual' : Math.round(Number(ledgerSeconds || 5) * 1000),
-          dataDir: join(dataDir, 'localnet'),
-        }
-      : undefined,
+    localnet,
     limits: {
       perKeyPerMinute: intFrom(env, 'RATE_LIMIT_PER_KEY_PER_MINUTE', 600, 1, 1_000_000_000),
       store,
@@ -353,11 +394,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessions: { refreshReuseGraceSeconds: intFrom(env, 'REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300) },
     serviceSecret: env.ONBOARD_SECRET || undefined,
     mail: {
-      smtpUrl: smtpUrlFrom(env),
+      smtpUrl,
       from: env.MAIL_FROM || 'Onboard <no-reply@onboard.local>',
       outboxDir: join(dataDir, 'outbox'),
     },
-    sep10: sep10From(env),
+    sep10,
     oauth: oauthFrom(env),
     kms: kmsFrom(env, dataDir),
     testnetFriendbotUrl: urlFrom(env, 'STELLAR_TESTNET_FRIENDBOT_URL'),
@@ -395,6 +436,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleSeconds: scheduleFrom(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_SETTINGS.retryScheduleSeconds),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.timeoutMs, 100, 30_000),
       allowInsecure: onOff(env, 'WEBHOOK_ALLOW_INSECURE', DEFAULT_WEBHOOK_SETTINGS.allowInsecure),
+    },
+    dashboard: {
+      dir: env.DASHBOARD_DIR ? resolve(env.DASHBOARD_DIR) : DEFAULT_DASHBOARD_SETTINGS.dir,
+      devOutboxView: devOutboxViewFrom(env, host, smtpUrl),
+      devSigner: sep10.network === 'testnet' && localnet !== undefined,
     },
   };
 }

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { DEFAULT_DASHBOARD_SETTINGS } from './config';
 import { closeOnSignals, loadConfigOrExit } from './processLifecycle';
 import { seedDemoOnFirstRun } from './cli/demoSeed';
 import { ServiceSecretError } from './infra/secrets/serviceSecret';
@@ -52,6 +53,11 @@ async function main(): Promise<void> {
   const keysLine = existsSync(keysFile)
     ? `  demo keys:  ${keysFile} (dev only): . ${keysFile}   then see the README's tour`
     : undefined;
+  const dashboardLine = existsSync(join(config.dashboard.dir, 'index.html'))
+    ? `  dashboard:  ${service.url}/dashboard/`
+    : config.dashboard.dir === DEFAULT_DASHBOARD_SETTINGS.dir
+      ? '  dashboard:  not built: npm run dashboard:build (make run builds it when its sources change)'
+      : `  dashboard:  not built: no index.html in ${config.dashboard.dir} (DASHBOARD_DIR)`;
   process.stdout.write(
     [
       '',
@@ -61,6 +67,7 @@ async function main(): Promise<void> {
       `  keys:       ${service.deps.kms.description}`,
       `  mail:       ${service.deps.mailer.description}`,
       ...(keysLine ? [keysLine] : []),
+      dashboardLine,
       `  API docs:   ${service.url}/docs   (contract: ${service.url}/openapi.json)`,
       `  try:        curl -s ${service.url}/health ; curl -s ${service.url}/ready`,
       '  stop with Ctrl-C',

@@ -179,6 +179,7 @@ export async function startService(
       webhooks: config.webhooks,
       sep10: config.sep10,
       oauth: config.oauth,
+      dashboard: config.dashboard,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);

@@ -1000,6 +1000,52 @@ export type FeePolicy = {
 };
 
 /**
+ * FeePolicyDryRunOperation
+ *
+ * One operation of the transaction a fee-policy dry run judges, discriminated by `type` (the Stellar SDK's operation names), with only what the policy looks at: the assets it moves and, for `accountMerge`, the destination. `payment` pays `asset`; `changeTrust` adds or removes the trustline of `asset`; the path payments send `sendAsset`, deliver `destAsset` and pass through `path` (up to 5 assets); the offers trade `selling` for `buying`; `createAccount` and `accountMerge` move XLM; `setOptions`, `manageData`, `bumpSequence` and the sponsorship sandwich (`beginSponsoringFutureReserves`, `endSponsoringFutureReserves`) move no asset but count as operations.
+ */
+export type FeePolicyDryRunOperation = {
+    type: 'payment' | 'changeTrust';
+    asset: Asset;
+} | {
+    type: 'pathPaymentStrictSend' | 'pathPaymentStrictReceive';
+    sendAsset: Asset;
+    destAsset: Asset;
+    path?: Array<Asset>;
+} | {
+    type: 'manageSellOffer' | 'manageBuyOffer' | 'createPassiveSellOffer';
+    selling: Asset;
+    buying: Asset;
+} | {
+    type: 'accountMerge';
+    destination: PublicKey;
+} | {
+    type: 'createAccount' | 'setOptions' | 'manageData' | 'bumpSequence' | 'beginSponsoringFutureReserves' | 'endSponsoringFutureReserves';
+};
+
+/**
+ * FeePolicyDryRun
+ *
+ * The fee-bump policy's decision on a described transaction, as a submission would meet it now. `reasons` lists every rule the transaction breaks, in a fixed order (operation, asset, fee, daily cap, gas), each with the error code a real submission would answer; empty when the decision is `allow`. `policy` is the policy judged (the draft sent, or the saved one); `gasBalanceXlm` and `opsToday` are the facts read for it.
+ */
+export type FeePolicyDryRun = {
+    decision: 'allow' | 'deny';
+    reasons: Array<{
+        code: 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_GAS_BALANCE_LOW';
+        message: string;
+    }>;
+    policy: FeePolicy;
+    /**
+     * The XLM balance of the wallet that pays fee-bumps (`gas` in the split layout, `global` in the single one), read from Stellar RPC now; null when that wallet has no account on the network yet (nothing is sponsored then).
+     */
+    gasBalanceXlm: Amount | null;
+    /**
+     * The sponsored operations already counted today (UTC) for `userId`, which the daily cap adds this transaction's to; 0 without `userId`.
+     */
+    opsToday: number;
+};
+
+/**
  * DistributionRuleInput
  *
  * A new token distribution rule. The asset must be configured for the app (otherwise DISTRIBUTION_ASSET_NOT_ENABLED) and the app must have a distribution wallet on its network (otherwise DISTRIBUTION_NO_DISTRIBUTION_WALLET). `validFrom` must be before `validUntil` when both are given.
@@ -6168,6 +6214,83 @@ export type UpdateFeePolicyResponses = {
 };
 
 export type UpdateFeePolicyResponse = UpdateFeePolicyResponses[keyof UpdateFeePolicyResponses];
+
+export type PreviewFeePolicyData = {
+    body: {
+        /**
+         * A draft policy to judge instead of the saved one (updateFeePolicy's body); absent, the saved one.
+         */
+        policy?: FeePolicy;
+        /**
+         * The transaction to judge, described by what the policy looks at.
+         */
+        transaction: {
+            operations: Array<FeePolicyDryRunOperation>;
+            /**
+             * The fee-bump fee in XLM the gas wallet would pay: the inner transaction's fee per operation x (operations + 1), e.g. 0.00002 XLM for one operation at the 100-stroop base fee.
+             */
+            feeXlm: Amount;
+        };
+        /**
+         * A user of the app whose operations today count towards the daily cap; absent, none.
+         */
+        userId?: string;
+    };
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+    };
+    query?: never;
+    url: '/api/v1/apps/{appId}/fee-policy/dry-run';
+};
+
+export type PreviewFeePolicyErrors = {
+    /**
+     * A field is missing or invalid (VALIDATION_ERROR with details.fieldErrors; a draft's fields under `policy.`, as updateFeePolicy checks them), or INVALID_JSON.
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND); or `userId` is no user of the app (USER_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+    /**
+     * A dependency is unavailable (Stellar network, database, provider). Retry later.
+     */
+    503: Error;
+};
+
+export type PreviewFeePolicyError = PreviewFeePolicyErrors[keyof PreviewFeePolicyErrors];
+
+export type PreviewFeePolicyResponses = {
+    /**
+     * The decision, with every reason and the facts it was made on.
+     */
+    200: {
+        content: FeePolicyDryRun;
+        code: 'FEE_POLICY_PREVIEWED';
+        success: true;
+    };
+};
+
+export type PreviewFeePolicyResponse = PreviewFeePolicyResponses[keyof PreviewFeePolicyResponses];
 
 export type ListAppAuthPolicyRowsData = {
     body?: never;

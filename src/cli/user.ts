@@ -4,7 +4,7 @@
 // `<dataDir>/cli-session.json` (mode 0600, like any credential store), and calls any SDK operation by operationId.
 // Dev use: the DPoP private key is kept in that file so that the session outlives one process (a browser keeps it
 // non-extractable in IndexedDB instead).
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
@@ -17,6 +17,7 @@ import {
   type SessionTokensLike,
 } from '../../sdk/core/src/index';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
+import { readOutbox } from '../infra/mail/index';
 
 export const USER_USAGE = `usage: npm run user -- <command> [options]
 
@@ -101,21 +102,14 @@ async function clientFor(baseUrl: string, publishableKey: string, privateJwk: JW
 async function codeFromOutbox(env: UserCliEnv, email: string, since: number): Promise<string> {
   const outbox = join(env.dataDir, 'outbox');
   for (let attempt = 0; attempt < 50; attempt++) {
-    const files = existsSync(outbox)
-      ? readdirSync(outbox)
-          .filter((f) => f.includes('user-sign-in-code') && Number(f.split('-')[0]) >= since - 1000)
-          .sort()
-          .reverse()
-      : [];
-    for (const f of files) {
-      const message = JSON.parse(readFileSync(join(outbox, f), 'utf8')) as {
-        to?: { address?: string }[];
-        subject?: string;
-      };
-      const to = (message.to ?? []).map((t) => t.address?.toLowerCase());
-      const code = /(\d{6})\s*$/.exec(message.subject ?? '')?.[1];
-      if (code && to.includes(email.toLowerCase())) return code;
-    }
+    const [message] = await readOutbox(outbox, {
+      to: email,
+      kind: 'user-sign-in-code',
+      since: new Date(since - 1000),
+      limit: 1,
+    });
+    const code = /(\d{6})\s*$/.exec(message?.subject ?? '')?.[1];
+    if (code) return code;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new UserCliError(`no sign-in code for ${email} in ${outbox} (is the service using the dev outbox?)`, 1);

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../infra/db/database';
 import type {
+  DashboardSettings,
   LimitSettings,
   NetworkName,
   OAuthSettings,
@@ -78,4 +79,6 @@ export interface Deps {
   sep10?: Sep10Settings;
   /** Google and GitHub sign-in (Config.oauth); the public providers and no Dashboard clients when absent. */
   oauth?: OAuthSettings;
+  /** The operators' dashboard served at /dashboard (Config.dashboard); the defaults when absent. */
+  dashboard?: DashboardSettings;
 }

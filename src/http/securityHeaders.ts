@@ -3,6 +3,8 @@
 //     allows nothing (default-src 'none'): API answers are JSON, never a page;
 //   - /docs: the CSP the Redoc page needs and no more (its scripts from this origin only, styles inline as Redoc
 //     injects them, the contract fetched from this origin, search in a blob: worker);
+//   - /dashboard: the operators' app likewise (its scripts from this origin only, styles inline as Mantine injects
+//     them, images from this origin or data:, API calls to this origin);
 //   - API answers (/v1, /api): Cache-Control: no-store, since many carry tokens, keys or secrets (sign-in, refresh,
 //     createApiKey, rotateApiKey) and none is worth caching; one rule for all, so a new operation cannot forget it;
 //   - HSTS only when the service is reached over https (PUBLIC_URL): on plain http it means nothing.
@@ -42,6 +44,24 @@ export const docsContentSecurityPolicy: RequestHandler = helmet.contentSecurityP
     fontSrc: ["'self'", 'data:'],
     connectSrc: ["'self'"],
     workerSrc: ["'self'", 'blob:'],
+    frameAncestors: NONE,
+    baseUri: NONE,
+    formAction: NONE,
+  },
+});
+
+/** The dashboard's CSP (replaces the default one under /dashboard; see src/http/dashboard.ts). */
+export const dashboardContentSecurityPolicy: RequestHandler = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: NONE,
+    scriptSrc: ["'self'"],
+    // Mantine injects <style> elements and style attributes at run time.
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    fontSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    manifestSrc: ["'self'"],
     frameAncestors: NONE,
     baseUri: NONE,
     formAction: NONE,

@@ -22,6 +22,7 @@ import { getAppMetrics } from './dashboard-monitoring/getAppMetrics';
 import { getAppDomains } from './dashboard-settings/getAppDomains';
 import { getFeePolicy } from './dashboard-treasury/getFeePolicy';
 import { getTreasury } from './dashboard-treasury/getTreasury';
+import { previewFeePolicy } from './dashboard-treasury/previewFeePolicy';
 import { updateFeePolicy } from './dashboard-treasury/updateFeePolicy';
 import { updateTreasuryWallets } from './dashboard-treasury/updateTreasuryWallets';
 import { getAuthProviders } from './dashboard-settings/getAuthProviders';
@@ -127,6 +128,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listRampProviders: notImplemented('listRampProviders'),
     listSessions: listSessions(deps),
     listWebhookEvents: listWebhookEvents(deps),
+    previewFeePolicy: previewFeePolicy(deps),
     redeliverWebhookEvent: redeliverWebhookEvent(deps),
     refreshOperatorSession: refreshOperatorSession(deps),
     refreshSession: refreshSession(deps),

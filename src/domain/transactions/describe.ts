@@ -13,6 +13,7 @@ import {
   type OperationRecord,
   type Transaction,
 } from '@stellar/stellar-sdk';
+import { ASSETLESS_OPERATIONS, XLM_ONLY_OPERATIONS } from '../feePolicy/operationAssets';
 import { fromStroops, toStroops } from '../money/amounts';
 import { displayBytes } from '../text/safeText';
 
@@ -171,12 +172,15 @@ function ledgerLookupOf(op: Op): LedgerAssetLookup | undefined {
 }
 
 /**
- * The assets an operation can move, for the fee-bump policy: every operation type has its case. Undefined when the
+ * The assets an operation can move, for the fee-bump policy: every operation type has its case (those that move XLM
+ * only or nothing are listed in feePolicy/operationAssets.ts, shared with the Dashboard's dry run). Undefined when the
  * transaction alone does not say: a claimable balance's or a liquidity pool's assets live on the ledger (read by the
  * policy check: ledgerLookupOf), and a Soroban call can move anything; the policy denies what it cannot determine
  * (fail closed) rather than count it as moving nothing.
  */
 function assetsMovedBy(op: Op): string[] | undefined {
+  if (XLM_ONLY_OPERATIONS.has(op.type)) return ['native'];
+  if (ASSETLESS_OPERATIONS.has(op.type)) return [];
   switch (op.type) {
     case 'payment':
       return [assetName(op.asset)];
@@ -185,10 +189,6 @@ function assetsMovedBy(op: Op): string[] | undefined {
       return [assetName(op.sendAsset), ...op.path.map(assetName), assetName(op.destAsset)];
     case 'changeTrust':
       return 'assetA' in op.line ? [assetName(op.line.assetA), assetName(op.line.assetB)] : [assetName(op.line)];
-    case 'createAccount':
-    case 'accountMerge':
-    case 'inflation':
-      return ['native'];
     case 'manageSellOffer':
     case 'manageBuyOffer':
     case 'createPassiveSellOffer':
@@ -199,21 +199,6 @@ function assetsMovedBy(op: Op): string[] | undefined {
       return [assetName(op.asset)];
     case 'allowTrust':
       return [`${op.assetCode}:${accountOf(op.source ?? op.trustor)}`];
-    case 'bumpSequence':
-    case 'manageData':
-    case 'setOptions':
-    case 'beginSponsoringFutureReserves':
-    case 'endSponsoringFutureReserves':
-    case 'revokeAccountSponsorship':
-    case 'revokeTrustlineSponsorship':
-    case 'revokeOfferSponsorship':
-    case 'revokeDataSponsorship':
-    case 'revokeClaimableBalanceSponsorship':
-    case 'revokeLiquidityPoolSponsorship':
-    case 'revokeSignerSponsorship':
-    case 'extendFootprintTtl':
-    case 'restoreFootprint':
-      return [];
     default:
       // claimClaimableBalance, clawbackClaimableBalance, liquidityPoolDeposit, liquidityPoolWithdraw,
       // invokeHostFunction, and any operation type added after this was written.

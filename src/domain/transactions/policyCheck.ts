@@ -1,14 +1,13 @@
 // Gathers what the fee-bump policy (src/domain/feePolicy) decides on for one inner transaction: the fee-bump fee, the
-// assets and operations, the gas wallet's balance on the chain, the user's operations today. Read fresh for every
-// decision; nothing here comes from the client.
+// assets and operations, and the live facts (feePolicy/liveFacts.ts: the gas wallet's balance on the chain, the
+// user's operations today). Read fresh for every decision; nothing here comes from the client.
 import type { Transaction } from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
-import { opsUsedToday } from '../feePolicy/dailyOps';
 import { evaluatePolicy, type PolicyReason } from '../feePolicy/evaluate';
+import { readLiveFacts } from '../feePolicy/liveFacts';
 import { loadFeePolicy, type FeePolicy } from '../feePolicy/policy';
-import { appWalletFor } from '../wallets/treasuryWallets';
 import type { WalletRecord } from '../wallets/store';
 import type { TxDescription } from './describe';
 import { feeBumpFeeOf } from './feeBump';
@@ -56,12 +55,10 @@ export async function decidePolicy(
   input: { app: App; userId: string; gw: StellarGateway; inner: Transaction; description: TxDescription },
 ): Promise<PolicyDecision> {
   const { app, gw, inner, description } = input;
-  const [policy, gasWallet, opsToday] = await Promise.all([
+  const [policy, live] = await Promise.all([
     loadFeePolicy(deps.db, app.id),
-    appWalletFor(deps.db, app.id, gw.network, 'gas'),
-    opsUsedToday(deps.db, { appId: app.id, userId: input.userId, at: deps.clock.now() }),
+    readLiveFacts(deps, { appId: app.id, gw, userId: input.userId }),
   ]);
-  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey) : undefined;
   const ledger = await ledgerAssetsOf(gw, description);
   const feeStroops = feeBumpFeeOf(inner);
   const facts = {
@@ -70,11 +67,11 @@ export async function decidePolicy(
     undeterminedAssetOperations: [...description.undeterminedAssetOperations, ...ledger.undetermined],
     operationTypes: description.operationTypes,
     accountMergeDestinations: description.accountMergeDestinations,
-    gasBalanceStroops: gasAccount?.balanceStroops,
+    gasBalanceStroops: live.gasBalanceStroops,
     configuredAssets: app.assets,
     opsCount: description.opsCount,
   };
-  const reasons = evaluatePolicy(policy, { ...facts, opsToday });
+  const reasons = evaluatePolicy(policy, { ...facts, opsToday: live.opsToday });
   const staticReasons = reasons.filter((r) => r.code !== 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED');
-  return { policy, reasons, staticReasons, feeStroops, gasWallet };
+  return { policy, reasons, staticReasons, feeStroops, gasWallet: live.gasWallet };
 }

@@ -16,10 +16,34 @@ export interface MailMessage {
   kind: string;
 }
 
+/** A message the dev outbox kept, as read back. */
+export interface OutboxMessage {
+  /** MailMessage.kind, as the file name keeps it. */
+  kind: string;
+  /** The recipients' addresses. */
+  to: string[];
+  subject: string;
+  text: string;
+  sentAt: Date;
+}
+
+export interface OutboxQuery {
+  /** Only messages to this address (compared case-insensitively). */
+  to?: string;
+  /** Only messages of this kind. */
+  kind?: string;
+  /** Only messages kept at or after this time. */
+  since?: Date;
+  /** At most this many, newest first. */
+  limit: number;
+}
+
 export interface Mailer {
   /** Sends (or, for the dev outbox, stores) one message; rejects when the transport fails. */
   send(message: MailMessage): Promise<void>;
   /** For the banner: `dev outbox <dir>` or `SMTP <host>`. */
   description: string;
+  /** Only when the transport is the dev outbox: reads back what it kept (development tools, never production). */
+  outbox?: { read(query: OutboxQuery): Promise<OutboxMessage[]> };
   close(): Promise<void>;
 }

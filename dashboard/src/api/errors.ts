@@ -1,0 +1,102 @@
+// Every failure the dashboard shows goes through here: what the Dashboard API answered (its error envelope, thrown by
+// the generated client), or a request that never got an answer. Each error code has one message for operators, in
+// MESSAGES; a code without one shows the service's own message, which is written for people too.
+import { errorCatalogue } from '../../../generated/server/catalogue.gen';
+import type { ErrorCode } from '../../../generated/dashboard/types.gen';
+
+export interface Failure {
+  /** A catalogue code, or NETWORK_ERROR when no answer arrived. */
+  code: ErrorCode | 'NETWORK_ERROR' | 'UNKNOWN';
+  /** HTTP status; 0 without an answer. */
+  status: number;
+  message: string;
+  /** VALIDATION_ERROR: field (dotted path: body.name, query.limit) -> messages. */
+  fieldErrors: Record<string, string[]>;
+  requestId?: string;
+}
+
+/** Operator-facing messages, where the service's message would say less than the dashboard can. */
+const MESSAGES: Partial<Record<Failure['code'], string>> = {
+  NETWORK_ERROR: 'The service did not answer. Check your connection; the action was not confirmed.',
+  INVALID_CREDENTIALS: 'You are signed out. Sign in again.',
+  SDK_AUTH_TOKEN_EXPIRED: 'Your session expired. Sign in again.',
+  SDK_AUTH_INVALID_TOKEN: 'Your session is no longer valid. Sign in again.',
+  FORBIDDEN: 'Only the app’s owner can do this.',
+  APPLICATION_NOT_FOUND: 'This app does not exist, or you are not one of its members.',
+  RATE_LIMITED: 'Too many requests. Wait a moment and try again.',
+  SERVICE_UNAVAILABLE: 'A service Onboard depends on is unavailable. Try again shortly.',
+  STELLAR_UNAVAILABLE: 'The Stellar network cannot be reached right now. Try again shortly.',
+  INTERNAL_SERVER_ERROR: 'Something went wrong on our side. Try again; quote the request id if it persists.',
+  NOT_IMPLEMENTED: 'This feature is not available on this service yet.',
+  EMAIL_CODE_INVALID: 'That code is wrong, expired or used up. Check the email, or send a new code.',
+  WALLET_AUTH_FAILED: 'The wallet’s signature was not accepted. Try signing in again.',
+  OAUTH_PROVIDER_NOT_CONFIGURED: 'This sign-in method is not set up on this service.',
+  OAUTH_STATE_INVALID: 'The sign-in took too long or was already used. Start again.',
+  OAUTH_EXCHANGE_FAILED: 'The provider did not confirm the sign-in. Start again.',
+  TX_IDEMPOTENCY_CONFLICT: 'The same request is still being processed. Wait a moment and check before trying again.',
+  API_KEY_ID_NOT_FOUND: 'This key no longer exists in the app. Refresh the list.',
+  MEMBER_NOT_FOUND: 'This person is no longer a member of the app. Refresh the list.',
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The failure a query or mutation threw (an error envelope from the generated client, or a fetch failure). */
+export function failureOf(error: unknown): Failure {
+  if (isRecord(error) && error.success === false && typeof error.code === 'string') {
+    const details = isRecord(error.details) ? error.details : {};
+    const fieldErrors = isRecord(details.fieldErrors) ? (details.fieldErrors as Record<string, string[]>) : {};
+    const code = error.code as ErrorCode;
+    return {
+      code,
+      status: statusOf(error),
+      message: MESSAGES[code] ?? (typeof error.message === 'string' ? error.message : code),
+      fieldErrors,
+      ...(typeof error.requestId === 'string' ? { requestId: error.requestId } : {}),
+    };
+  }
+  if (error instanceof TypeError || (error instanceof Error && error.name === 'RequestTimeoutError')) {
+    return { code: 'NETWORK_ERROR', status: 0, message: MESSAGES.NETWORK_ERROR!, fieldErrors: {} };
+  }
+  return {
+    code: 'UNKNOWN',
+    status: 0,
+    message: error instanceof Error ? error.message : 'Something unexpected happened.',
+    fieldErrors: {},
+  };
+}
+
+/** The envelope carries no status: the catalogue fixes each code's. */
+function statusOf(error: Record<string, unknown>): number {
+  const entry = (errorCatalogue as Record<string, { status: number } | undefined>)[String(error.code)];
+  return entry?.status ?? 500;
+}
+
+/** The message for people. */
+export function messageOf(error: unknown): string {
+  return failureOf(error).message;
+}
+
+/**
+ * A form's field errors from a VALIDATION_ERROR: `body.<name>` (and deeper paths) become `<name>` for Mantine's
+ * form.setErrors; anything not about a field is left for the form's general error.
+ */
+export function formErrorsOf(error: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, messages] of Object.entries(failureOf(error).fieldErrors)) {
+    if (!path.startsWith('body.')) continue;
+    out[path.slice('body.'.length)] = messages.join('; ');
+  }
+  return out;
+}
+
+/**
+ * One field's messages from a VALIDATION_ERROR (`name`, `origins.2`), joined for display beside the field; undefined
+ * when it has none. The service keys body fields by their plain dotted path (src/http/fieldErrors.ts); a
+ * `body.`-prefixed key is read too.
+ */
+export function fieldErrorOf(error: unknown, field: string): string | undefined {
+  const errors = failureOf(error).fieldErrors;
+  const messages = errors[field] ?? errors[`body.${field}`];
+  return messages?.length ? messages.join('; ') : undefined;
+}

@@ -1,0 +1,32 @@
+// The facts of a fee-policy decision that come from the service's state rather than from the transaction: the wallet
+// that pays fee-bumps with its XLM balance on the chain now, and the user's sponsored operations counted today. One
+// reading for a submission (transactions/policyCheck.ts) and for the Dashboard's dry run (preview.ts), so both judge
+// the same state the same way. Read fresh for every decision.
+import type { Deps } from '../deps';
+import type { StellarGateway } from '../../infra/stellar/gateway';
+import { appWalletFor } from '../wallets/treasuryWallets';
+import type { WalletRecord } from '../wallets/store';
+import { opsUsedToday } from './dailyOps';
+
+export interface LiveFacts {
+  /** The wallet that pays the fee-bump (`gas`, or `global` in the single layout); undefined when the app has none. */
+  gasWallet: WalletRecord | undefined;
+  /** Its XLM balance; undefined when it has no account on the network. */
+  gasBalanceStroops: bigint | undefined;
+  /** The user's sponsored operations counted today (UTC); 0 without a user. */
+  opsToday: number;
+}
+
+/** Reads the live facts on `gw`'s network; the chain's failures propagate (503 STELLAR_UNAVAILABLE). */
+export async function readLiveFacts(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: { appId: string; gw: StellarGateway; userId?: string },
+): Promise<LiveFacts> {
+  const { appId, gw, userId } = input;
+  const [gasWallet, opsToday] = await Promise.all([
+    appWalletFor(deps.db, appId, gw.network, 'gas'),
+    userId === undefined ? 0 : opsUsedToday(deps.db, { appId, userId, at: deps.clock.now() }),
+  ]);
+  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey) : undefined;
+  return { gasWallet, gasBalanceStroops: gasAccount?.balanceStroops, opsToday };
+}
