@@ -1,5 +1,6 @@
 // The dashboard's pages and their addresses (under /dashboard). Signed out, every address shows the sign-in page and
-// comes back to the same address after it; the OAuth callback works signed out.
+// comes back to the same address after it; the OAuth callback works signed out. Each page is its own chunk, loaded
+// when first opened, so the sign-in page does not wait for the charts library or pages it does not show.
 import { createBrowserRouter, Navigate, Outlet, type RouteObject } from 'react-router';
 import { Center, Loader } from '@mantine/core';
 import { useOperatorSession } from './session/SessionProvider';
@@ -8,62 +9,84 @@ import { OAuthCallbackPage } from './session/OAuthCallbackPage';
 import { Shell } from './layout/Shell';
 import { AppLayout } from './layout/AppLayout';
 import { NotFoundPage } from './layout/NotFoundPage';
-import { AppsPage } from './apps/AppsPage';
-import { AppHomePage } from './home/AppHomePage';
-import { SettingsPage } from './settings/SettingsPage';
-import { DomainsPage } from './settings/DomainsPage';
-import { KeysPage } from './keys/KeysPage';
-import { TreasuryPage } from './treasury/TreasuryPage';
-import { FeePolicyPage } from './treasury/FeePolicyPage';
-import { UsersPage } from './users/UsersPage';
-import { UserPage } from './users/UserPage';
-import { MembersPage } from './members/MembersPage';
-import { TransactionsPage } from './monitor/TransactionsPage';
-import { AuditLogPage } from './monitor/AuditLogPage';
-import { WebhooksPage } from './webhooks/WebhooksPage';
+
+function PageLoader() {
+  return (
+    <Center mih="100vh">
+      <Loader aria-label="Loading" />
+    </Center>
+  );
+}
 
 function RequireOperator() {
   const session = useOperatorSession();
-  if (session.status === 'loading') {
-    return (
-      <Center mih="100vh">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
-  }
+  if (session.status === 'loading') return <PageLoader />;
   if (session.status === 'signedOut') return <SignInPage {...(session.reason ? { reason: session.reason } : {})} />;
   return <Outlet />;
 }
 
 export const routes: RouteObject[] = [
-  { path: '/auth/callback', element: <OAuthCallbackPage /> },
   {
-    element: <RequireOperator />,
+    // Shown while the first page's chunk loads.
+    hydrateFallbackElement: <PageLoader />,
     children: [
+      { path: '/auth/callback', element: <OAuthCallbackPage /> },
       {
-        element: <Shell />,
+        element: <RequireOperator />,
         children: [
-          { index: true, element: <Navigate to="/apps" replace /> },
-          { path: 'apps', element: <AppsPage /> },
           {
-            path: 'apps/:appId',
-            element: <AppLayout />,
+            element: <Shell />,
             children: [
-              { index: true, element: <AppHomePage /> },
-              { path: 'settings', element: <SettingsPage /> },
-              { path: 'keys', element: <KeysPage /> },
-              { path: 'domains', element: <DomainsPage /> },
-              { path: 'treasury', element: <TreasuryPage /> },
-              { path: 'fee-policy', element: <FeePolicyPage /> },
-              { path: 'users', element: <UsersPage /> },
-              { path: 'users/:userId', element: <UserPage /> },
-              { path: 'transactions', element: <TransactionsPage /> },
-              { path: 'webhooks', element: <WebhooksPage /> },
-              { path: 'members', element: <MembersPage /> },
-              { path: 'audit-log', element: <AuditLogPage /> },
+              { index: true, element: <Navigate to="/apps" replace /> },
+              { path: 'apps', lazy: () => import('./apps/AppsPage').then((m) => ({ Component: m.AppsPage })) },
+              {
+                path: 'apps/:appId',
+                element: <AppLayout />,
+                children: [
+                  { index: true, lazy: () => import('./home/AppHomePage').then((m) => ({ Component: m.AppHomePage })) },
+                  {
+                    path: 'settings',
+                    lazy: () => import('./settings/SettingsPage').then((m) => ({ Component: m.SettingsPage })),
+                  },
+                  { path: 'keys', lazy: () => import('./keys/KeysPage').then((m) => ({ Component: m.KeysPage })) },
+                  {
+                    path: 'domains',
+                    lazy: () => import('./settings/DomainsPage').then((m) => ({ Component: m.DomainsPage })),
+                  },
+                  {
+                    path: 'treasury',
+                    lazy: () => import('./treasury/TreasuryPage').then((m) => ({ Component: m.TreasuryPage })),
+                  },
+                  {
+                    path: 'fee-policy',
+                    lazy: () => import('./treasury/FeePolicyPage').then((m) => ({ Component: m.FeePolicyPage })),
+                  },
+                  { path: 'users', lazy: () => import('./users/UsersPage').then((m) => ({ Component: m.UsersPage })) },
+                  {
+                    path: 'users/:userId',
+                    lazy: () => import('./users/UserPage').then((m) => ({ Component: m.UserPage })),
+                  },
+                  {
+                    path: 'transactions',
+                    lazy: () => import('./monitor/TransactionsPage').then((m) => ({ Component: m.TransactionsPage })),
+                  },
+                  {
+                    path: 'webhooks',
+                    lazy: () => import('./webhooks/WebhooksPage').then((m) => ({ Component: m.WebhooksPage })),
+                  },
+                  {
+                    path: 'members',
+                    lazy: () => import('./members/MembersPage').then((m) => ({ Component: m.MembersPage })),
+                  },
+                  {
+                    path: 'audit-log',
+                    lazy: () => import('./monitor/AuditLogPage').then((m) => ({ Component: m.AuditLogPage })),
+                  },
+                ],
+              },
+              { path: '*', element: <NotFoundPage /> },
             ],
           },
-          { path: '*', element: <NotFoundPage /> },
         ],
       },
     ],

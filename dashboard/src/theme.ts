@@ -25,7 +25,7 @@ const variantColorResolver: VariantColorsResolver = (input) => {
 
 export const theme = createTheme({
   primaryColor: 'indigo',
-  primaryShade: { light: 8, dark: 6 },
+  primaryShade: { light: 8, dark: 8 },
   autoContrast: true,
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',

@@ -10,8 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort } from '../../src/infra/freePort';
+import { createOnboard, memoryStorage } from '@onboard/core';
 import { launchChromium, screenshot } from '../support/browser';
 import { buildDashboard, seriousAxeViolations, watchConsole, type AxeFinding } from '../support/dashboard';
+import { issuer } from '../support/funding';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { startGithubStandIn, testClient, type GithubStandIn } from '../support/oauthProviders';
@@ -25,8 +27,33 @@ let dashboardUrl: string;
 let consoleProblems: string[] = [];
 const axeFindings: AxeFinding[] = [];
 const ownerEmail = testEmail('dash-owner');
+const memberEmail = testEmail('dash-member');
+const userEmail = testEmail('dash-user');
 /** What the journey learns on the way: the app it created, the keys it copied, the user it signed in. */
-const journey: { appId?: string; appUrl?: string } = {};
+const journey: { appId?: string; appUrl?: string; publishableKey?: string; secretKey?: string } = {};
+
+/** An app page of the journey's app. */
+const appPage = (path: string) => `${journey.appUrl}${path ? `/${path}` : ''}`;
+
+/** Generates a key on the keys page, copies it with its copy button, and answers what the clipboard got. */
+async function generateKey(type: 'Secret key' | 'Publishable key', label: string, shot?: string): Promise<string> {
+  await page.getByRole('button', { name: 'Generate key' }).click();
+  const form = page.getByRole('dialog');
+  await form.getByLabel(type).check();
+  await form.getByLabel('Label').fill(label);
+  await form.getByRole('button', { name: 'Generate', exact: true }).click();
+  const shown = page.getByRole('dialog', { name: /Your new .* key/ });
+  const kind = type === 'Secret key' ? 'secret' : 'publishable';
+  await shown.getByRole('button', { name: `Copy ${kind} key` }).click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(copied, new RegExp(`^${kind === 'secret' ? 'sec' : 'pub'}_testnet_`));
+  assert.equal(await shown.locator('pre').first().innerText(), copied, 'the copy button copies the key shown');
+  if (shot) await step(shot, { dialogOpen: true });
+  await shown.getByLabel('I have copied this key and stored it safely').check();
+  await shown.getByRole('button', { name: 'Done' }).click();
+  await shown.waitFor({ state: 'detached' });
+  return copied;
+}
 
 before(async () => {
   const [dir, port] = await Promise.all([buildDashboard(), freePort()]);
@@ -78,6 +105,8 @@ async function step(name: string, opts: { target?: Page; dialogOpen?: boolean } 
   await target.locator('[aria-busy="true"]').first().waitFor({ state: 'detached', timeout: 15_000 });
   // ... and no dialog is still closing (its fade-out would be scanned half transparent).
   if (!opts.dialogOpen) await target.getByRole('dialog').first().waitFor({ state: 'detached', timeout: 5_000 });
+  // From the top: a full-page shot of a scrolled page would draw the fixed header mid-page.
+  if (!opts.dialogOpen) await target.evaluate(() => window.scrollTo(0, 0));
   await screenshot(target, `dashboard-${name}`);
   axeFindings.push(...(await seriousAxeViolations(target, name)));
 }
@@ -116,6 +145,100 @@ describe('the dashboard, as an operator uses it', () => {
     await step('04-app-overview');
   });
 
+  test('generate a secret and a publishable key; each is shown once and copied', async () => {
+    await page.goto(appPage('keys'));
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    journey.secretKey = await generateKey('Secret key', 'Backend', '05-key-shown-once');
+    journey.publishableKey = await generateKey('Publishable key', 'Web app');
+    // The list shows both, never a whole key again.
+    await page.getByRole('cell', { name: /^Backend sec_testnet_/ }).waitFor();
+    assert.equal(await page.getByText(journey.secretKey).count(), 0);
+    await step('06-keys');
+  });
+
+  test('settings: deferred funding and an asset', async () => {
+    const { assets } = await issuer(svc, ['USDC']);
+    await page.goto(appPage('settings'));
+    await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+    await page.getByRole('radio', { name: 'Deferred' }).check();
+    const assetsInput = page.getByLabel('Assets');
+    await assetsInput.fill(assets[0]!);
+    await assetsInput.press('Enter');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText(/saved/i).first().waitFor();
+    const app = await svc.deps.db('apps').where({ id: journey.appId }).first();
+    assert.equal(app.funding_mode, 'deferred');
+    await step('07-settings-saved');
+  });
+
+  test('a user signed in through the client library appears; the Fund action funds their wallet', async () => {
+    const client = createOnboard({
+      publishableKey: journey.publishableKey!,
+      baseUrl: svc.url,
+      storage: memoryStorage(),
+    });
+    await client.ready();
+    client.beginEmailLogin();
+    await client.sendEmailCode(userEmail);
+    await client.verifyEmailCode(latestCode(svc, userEmail));
+    const auth = client.auth.get();
+    assert.ok(auth.step === 'authenticated', JSON.stringify(auth));
+    assert.equal(auth.session.wallet.funded, false, 'deferred: the wallet waits for the Fund action');
+    client.destroy();
+
+    await page.goto(appPage('users'));
+    await page.getByLabel('Search users').fill(userEmail);
+    await page.getByRole('link', { name: /usr_/ }).first().click();
+    await page.getByRole('button', { name: 'Fund wallet' }).click();
+    await step('08-fund-confirm', { dialogOpen: true });
+    await page.getByRole('dialog').getByRole('button', { name: 'Fund wallet' }).click();
+    await page.getByText('Funded', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await step('09-user-funded');
+  });
+
+  test('the funding is in the transactions monitor and the overview counts it', async () => {
+    await page.goto(appPage('transactions'));
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    await page.getByRole('row').nth(1).waitFor();
+    assert.ok((await page.getByRole('row').count()) >= 2, 'a transaction row under the header');
+    await step('10-transactions');
+    await page.goto(appPage(''));
+    const chart = page.getByTestId('transactions-chart');
+    await chart.waitFor();
+    await page
+      .getByText(/[1-9]\d* transactions? in the last 24 hours/)
+      .first()
+      .waitFor({ timeout: 40_000 });
+    await step('11-overview-after-funding');
+  });
+
+  test('rotate a key: the new one is shown once, the old one keeps working for the overlap', async () => {
+    await page.goto(appPage('keys'));
+    await page.getByRole('button', { name: /^Rotate Backend/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate key' }).click();
+    const shown = page.getByRole('dialog', { name: /Your new secret key/ });
+    await shown.waitFor();
+    const rotated = await shown.locator('pre').first().innerText();
+    assert.notEqual(rotated, journey.secretKey);
+    await shown.getByText('The old key').waitFor();
+    await step('12-key-rotated', { dialogOpen: true });
+    await shown.getByLabel('I have copied this key and stored it safely').check();
+    await shown.getByRole('button', { name: 'Done' }).click();
+  });
+
+  test('change the fee policy: a dry run is denied with its reason', async () => {
+    await page.goto(appPage('fee-policy'));
+    await page.getByRole('heading', { name: 'Fee policy', level: 1 }).waitFor();
+    await page.getByLabel('Max fee per transaction (XLM)').fill('0.01');
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByText(/saved/i).first().waitFor();
+    await page.getByLabel('Fee in XLM').fill('1');
+    await page.getByRole('button', { name: 'Run dry run' }).click();
+    await page.getByText(/^Denied/).waitFor();
+    await page.getByText('TX_POLICY_MAX_FEE_EXCEEDED').first().waitFor();
+    await step('13-dry-run-denied');
+  });
+
   test('archive and restore the app as its owner', async () => {
     await page.goto(`${dashboardUrl}apps`);
     const row = page.getByRole('row', { name: /Coffee rewards/ });
@@ -127,6 +250,112 @@ describe('the dashboard, as an operator uses it', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Restore app' }).click();
     await row.getByText('active').waitFor();
     await step('21-app-restored');
+  });
+
+  test('a member who is not the owner is refused the owner-only area', async () => {
+    await page.goto(appPage('members'));
+    await page.getByRole('button', { name: 'Invite member' }).click();
+    const invite = page.getByRole('dialog');
+    await invite.getByLabel('Email').fill(memberEmail);
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
+    await step('22-members');
+
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const tab = await other.newPage();
+      const problems = watchConsole(tab);
+      await tab.goto(`${dashboardUrl}apps`);
+      await signInWithEmail(tab, memberEmail);
+      const row = tab.getByRole('row', { name: /Coffee rewards/ });
+      await row.getByText('Only the owner can archive').waitFor();
+      assert.equal(await row.getByRole('button', { name: 'Archive' }).count(), 0);
+      await step('23-member-apps', { target: tab });
+      await tab.goto(appPage('members'));
+      assert.equal(await tab.getByRole('button', { name: 'Invite member' }).isDisabled(), true);
+      await step('24-member-refused', { target: tab });
+      consoleProblems.push(...problems);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('on a phone: the navigation folds behind the menu button, tables scroll', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [path, name] of [
+      ['', '40-phone-overview'],
+      ['users', '41-phone-users'],
+      ['transactions', '42-phone-transactions'],
+    ] as const) {
+      await page.goto(appPage(path));
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await step(name);
+    }
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('link', { name: 'Fee policy' }).click();
+    await page.getByRole('heading', { name: 'Fee policy', level: 1 }).waitFor();
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  test('GitHub: the provider sends the operator back to the dashboard, signed in', async () => {
+    const email = testEmail('dash-github');
+    github.accounts.set('octo-dashboard', {
+      id: 4242,
+      login: 'octo-dashboard',
+      name: 'Octo Operator',
+      emails: [{ email, primary: true, verified: true }],
+    });
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      // The stand-in knows who is "signed in to GitHub" from a header a real browser session would not need.
+      await other.route(`${github.oauthUrl}/**`, (route) =>
+        route.continue({ headers: { ...route.request().headers(), 'x-test-login': 'octo-dashboard' } }),
+      );
+      const tab = await other.newPage();
+      const problems = watchConsole(tab);
+      await tab.goto(`${dashboardUrl}apps`);
+      await tab.getByRole('button', { name: 'Continue with GitHub' }).click();
+      await tab.getByRole('heading', { name: 'Apps', level: 1 }).waitFor({ timeout: 20_000 });
+      assert.equal(new URL(tab.url()).pathname, '/dashboard/apps', 'back where the operator was going');
+      assert.match(await tab.getByTitle('Your account').innerText(), /Octo Operator/);
+      assert.deepEqual(github.refusals, []);
+      // A new operator: their first app.
+      await tab.getByRole('button', { name: 'Create app' }).click();
+      await tab.getByLabel('Name').fill('Octo shop');
+      await tab.getByRole('button', { name: 'Create', exact: true }).click();
+      await tab.waitForURL(/\/dashboard\/apps\/app_[^/]+$/);
+      await tab.getByText('Transactions').first().waitFor();
+      await step('30-github-signed-in', { target: tab });
+      consoleProblems.push(...problems);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a Stellar wallet: the development signer signs the SEP-10 challenge', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const tab = await other.newPage();
+      const problems = watchConsole(tab);
+      await tab.goto(dashboardUrl);
+      await tab.getByRole('button', { name: 'Sign in with the development signer' }).click();
+      await tab.getByRole('heading', { name: 'Apps', level: 1 }).waitFor({ timeout: 20_000 });
+      // The operator is the signer's account: a G-address, kept in this browser for the next sign-in.
+      const account = await tab.evaluate(() => localStorage.getItem('onboard:dashboard:dev-signer'));
+      assert.ok(account, 'the dev signer keeps its key in this browser');
+      assert.match(await tab.getByTitle('Your account').innerText(), /^G[A-Z2-7]{10}/);
+      await tab.getByTitle('Your account').click();
+      await tab.getByRole('menuitem', { name: 'Sign out', exact: true }).waitFor();
+      await step('31-stellar-signed-in', { target: tab });
+      // Sign-out from the menu: back to the sign-in page, and a reload stays signed out.
+      await tab.getByRole('menuitem', { name: 'Sign out', exact: true }).click();
+      await tab.getByRole('heading', { name: 'Sign in to Onboard' }).waitFor();
+      await tab.reload();
+      await tab.getByRole('heading', { name: 'Sign in to Onboard' }).waitFor();
+      consoleProblems.push(...problems);
+    } finally {
+      await other.close();
+    }
   });
 
   test('no page logged a console error, and axe found no serious violation', () => {

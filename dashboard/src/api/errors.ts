@@ -21,7 +21,7 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
   INVALID_CREDENTIALS: 'You are signed out. Sign in again.',
   SDK_AUTH_TOKEN_EXPIRED: 'Your session expired. Sign in again.',
   SDK_AUTH_INVALID_TOKEN: 'Your session is no longer valid. Sign in again.',
-  FORBIDDEN: 'Only the app’s owner can do this.',
+  FORBIDDEN: 'Your role in this app does not allow this (members and archiving are for its owner).',
   APPLICATION_NOT_FOUND: 'This app does not exist, or you are not one of its members.',
   RATE_LIMITED: 'Too many requests. Wait a moment and try again.',
   SERVICE_UNAVAILABLE: 'A service Onboard depends on is unavailable. Try again shortly.',
@@ -36,6 +36,8 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
   TX_IDEMPOTENCY_CONFLICT: 'The same request is still being processed. Wait a moment and check before trying again.',
   API_KEY_ID_NOT_FOUND: 'This key no longer exists in the app. Refresh the list.',
   MEMBER_NOT_FOUND: 'This person is no longer a member of the app. Refresh the list.',
+  WEBHOOK_NOT_CONFIGURED: 'Set an endpoint URL and turn deliveries on first (Endpoint, on the Webhooks page).',
+  WEBHOOK_EVENT_NOT_FOUND: 'This event is no longer in the app’s event log. Refresh the log.',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -78,25 +80,24 @@ export function messageOf(error: unknown): string {
 }
 
 /**
- * A form's field errors from a VALIDATION_ERROR: `body.<name>` (and deeper paths) become `<name>` for Mantine's
- * form.setErrors; anything not about a field is left for the form's general error.
- */
-export function formErrorsOf(error: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [path, messages] of Object.entries(failureOf(error).fieldErrors)) {
-    if (!path.startsWith('body.')) continue;
-    out[path.slice('body.'.length)] = messages.join('; ');
-  }
-  return out;
-}
-
-/**
  * One field's messages from a VALIDATION_ERROR (`name`, `origins.2`), joined for display beside the field; undefined
  * when it has none. The service keys body fields by their plain dotted path (src/http/fieldErrors.ts); a
- * `body.`-prefixed key is read too.
+ * `body.`-prefixed key is read too. `withNested` adds the messages of the field's parts (`policy` -> `policy.x`), for
+ * a control that edits a whole object or list.
  */
-export function fieldErrorOf(error: unknown, field: string): string | undefined {
-  const errors = failureOf(error).fieldErrors;
-  const messages = errors[field] ?? errors[`body.${field}`];
-  return messages?.length ? messages.join('; ') : undefined;
+export function fieldErrorOf(error: unknown, field: string, opts: { withNested?: boolean } = {}): string | undefined {
+  const messages: string[] = [];
+  for (const [path, list] of Object.entries(failureOf(error).fieldErrors)) {
+    const name = path.startsWith('body.') ? path.slice('body.'.length) : path;
+    if (name === field || (opts.withNested && name.startsWith(`${field}.`))) messages.push(...list);
+  }
+  return messages.length ? messages.join('; ') : undefined;
+}
+
+/** The messages of fields no control shows (`shown(field)` false), as "field: message" lines for a form's summary. */
+export function otherFieldErrors(error: unknown, shown: (field: string) => boolean): string[] {
+  return Object.entries(failureOf(error).fieldErrors)
+    .map(([path, list]) => [path.startsWith('body.') ? path.slice('body.'.length) : path, list] as const)
+    .filter(([field]) => !shown(field))
+    .map(([field, list]) => `${field}: ${list.join('; ')}`);
 }

@@ -3,7 +3,19 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Anchor, Badge, Button, Group, Modal, SegmentedControl, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  VisuallyHidden,
+} from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   archiveAppMutation,
@@ -13,7 +25,7 @@ import {
   restoreAppMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { App } from '../../../generated/dashboard/types.gen';
-import { failureOf } from '../api/errors';
+import { fieldErrorOf } from '../api/errors';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
@@ -40,7 +52,7 @@ function CreateAppButton() {
     event.preventDefault();
     create.mutate({ body: { name: name.trim(), network }, headers: { 'Idempotency-Key': crypto.randomUUID() } });
   };
-  const nameError = failureOf(create.error).fieldErrors['body.name']?.join('; ');
+  const nameError = fieldErrorOf(create.error, 'name');
   return (
     <>
       <Button onClick={() => setOpened(true)}>Create app</Button>
@@ -133,7 +145,11 @@ export function AppsPage() {
   const apps = useQuery(listAppsOptions({ query: { includeArchived: true } }));
   return (
     <>
-      <PageHeader title="Apps" description="Each app has its own keys, users, wallets and network." actions={<CreateAppButton />} />
+      <PageHeader
+        title="Apps"
+        description="Each app has its own keys, users, wallets and network."
+        actions={<CreateAppButton />}
+      />
       <QueryState
         query={apps}
         isEmpty={(data) => data.content.apps.length === 0}

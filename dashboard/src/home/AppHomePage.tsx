@@ -212,7 +212,7 @@ function WalletsChart({ metrics, phrase }: { metrics: Metrics; phrase: string })
         data={data}
         dataKey="bucket"
         series={[{ name: 'Wallets created', color: 'teal.6' }]}
-        curveType="monotone"
+        curveType="linear"
         withDots={false}
         yAxisProps={{ allowDecimals: false, width: 40 }}
         accessibilityLayer={false}
@@ -342,10 +342,15 @@ export function AppHomePage() {
   });
 
   const chooseWindow = (value: string) => {
-    const next = new URLSearchParams(searchParams);
-    if (value === DEFAULT_WINDOW) next.delete('window');
-    else next.set('window', value);
-    setSearchParams(next, { replace: true });
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value === DEFAULT_WINDOW) next.delete('window');
+        else next.set('window', value);
+        return next;
+      },
+      { replace: true },
+    );
   };
 
   return (

@@ -62,6 +62,9 @@ const STATUS_COLOR: Record<ApiKey['status'], string> = {
   revoked: 'red',
 };
 
+// Table cells shrink their badges and codes to an ellipsis unless they keep their width.
+const NO_WRAP = { whiteSpace: 'nowrap', overflow: 'visible', flexShrink: 0 } as const;
+
 // rotateApiKey's overlapSeconds: 0 (the default) to 7 days.
 const OVERLAPS = [
   { value: '0', label: 'No overlap: the old key stops at once (for a leaked key)' },
@@ -206,7 +209,7 @@ function RevealedKeyModal({ revealed, onDone }: { revealed: RevealedKey | null; 
       {key ? (
         <Stack>
           <Alert
-            color="yellow"
+            color="red"
             variant="light"
             icon={<IconAlertTriangle size={18} />}
             title="Copy it now: it is shown only once"
@@ -282,7 +285,7 @@ function KeyActions({
       {apiKey.status !== 'rotating' ? (
         <ConfirmButton
           label="Rotate"
-          color="orange"
+          color="indigo"
           size="xs"
           aria-label={`Rotate ${name}`}
           title={`Rotate ${name}?`}
@@ -338,7 +341,8 @@ function KeyActions({
 function StatusCell({ apiKey }: { apiKey: ApiKey }) {
   return (
     <Stack gap={2}>
-      <Badge color={STATUS_COLOR[apiKey.status]} variant="light">
+      {/* A dot, not tinted text: the word stays in the body colour (tinted greens and yellows fail contrast). */}
+      <Badge color={STATUS_COLOR[apiKey.status]} variant="dot" style={NO_WRAP}>
         {apiKey.status}
       </Badge>
       {apiKey.status === 'rotating' && apiKey.expiresAt ? (
@@ -396,13 +400,12 @@ export function KeysPage() {
           }
         >
           {(data) => (
-            <Table.ScrollContainer minWidth={960}>
+            <Table.ScrollContainer minWidth={980}>
               <Table verticalSpacing="sm" highlightOnHover>
                 <Table.Thead>
                   <Table.Tr>
-                    <Table.Th>Label</Table.Th>
-                    <Table.Th>Type</Table.Th>
                     <Table.Th>Key</Table.Th>
+                    <Table.Th>Type</Table.Th>
                     <Table.Th>Created</Table.Th>
                     <Table.Th>Expires</Table.Th>
                     <Table.Th>Last used</Table.Th>
@@ -416,23 +419,27 @@ export function KeysPage() {
                   {data.content.keys.map((k) => (
                     <Table.Tr key={k.keyId}>
                       <Table.Td>
-                        {k.label ?? (
-                          <Text span size="sm" c="dimmed">
-                            No label
-                          </Text>
-                        )}
+                        <Stack gap={2}>
+                          {k.label ? (
+                            <Text size="sm" fw={500}>
+                              {k.label}
+                            </Text>
+                          ) : (
+                            <Text size="sm" c="dimmed">
+                              No label
+                            </Text>
+                          )}
+                          <Code style={NO_WRAP} title="The key’s prefix: the full key is never shown again">
+                            {k.prefix}…
+                          </Code>
+                        </Stack>
                       </Table.Td>
                       <Table.Td>
-                        <Badge variant="outline" color={k.type === 'secret' ? 'grape' : 'cyan'}>
-                          {k.type}
-                        </Badge>
+                        <Text size="sm">{k.type === 'secret' ? 'Secret' : 'Publishable'}</Text>
                       </Table.Td>
-                      <Table.Td>
-                        <Code>{k.prefix}…</Code>
-                      </Table.Td>
-                      <Table.Td>{formatDate(k.createdAt)}</Table.Td>
-                      <Table.Td>{k.expiresAt ? formatDate(k.expiresAt) : 'Never'}</Table.Td>
-                      <Table.Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</Table.Td>
+                      <Table.Td style={NO_WRAP}>{formatDate(k.createdAt)}</Table.Td>
+                      <Table.Td style={NO_WRAP}>{k.expiresAt ? formatDate(k.expiresAt) : 'Never'}</Table.Td>
+                      <Table.Td style={NO_WRAP}>{k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never'}</Table.Td>
                       <Table.Td>
                         <StatusCell apiKey={k} />
                       </Table.Td>

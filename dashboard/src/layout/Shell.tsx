@@ -30,6 +30,7 @@ import {
   IconSettings,
   IconShieldCheck,
   IconSun,
+  IconUserCircle,
   IconUsers,
   IconUsersGroup,
   IconWebhook,
@@ -87,16 +88,23 @@ function OperatorMenu() {
   const signOut = (everywhere: boolean) =>
     void operatorSession.signOut({ everywhere }).finally(() => void navigate('/'));
   return (
-    <Menu position="bottom-end" withArrow>
+    <Menu position="bottom-end" withArrow withInitialFocusPlaceholder={false}>
       <Menu.Target>
-        <UnstyledButton title="Your account">
-          <Text size="sm" fw={500} maw={180} truncate="end">
-            {name}
-          </Text>
+        {/* On a phone only the icon shows; the name stays the button's accessible name either way. */}
+        <UnstyledButton
+          title="Your account"
+          aria-label={`Your account: ${name}`}
+          aria-description={`Signed in as ${operator.email ?? operator.stellarAccount ?? operator.operatorId}`}
+        >
+          <Group gap={6} wrap="nowrap">
+            <IconUserCircle size={22} stroke={1.5} aria-hidden />
+            <Text size="sm" fw={500} maw={180} truncate="end" visibleFrom="sm">
+              {name}
+            </Text>
+          </Group>
         </UnstyledButton>
       </Menu.Target>
       <Menu.Dropdown>
-        <Menu.Label>Signed in as {operator.email ?? operator.stellarAccount ?? operator.operatorId}</Menu.Label>
         <Menu.Item leftSection={<IconLogout size={14} />} onClick={() => signOut(false)}>
           Sign out
         </Menu.Item>
@@ -114,7 +122,12 @@ function ColorSchemeToggle() {
   const next = computed === 'dark' ? 'light' : 'dark';
   return (
     <Tooltip label={`Switch to ${next} mode`}>
-      <ActionIcon variant="default" size="lg" onClick={() => setColorScheme(next)} aria-label={`Switch to ${next} mode`}>
+      <ActionIcon
+        variant="default"
+        size="lg"
+        onClick={() => setColorScheme(next)}
+        aria-label={`Switch to ${next} mode`}
+      >
         {computed === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
       </ActionIcon>
     </Tooltip>
@@ -184,4 +197,3 @@ export function NetworkBadge({ network }: { network: string }) {
     </Badge>
   );
 }
-

@@ -195,11 +195,11 @@ function MemberActions({ app, member, isSelf }: { app: App; member: Member; isSe
     <Group gap="xs" wrap="nowrap">
       <ConfirmButton
         label="Make owner"
-        color="orange"
+        color="indigo"
         size="xs"
         disabled={!owner}
         aria-describedby={describedBy}
-        aria-label={`Make ${name} the owner`}
+        aria-label={`Make owner: ${name}`}
         title={`Make ${name} the owner?`}
         message={`${name} becomes the app’s owner and you become an admin, in one step. Only the new owner can manage members, archive the app or give ownership back.`}
         confirmLabel="Transfer ownership"
@@ -222,7 +222,7 @@ function MemberActions({ app, member, isSelf }: { app: App; member: Member; isSe
         size="xs"
         disabled={!owner}
         aria-describedby={describedBy}
-        aria-label={pending ? `Cancel the invitation of ${name}` : `Remove ${name}`}
+        aria-label={pending ? `Cancel invitation: ${name}` : `Remove ${name}`}
         title={pending ? `Cancel the invitation of ${name}?` : `Remove ${name} from the app?`}
         message={
           pending
@@ -275,7 +275,7 @@ export function MembersPage() {
       {active ? (
         <QueryState query={members} rows={3}>
           {(data) => (
-            <Table.ScrollContainer minWidth={760}>
+            <Table.ScrollContainer minWidth={880}>
               <Table verticalSpacing="sm" highlightOnHover>
                 <Table.Thead>
                   <Table.Tr>
@@ -294,30 +294,31 @@ export function MembersPage() {
                     return (
                       <Table.Tr key={m.memberId}>
                         <Table.Td>
-                          <Group gap="xs" wrap="nowrap">
-                            <Text size="sm" fw={500} style={{ wordBreak: 'break-all' }}>
-                              {nameOf(m)}
-                            </Text>
+                          <Text size="sm" fw={500} miw={200} style={{ overflowWrap: 'anywhere' }}>
+                            {nameOf(m)}
                             {isSelf ? (
-                              <Badge variant="outline" color="gray" size="sm">
-                                you
-                              </Badge>
+                              <Text span size="sm" fw={400} c="dimmed">
+                                {' '}
+                                (you)
+                              </Text>
                             ) : null}
-                          </Group>
+                          </Text>
                         </Table.Td>
                         <Table.Td>
                           <RoleCell app={app} member={m} />
                         </Table.Td>
                         <Table.Td>
                           {m.joinedAt ? (
-                            <Text size="sm">Joined {formatDate(m.joinedAt)}</Text>
+                            <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+                              Joined {formatDate(m.joinedAt)}
+                            </Text>
                           ) : (
-                            <Badge color="yellow" variant="light">
+                            <Badge color="yellow" variant="dot" style={{ overflow: 'visible', flexShrink: 0 }}>
                               Invitation pending
                             </Badge>
                           )}
                         </Table.Td>
-                        <Table.Td>{formatDate(m.invitedAt)}</Table.Td>
+                        <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(m.invitedAt)}</Table.Td>
                         <Table.Td>
                           <MemberActions app={app} member={m} isSelf={isSelf} />
                         </Table.Td>

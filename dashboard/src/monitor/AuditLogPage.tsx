@@ -181,7 +181,7 @@ function EntryRows({ entry, names, appId }: { entry: Entry; names: Names; appId:
       </Table.Tr>
       {open ? (
         <Table.Tr id={detailsId}>
-          <Table.Td colSpan={5} bg="var(--mantine-color-default-hover)">
+          <Table.Td colSpan={5}>
             {/* Kept in view when the table scrolls sideways on a narrow screen. */}
             <Box pos="sticky" left={0} maw="calc(100vw - 2 * var(--mantine-spacing-md))">
               <Details entry={entry} names={names} appId={appId} />
@@ -244,16 +244,28 @@ export function AuditLogPage() {
   const filtered = query.action !== undefined || query.walletId !== undefined;
 
   const setFilter = (name: 'action' | 'walletId', value: string | null) => {
-    const next = new URLSearchParams(searchParams);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setSearchParams(next, { replace: true });
+    // From the address as it is now, so two quick changes do not undo each other; replaced, not pushed, as filtering
+    // is not navigation (Back leaves the page rather than undoing each filter).
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set(name, value);
+        else next.delete(name);
+        return next;
+      },
+      { replace: true },
+    );
   };
   const clearFilters = () => {
-    const next = new URLSearchParams(searchParams);
-    next.delete('action');
-    next.delete('walletId');
-    setSearchParams(next, { replace: true });
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete('action');
+        next.delete('walletId');
+        return next;
+      },
+      { replace: true },
+    );
   };
 
   const log = useInfiniteQuery({

@@ -192,7 +192,7 @@ function StatusBadge({ tx }: { tx: Transaction }) {
   const status = STATUSES.find((s) => s.value === tx.status);
   return (
     <Stack gap={2} align="flex-start">
-      <Badge color={status?.color ?? 'gray'} variant="dot">
+      <Badge color={status?.color ?? 'gray'} variant="dot" miw="max-content">
         {status?.label ?? tx.status}
       </Badge>
       {tx.status === 'FAILED' && tx.resultCode ? (
@@ -228,7 +228,7 @@ function TransactionsTable({ transactions }: { transactions: Transaction[] }) {
               <Table.Td style={NO_WRAP}>
                 <CopyValue value={tx.hash} display={shortKey(tx.hash)} label="transaction hash" />
               </Table.Td>
-              <Table.Td>
+              <Table.Td style={NO_WRAP}>
                 <StatusBadge tx={tx} />
               </Table.Td>
               <Table.Td>
@@ -280,16 +280,27 @@ export function TransactionsPage() {
   const query = queryOf(filters);
 
   const setFilter = (name: FilterName, value: string | null) => {
-    const next = new URLSearchParams(searchParams);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    // Filtering is not navigation: Back leaves the page rather than undoing each filter.
-    setSearchParams(next, { replace: true });
+    // From the address as it is now, so two quick changes do not undo each other; replaced, not pushed, as filtering
+    // is not navigation (Back leaves the page rather than undoing each filter).
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set(name, value);
+        else next.delete(name);
+        return next;
+      },
+      { replace: true },
+    );
   };
   const clearFilters = () => {
-    const next = new URLSearchParams(searchParams);
-    for (const name of ['status', 'type', 'asset', 'from', 'to'] satisfies FilterName[]) next.delete(name);
-    setSearchParams(next, { replace: true });
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const name of ['status', 'type', 'asset', 'from', 'to'] satisfies FilterName[]) next.delete(name);
+        return next;
+      },
+      { replace: true },
+    );
   };
 
   const list = useInfiniteQuery({

@@ -11,7 +11,7 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import { createSep10Challenge, verifySep10Challenge } from '../../../generated/dashboard/sdk.gen';
 import { operatorSession, signInClient } from '../api/client';
-import { failureOf, messageOf } from '../api/errors';
+import { fieldErrorOf, messageOf } from '../api/errors';
 import { useRuntimeConfig, type RuntimeConfig } from '../api/runtimeConfig';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useDevOutboxCode } from './devOutbox';
@@ -41,7 +41,7 @@ function EmailSignIn({ devOutbox }: { devOutbox: boolean }) {
   };
 
   if (sentAt === undefined) {
-    const fieldError = failureOf(start.error).fieldErrors['body.email']?.join('; ');
+    const fieldError = fieldErrorOf(start.error, 'email');
     return (
       <form onSubmit={send} noValidate>
         <Stack gap="sm">
@@ -150,7 +150,11 @@ async function signInWithWallet(wallet: WalletAdapter): Promise<void> {
   });
   const { transaction, networkPassphrase } = challenge.content;
   const signed = await wallet.signTransaction(transaction, { networkPassphrase, address: account });
-  const { data } = await verifySep10Challenge({ client: signInClient, body: { transaction: signed }, throwOnError: true });
+  const { data } = await verifySep10Challenge({
+    client: signInClient,
+    body: { transaction: signed },
+    throwOnError: true,
+  });
   await operatorSession.establish(data.content);
 }
 

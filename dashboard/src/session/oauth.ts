@@ -45,6 +45,8 @@ export class OAuthCallbackError extends Error {}
 
 /** Finishes the flow the provider returned to `url`; answers where to go next. */
 export async function completeOAuthSignIn(url: URL): Promise<string> {
+  // This page's effect runs before the session provider's (children first): the device key must be loaded first.
+  await operatorSession.ready();
   const raw = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const pending = raw ? (JSON.parse(raw) as PendingFlow) : undefined;

@@ -200,9 +200,9 @@ function AppSettingsForm({ app }: { app: App }) {
           App settings
         </Title>
         {archived ? (
-          <Alert color="orange" variant="light">
+          <Text size="sm" c="dimmed">
             An archived app’s settings cannot be changed. The owner can restore it from the apps list.
-          </Alert>
+          </Text>
         ) : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
           <Stack gap={4}>
@@ -240,7 +240,7 @@ function AppSettingsForm({ app }: { app: App }) {
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
           <NumberInput
             label="Access token lifetime (minutes)"
-            description={`How long an end user’s access token lasts: 1 to ${ACCESS_TTL_MAX_MINUTES} minutes.`}
+            description={`How long an end user’s access token lasts (1 to ${ACCESS_TTL_MAX_MINUTES}).`}
             min={1}
             max={ACCESS_TTL_MAX_MINUTES}
             allowDecimal={false}
@@ -252,7 +252,7 @@ function AppSettingsForm({ app }: { app: App }) {
           />
           <NumberInput
             label="Refresh token lifetime (days)"
-            description={`How long an end user stays signed in without signing in again: 1 to ${REFRESH_TTL_MAX_DAYS} days.`}
+            description={`How long an end user stays signed in (1 to ${REFRESH_TTL_MAX_DAYS}).`}
             min={1}
             max={REFRESH_TTL_MAX_DAYS}
             allowDecimal={false}
@@ -322,7 +322,7 @@ function AppSettingsForm({ app }: { app: App }) {
         <Text size="sm">
           Each funded wallet locks <strong>{reservePerWallet(fields.assets.length)} XLM</strong> of reserve in the
           funding wallet (1 XLM + 0.5 XLM per asset)
-          {fields.startingBalanceXlm && fields.startingBalanceXlm !== '0'
+          {AMOUNT_FORM.test(fields.startingBalanceXlm.trim()) && fields.startingBalanceXlm.trim() !== '0'
             ? `, and receives ${fields.startingBalanceXlm} XLM starting balance`
             : ''}
           .
@@ -452,7 +452,7 @@ function ProvidersForm({ appId, stored, onSaved }: { appId: string; stored: Auth
           </Text>
         </div>
         {needsRedirectUri ? (
-          <Alert color="orange" variant="light" title="Google and GitHub also need a redirect URI">
+          <Alert color="red" variant="light" title="Google and GitHub also need a redirect URI">
             OAuth sign-in fails until your app’s callback address is listed under{' '}
             <Anchor component={Link} to={`/apps/${appId}/domains`}>
               Domains

@@ -33,7 +33,7 @@ import {
   updateFeePolicyMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { FeePolicy, FeePolicyDryRun, FeePolicyDryRunOperation } from '../../../generated/dashboard/types.gen';
-import { failureOf } from '../api/errors';
+import { failureOf, fieldErrorOf, otherFieldErrors } from '../api/errors';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -43,28 +43,6 @@ import { assetLabel } from './assets';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Field errors
-
-/**
- * Messages for one field from a VALIDATION_ERROR, wherever the service put them: body fields come plain
- * (`maxFeePerTxXlm`) or prefixed (`body.maxFeePerTxXlm`), and a list's items by index (`approvedAssets.1`), which
- * belong beside the list.
- */
-function fieldError(error: unknown, name: string): string | undefined {
-  const messages: string[] = [];
-  for (const [path, list] of Object.entries(failureOf(error).fieldErrors)) {
-    const field = path.startsWith('body.') ? path.slice('body.'.length) : path;
-    if (field === name || field.startsWith(`${name}.`)) messages.push(...list);
-  }
-  return messages.length ? messages.join('; ') : undefined;
-}
-
-/** The field errors that no input shows, so none is lost. */
-function otherFieldErrors(error: unknown, shown: (field: string) => boolean): string[] {
-  return Object.entries(failureOf(error).fieldErrors)
-    .map(([path, list]) => [path.startsWith('body.') ? path.slice('body.'.length) : path, list] as const)
-    .filter(([field]) => !shown(field))
-    .map(([field, list]) => `${field}: ${list.join('; ')}`);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The policy form
@@ -171,7 +149,8 @@ function PolicyForm({
   });
   const dirty = differs(draft, saved);
   const errorOf = (field: (typeof POLICY_FIELDS)[number]) =>
-    problems[field] ?? (serverError ? fieldError(serverError.error, `${serverError.prefix}${field}`) : undefined);
+    problems[field] ??
+    (serverError ? fieldErrorOf(serverError.error, `${serverError.prefix}${field}`, { withNested: true }) : undefined);
   const set = <K extends keyof PolicyDraft>(field: K, value: PolicyDraft[K]) => {
     setProblems((p) => ({ ...p, [field]: undefined }));
     setDraft((d) => ({ ...d, [field]: value }));
@@ -186,7 +165,9 @@ function PolicyForm({
     save.mutate({ path: { appId: app.appId }, body: policyOf(draft) });
   };
   const generalSaveError =
-    save.error && !POLICY_FIELDS.some((f) => fieldError(save.error, f)) ? <ErrorAlert error={save.error} /> : null;
+    save.error && !POLICY_FIELDS.some((f) => fieldErrorOf(save.error, f, { withNested: true })) ? (
+      <ErrorAlert error={save.error} />
+    ) : null;
 
   return (
     <Paper withBorder radius="md" p="lg" component="form" onSubmit={submit} noValidate aria-labelledby="policy-title">
@@ -562,7 +543,10 @@ function DryRunPanel({
         found[`${i}.destination`] = 'Enter a Stellar address: G followed by 55 letters and digits';
     });
     setMissing(found);
-    if (Object.keys(found).length) return;
+    if (Object.keys(found).length) {
+      preview.reset();
+      return;
+    }
     preview.mutate({
       path: { appId: app.appId },
       body: {
@@ -574,17 +558,21 @@ function DryRunPanel({
   };
 
   const opError = (i: number, field: string) =>
-    missing[`${i}.${field}`] ?? fieldError(preview.error, `transaction.operations.${i}.${field}`);
+    missing[`${i}.${field}`] ??
+    fieldErrorOf(preview.error, `transaction.operations.${i}.${field}`, { withNested: true });
   // A malformed operation fails every branch of the contract's oneOf: its type is only to blame when nothing else is.
   const typeError = (i: number, type: OpType) =>
     [...OPERATION_FIELDS[type].map((f) => f.field), 'destination', 'path'].some((f) => opError(i, f))
       ? undefined
-      : fieldError(preview.error, `transaction.operations.${i}.type`);
+      : fieldErrorOf(preview.error, `transaction.operations.${i}.type`, { withNested: true });
   const shownField = (field: string) =>
     field.startsWith('policy.') ||
     field === 'userId' ||
     field === 'transaction.feeXlm' ||
     /^transaction\.operations\.\d+\.(type|asset|sendAsset|destAsset|path|selling|buying|destination)(\.|$)/.test(field);
+  const userIdError =
+    fieldErrorOf(preview.error, 'userId', { withNested: true }) ??
+    (failureOf(preview.error).code === 'USER_NOT_FOUND' ? 'No user with this id in the app' : undefined);
   const leftovers = preview.error ? otherFieldErrors(preview.error, shownField) : [];
   const judged = preview.variables?.body.policy ? 'draft' : 'saved';
 
@@ -696,7 +684,7 @@ function DryRunPanel({
             inputMode="decimal"
             value={fee}
             onChange={(e) => setFeeXlm(e.currentTarget.value)}
-            error={fieldError(preview.error, 'transaction.feeXlm')}
+            error={fieldErrorOf(preview.error, 'transaction.feeXlm', { withNested: true })}
           />
           <TextInput
             label="User id (optional)"
@@ -704,7 +692,7 @@ function DryRunPanel({
             placeholder="usr_…"
             value={userId}
             onChange={(e) => setUserId(e.currentTarget.value)}
-            error={fieldError(preview.error, 'userId')}
+            error={userIdError}
           />
         </SimpleGrid>
         <Group gap="sm" wrap="wrap">
@@ -726,7 +714,7 @@ function DryRunPanel({
               : 'Judges the saved policy. Change the settings above to try them before saving.'}
           </Text>
         </Group>
-        {preview.error ? (
+        {preview.error && failureOf(preview.error).code !== 'USER_NOT_FOUND' ? (
           <Stack gap="xs">
             <ErrorAlert
               error={preview.error}

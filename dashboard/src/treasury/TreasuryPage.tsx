@@ -133,7 +133,7 @@ function WalletCard({ wallet, network }: { wallet: TreasuryWallet; network: stri
         </Text>
         <Stack gap={4}>
           <Text size="sm" fw={500}>
-            Top up: send XLM on {network} to
+            Top up: send XLM{wallet.role === 'distribution' ? ' (and the assets to distribute)' : ''} on {network} to
           </Text>
           <CopyValue value={wallet.publicKey} label={`${ROLE_NAMES[wallet.role].toLowerCase()} address`} />
         </Stack>

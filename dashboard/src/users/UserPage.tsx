@@ -21,7 +21,6 @@ import { formatDate, trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
 import { useCurrentApp } from '../layout/currentApp';
-import { NetworkBadge } from '../layout/Shell';
 import { WalletStateBadge } from './UsersPage';
 
 const PROVIDER_NAMES: Record<User['providers'][number], string> = {
@@ -86,7 +85,7 @@ function FundAction({ app, user, wallet }: { app: App; user: User; wallet: Walle
           color="green"
           variant="light"
           icon={<IconCircleCheck size={18} />}
-          title={outcome.status === 'funded' ? 'Funded' : 'Already funded'}
+          title={outcome.status === 'funded' ? 'Wallet funded' : 'Wallet already funded'}
         >
           {outcome.status === 'funded'
             ? `The reserve is sponsored on-chain${outcome.startingBalance && outcome.startingBalance !== '0' ? ` and ${trimAmount(outcome.startingBalance)} XLM was paid to the wallet as its starting balance` : ''}.`
@@ -138,12 +137,9 @@ function WalletCard({ app, user, wallet }: { app: App; user: User; wallet: Walle
     <Card withBorder radius="md" padding="lg">
       <Stack gap="sm">
         <Group justify="space-between" wrap="wrap" gap="xs">
-          <Group gap="xs">
-            <Title order={3} size="h4">
-              Wallet
-            </Title>
-            <NetworkBadge network={wallet.network} />
-          </Group>
+          <Title order={3} size="h4">
+            {wallet.network === 'mainnet' ? 'Mainnet' : 'Testnet'} wallet
+          </Title>
           <WalletStateBadge wallet={wallet} />
         </Group>
         <Stack gap={4}>

@@ -25,16 +25,16 @@ const PROVIDER_NAMES: Record<AppUserSummary['provider'], string> = {
 export function WalletStateBadge({ wallet }: { wallet: { funded: boolean } | null }) {
   if (!wallet)
     return (
-      <Badge color="gray" variant="light">
+      <Badge color="gray" variant="light" style={{ flex: 'none' }}>
         No wallet
       </Badge>
     );
   return wallet.funded ? (
-    <Badge color="green" variant="light">
+    <Badge color="green" variant="light" style={{ flex: 'none' }}>
       Funded
     </Badge>
   ) : (
-    <Badge color="orange" variant="light">
+    <Badge color="orange" variant="light" style={{ flex: 'none' }}>
       Unfunded
     </Badge>
   );
@@ -42,7 +42,7 @@ export function WalletStateBadge({ wallet }: { wallet: { funded: boolean } | nul
 
 function UsersTable({ appId, users }: { appId: string; users: AppUserSummary[] }) {
   return (
-    <Table.ScrollContainer minWidth={900}>
+    <Table.ScrollContainer minWidth={1040}>
       <Table verticalSpacing="sm" highlightOnHover>
         <Table.Thead>
           <Table.Tr>
@@ -68,19 +68,21 @@ function UsersTable({ appId, users }: { appId: string; users: AppUserSummary[] }
                 ) : null}
               </Table.Td>
               <Table.Td>{user.email ?? <Text c="dimmed">—</Text>}</Table.Td>
-              <Table.Td>{PROVIDER_NAMES[user.provider]}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{PROVIDER_NAMES[user.provider]}</Table.Td>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap">
                   {user.wallet ? (
-                    <Text ff="monospace" size="sm" title={user.wallet.publicKey}>
+                    <Text ff="monospace" size="sm" title={user.wallet.publicKey} style={{ whiteSpace: 'nowrap' }}>
                       {shortKey(user.wallet.publicKey)}
                     </Text>
                   ) : null}
                   <WalletStateBadge wallet={user.wallet} />
                 </Group>
               </Table.Td>
-              <Table.Td>{formatDate(user.createdAt)}</Table.Td>
-              <Table.Td>{user.lastSeenAt ? formatDate(user.lastSeenAt) : 'Never'}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(user.createdAt)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                {user.lastSeenAt ? formatDate(user.lastSeenAt) : 'Never'}
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

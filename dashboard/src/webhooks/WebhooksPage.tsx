@@ -35,7 +35,7 @@ import {
   updateWebhookConfigMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { WebhookConfig, WebhookEventName, WebhookEventRecord } from '../../../generated/dashboard/types.gen';
-import { failureOf } from '../api/errors';
+import { failureOf, fieldErrorOf } from '../api/errors';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { CopyValue } from '../components/CopyValue';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -54,16 +54,6 @@ const EVENTS: { name: WebhookEventName; description: string }[] = [
   { name: 'stellar.tx', description: 'Raw data of every transaction of the app’s wallets; sent once, never retried' },
   { name: 'wallet.funded', description: 'Assets pushed from the distribution wallet: not sent yet (coming later)' },
 ];
-
-/** Messages for one field from a VALIDATION_ERROR: body fields come plain (`url`) or prefixed (`body.url`). */
-function fieldError(error: unknown, name: string): string | undefined {
-  const messages: string[] = [];
-  for (const [path, list] of Object.entries(failureOf(error).fieldErrors)) {
-    const field = path.startsWith('body.') ? path.slice('body.'.length) : path;
-    if (field === name || field.startsWith(`${name}.`)) messages.push(...list);
-  }
-  return messages.length ? messages.join('; ') : undefined;
-}
 
 /** A secret the service shows once: in a dialog, so it is seen wherever the action was, until it is stored. */
 function OneTimeSecret({ secret, note, onDone }: { secret: string; note?: string; onDone: () => void }) {
@@ -146,15 +136,19 @@ function EndpointForm({ config, onSecret }: { config: WebhookConfig; onSecret: (
     update.mutate({ path: { appId: app.appId }, body: body() });
   };
   const errors = {
-    url: fieldError(update.error, 'url'),
-    enabled: fieldError(update.error, 'enabled'),
-    events: fieldError(update.error, 'events'),
+    url: fieldErrorOf(update.error, 'url', { withNested: true }),
+    enabled: fieldErrorOf(update.error, 'enabled', { withNested: true }),
+    events: fieldErrorOf(update.error, 'events', { withNested: true }),
   };
   const urlError =
     errors.url ??
     (failureOf(update.error).code === 'WEBHOOK_URL_NOT_ALLOWED' ? failureOf(update.error).message : undefined);
   const general =
-    update.error && !urlError && !errors.enabled && !errors.events && !fieldError(update.error, 'asymmetricSignature');
+    update.error &&
+    !urlError &&
+    !errors.enabled &&
+    !errors.events &&
+    !fieldErrorOf(update.error, 'asymmetricSignature', { withNested: true });
   const dirty =
     (url.trim() || null) !== config.url ||
     enabled !== config.enabled ||
