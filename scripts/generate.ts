@@ -225,7 +225,9 @@ async function main(): Promise<void> {
   const before = process.argv.includes('--check') ? snapshot() : undefined;
   await generate();
   if (!before) {
-    console.log('generated: openapi/dist/openapi.json, generated/client/, generated/dashboard/, generated/server/catalogue.gen.ts');
+    console.log(
+      'generated: openapi/dist/openapi.json, generated/client/, generated/dashboard/, generated/server/catalogue.gen.ts',
+    );
     return;
   }
   const after = snapshot();
