@@ -3,19 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  SegmentedControl,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, SegmentedControl, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   archiveAppMutation,
@@ -26,7 +14,9 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { App } from '../../../generated/dashboard/types.gen';
 import { fieldErrorOf } from '../api/errors';
+import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { EmptyMessage } from '../components/EmptyMessage';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -154,12 +144,9 @@ export function AppsPage() {
         query={apps}
         isEmpty={(data) => data.content.apps.length === 0}
         empty={
-          <Stack align="center" gap="xs">
-            <Text fw={500}>No apps yet</Text>
-            <Text c="dimmed" size="sm">
-              Create your first app to get API keys and start onboarding users.
-            </Text>
-          </Stack>
+          <EmptyMessage title="No apps yet">
+            Create your first app to get API keys and start onboarding users.
+          </EmptyMessage>
         }
       >
         {(data) => (
@@ -172,9 +159,7 @@ export function AppsPage() {
                   <Table.Th>Your role</Table.Th>
                   <Table.Th>Created</Table.Th>
                   <Table.Th>Status</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
+                  <ActionsColumnHeader />
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>

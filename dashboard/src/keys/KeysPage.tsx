@@ -19,7 +19,6 @@ import {
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle } from '@tabler/icons-react';
@@ -32,8 +31,10 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { ApiKey, ApiKeyWithSecret, RotateApiKeyResponse } from '../../../generated/dashboard/types.gen';
 import { fieldErrorOf } from '../api/errors';
+import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { CopyValue } from '../components/CopyValue';
+import { EmptyMessage } from '../components/EmptyMessage';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -391,12 +392,9 @@ export function KeysPage() {
           rows={4}
           isEmpty={(data) => data.content.keys.length === 0}
           empty={
-            <Stack align="center" gap="xs">
-              <Text fw={500}>No API keys yet</Text>
-              <Text c="dimmed" size="sm">
-                Generate a publishable key for your frontend and a secret key for your backend.
-              </Text>
-            </Stack>
+            <EmptyMessage title="No API keys yet">
+              Generate a publishable key for your frontend and a secret key for your backend.
+            </EmptyMessage>
           }
         >
           {(data) => (
@@ -410,9 +408,7 @@ export function KeysPage() {
                     <Table.Th>Expires</Table.Th>
                     <Table.Th>Last used</Table.Th>
                     <Table.Th>Status</Table.Th>
-                    <Table.Th>
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
+                    <ActionsColumnHeader />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>

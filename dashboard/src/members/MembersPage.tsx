@@ -2,20 +2,7 @@
 // owner role transfers ownership) and removes them. Other members see the same controls disabled, with the reason.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  NativeSelect,
-  Radio,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, NativeSelect, Radio, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import {
   addMemberMutation,
@@ -28,6 +15,7 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { App, Member } from '../../../generated/dashboard/types.gen';
 import { fieldErrorOf, messageOf } from '../api/errors';
+import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
@@ -283,9 +271,7 @@ export function MembersPage() {
                     <Table.Th>Role</Table.Th>
                     <Table.Th>Status</Table.Th>
                     <Table.Th>Invited</Table.Th>
-                    <Table.Th>
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
+                    <ActionsColumnHeader />
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>

@@ -2,7 +2,7 @@
 // operators' changes to keys, team, webhooks and policy, filtered by action or wallet (kept in the address), with each
 // entry's details a click away.
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import {
   ActionIcon,
@@ -28,10 +28,14 @@ import {
 import type { ListAuditLogData, ListAuditLogResponse } from '../../../generated/dashboard/types.gen';
 import { failureOf } from '../api/errors';
 import { CopyValue } from '../components/CopyValue';
+import { FilterBar } from '../components/FilterBar';
+import { FilteredEmptyState } from '../components/FilteredEmptyState';
 import { formatDate, shortKey } from '../components/format';
+import { LoadMoreFooter } from '../components/LoadMoreFooter';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
 import { useCurrentApp } from '../layout/currentApp';
+import { useFiltersInAddress } from './useFiltersInAddress';
 
 type Entry = ListAuditLogResponse['content']['entries'][number];
 type AuditQuery = NonNullable<ListAuditLogData['query']>;
@@ -234,7 +238,7 @@ function WalletFilter({
 
 export function AuditLogPage() {
   const app = useCurrentApp();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const { searchParams, setFilter, clearFilters } = useFiltersInAddress(['action', 'walletId']);
   const actionParam = searchParams.get('action') ?? '';
   const walletParam = searchParams.get('walletId') ?? '';
   const query: AuditQuery = {
@@ -242,31 +246,6 @@ export function AuditLogPage() {
     ...(WALLET_PATTERN.test(walletParam) ? { walletId: walletParam } : {}),
   };
   const filtered = query.action !== undefined || query.walletId !== undefined;
-
-  const setFilter = (name: 'action' | 'walletId', value: string | null) => {
-    // From the address as it is now, so two quick changes do not undo each other; replaced, not pushed, as filtering
-    // is not navigation (Back leaves the page rather than undoing each filter).
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        if (value) next.set(name, value);
-        else next.delete(name);
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  const clearFilters = () => {
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        next.delete('action');
-        next.delete('walletId');
-        return next;
-      },
-      { replace: true },
-    );
-  };
 
   const log = useInfiniteQuery({
     ...listAuditLogInfiniteOptions({ path: { appId: app.appId }, query }),
@@ -299,7 +278,12 @@ export function AuditLogPage() {
         description="Security-relevant actions on this app, newest first. Entries cannot be changed or deleted."
       />
       <Stack gap="md">
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" role="search" aria-label="Filter the audit log">
+        <FilterBar
+          label="Filter the audit log"
+          cols={{ base: 1, sm: 2 }}
+          filtered={filtered}
+          onClearFilters={clearFilters}
+        >
           <Select
             label="Action"
             placeholder="Any action"
@@ -318,35 +302,19 @@ export function AuditLogPage() {
             onApply={(value) => setFilter('walletId', value)}
             serverError={failureOf(log.error).fieldErrors['query.walletId']?.join('; ')}
           />
-        </SimpleGrid>
-        {filtered ? (
-          <Group>
-            <Button variant="subtle" size="xs" onClick={clearFilters}>
-              Clear filters
-            </Button>
-          </Group>
-        ) : null}
+        </FilterBar>
         <QueryState
           query={log}
           rows={8}
           isEmpty={(data) => data.pages[0]?.content.total === 0}
           empty={
-            filtered ? (
-              <Stack align="center" gap="xs">
-                <Text fw={500}>No entries match these filters</Text>
-                <Button variant="light" size="xs" onClick={clearFilters}>
-                  Clear filters
-                </Button>
-              </Stack>
-            ) : (
-              <Stack align="center" gap="xs">
-                <Text fw={500}>Nothing recorded yet</Text>
-                <Text c="dimmed" size="sm">
-                  Entries appear when a wallet key is used, or when someone changes keys, members, webhooks or the fee
-                  policy.
-                </Text>
-              </Stack>
-            )
+            <FilteredEmptyState
+              filtered={filtered}
+              noMatch="No entries match these filters"
+              onClearFilters={clearFilters}
+              nothingYet="Nothing recorded yet"
+              hint="Entries appear when a wallet key is used, or when someone changes keys, members, webhooks or the fee policy."
+            />
           }
         >
           {(data) => {
@@ -374,16 +342,7 @@ export function AuditLogPage() {
                     </Table.Tbody>
                   </Table>
                 </Table.ScrollContainer>
-                <Group justify="space-between" wrap="wrap">
-                  <Text size="sm" c="dimmed">
-                    Showing {entries.length.toLocaleString()} of {total.toLocaleString()}
-                  </Text>
-                  {log.hasNextPage ? (
-                    <Button variant="light" onClick={() => void log.fetchNextPage()} loading={log.isFetchingNextPage}>
-                      Load more
-                    </Button>
-                  ) : null}
-                </Group>
+                <LoadMoreFooter shown={entries.length} total={total} list={log} />
               </Stack>
             );
           }}

@@ -1,9 +1,8 @@
 // The app's transactions, newest first: filtered by status, operation type, asset and dates (kept in the address, so
 // a filtered view can be shared and survives a reload), paged with "Load more", and exported as CSV with the same
 // filters.
-import { useSearchParams } from 'react-router';
 import { useInfiniteQuery, useMutation } from '@tanstack/react-query';
-import { Badge, Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconDownload, IconRefresh } from '@tabler/icons-react';
 import { listAppTransactionsInfiniteOptions } from '../../../generated/dashboard/@tanstack/react-query.gen';
@@ -15,10 +14,14 @@ import type {
 } from '../../../generated/dashboard/types.gen';
 import { messageOf } from '../api/errors';
 import { CopyValue } from '../components/CopyValue';
+import { FilterBar } from '../components/FilterBar';
+import { FilteredEmptyState } from '../components/FilteredEmptyState';
 import { formatDate, shortKey, trimAmount } from '../components/format';
+import { LoadMoreFooter } from '../components/LoadMoreFooter';
 import { PageHeader } from '../components/PageHeader';
 import { EmptyState, QueryState } from '../components/QueryState';
 import { useCurrentApp } from '../layout/currentApp';
+import { useFiltersInAddress } from './useFiltersInAddress';
 
 type Transaction = ListAppTransactionsResponse['content']['transactions'][number];
 type Status = Transaction['status'];
@@ -77,7 +80,7 @@ interface Filters {
   fromDay?: string;
   toDay?: string;
 }
-type FilterName = 'status' | 'type' | 'asset' | 'from' | 'to';
+const FILTER_NAMES = ['status', 'type', 'asset', 'from', 'to'] as const;
 
 function readFilters(params: URLSearchParams): Filters {
   const status = STATUSES.find((s) => s.value === params.get('status'))?.value;
@@ -273,35 +276,11 @@ function TransactionsTable({ transactions }: { transactions: Transaction[] }) {
 
 export function TransactionsPage() {
   const app = useCurrentApp();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const { searchParams, setFilter, clearFilters } = useFiltersInAddress(FILTER_NAMES);
   const filters = readFilters(searchParams);
   const filtered = Object.keys(filters).length > 0;
   const rangeInvalid = Boolean(filters.fromDay && filters.toDay && filters.toDay < filters.fromDay);
   const query = queryOf(filters);
-
-  const setFilter = (name: FilterName, value: string | null) => {
-    // From the address as it is now, so two quick changes do not undo each other; replaced, not pushed, as filtering
-    // is not navigation (Back leaves the page rather than undoing each filter).
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        if (value) next.set(name, value);
-        else next.delete(name);
-        return next;
-      },
-      { replace: true },
-    );
-  };
-  const clearFilters = () => {
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const name of ['status', 'type', 'asset', 'from', 'to'] satisfies FilterName[]) next.delete(name);
-        return next;
-      },
-      { replace: true },
-    );
-  };
 
   const list = useInfiniteQuery({
     ...listAppTransactionsInfiniteOptions({ path: { appId: app.appId }, query }),
@@ -337,7 +316,12 @@ export function TransactionsPage() {
         }
       />
       <Stack gap="md">
-        <SimpleGrid cols={{ base: 2, md: 5 }} spacing="sm" role="search" aria-label="Filter transactions">
+        <FilterBar
+          label="Filter transactions"
+          cols={{ base: 2, md: 5 }}
+          filtered={filtered}
+          onClearFilters={clearFilters}
+        >
           <Select
             label="Status"
             placeholder="Any status"
@@ -380,14 +364,7 @@ export function TransactionsPage() {
             onChange={(e) => setFilter('to', e.currentTarget.value || null)}
             error={rangeInvalid ? 'On or after the From day' : undefined}
           />
-        </SimpleGrid>
-        {filtered ? (
-          <Group>
-            <Button variant="subtle" size="xs" onClick={clearFilters}>
-              Clear filters
-            </Button>
-          </Group>
-        ) : null}
+        </FilterBar>
         {rangeInvalid ? (
           <EmptyState>Choose a To day on or after the From day.</EmptyState>
         ) : (
@@ -396,21 +373,13 @@ export function TransactionsPage() {
             rows={8}
             isEmpty={(data) => data.pages[0]?.content.total === 0}
             empty={
-              filtered ? (
-                <Stack align="center" gap="xs">
-                  <Text fw={500}>No transactions match these filters</Text>
-                  <Button variant="light" size="xs" onClick={clearFilters}>
-                    Clear filters
-                  </Button>
-                </Stack>
-              ) : (
-                <Stack align="center" gap="xs">
-                  <Text fw={500}>No transactions yet</Text>
-                  <Text c="dimmed" size="sm">
-                    They appear here when your users’ wallets are activated and when they send payments.
-                  </Text>
-                </Stack>
-              )
+              <FilteredEmptyState
+                filtered={filtered}
+                noMatch="No transactions match these filters"
+                onClearFilters={clearFilters}
+                nothingYet="No transactions yet"
+                hint="They appear here when your users’ wallets are activated and when they send payments."
+              />
             }
           >
             {(data) => {
@@ -419,23 +388,16 @@ export function TransactionsPage() {
               return (
                 <Stack gap="sm">
                   <TransactionsTable transactions={transactions} />
-                  <Group justify="space-between" wrap="wrap">
-                    <Text size="sm" c="dimmed">
-                      Showing {transactions.length.toLocaleString()} of {total.toLocaleString()}
-                      {total > EXPORT_LIMIT
+                  <LoadMoreFooter
+                    shown={transactions.length}
+                    total={total}
+                    list={list}
+                    note={
+                      total > EXPORT_LIMIT
                         ? `. An export holds the newest ${EXPORT_LIMIT.toLocaleString()}: narrow the dates to export the rest.`
-                        : ''}
-                    </Text>
-                    {list.hasNextPage ? (
-                      <Button
-                        variant="light"
-                        onClick={() => void list.fetchNextPage()}
-                        loading={list.isFetchingNextPage}
-                      >
-                        Load more
-                      </Button>
-                    ) : null}
-                  </Group>
+                        : ''
+                    }
+                  />
                 </Stack>
               );
             }}

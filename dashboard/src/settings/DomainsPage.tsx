@@ -13,6 +13,7 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { AppDomains } from '../../../generated/dashboard/types.gen';
 import { failureOf, fieldErrorOf } from '../api/errors';
+import { DiscardOrSaveButtons } from '../components/DiscardOrSaveButtons';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
@@ -262,21 +263,15 @@ function DomainsForm({ appId, stored }: { appId: string; stored: AppDomains }) {
         ) : update.error ? (
           <ErrorAlert error={update.error} />
         ) : null}
-        <Group justify="flex-end" wrap="wrap">
-          <Button
-            variant="default"
-            onClick={() => {
-              setDraft(undefined);
-              update.reset();
-            }}
-            disabled={!dirty || update.isPending}
-          >
-            Discard changes
-          </Button>
-          <Button type="submit" loading={update.isPending} disabled={!dirty}>
-            Save domains
-          </Button>
-        </Group>
+        <DiscardOrSaveButtons
+          saveLabel="Save domains"
+          dirty={dirty}
+          saving={update.isPending}
+          onDiscard={() => {
+            setDraft(undefined);
+            update.reset();
+          }}
+        />
       </Stack>
     </form>
   );

@@ -7,7 +7,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   Anchor,
-  Button,
   Checkbox,
   Group,
   NumberInput,
@@ -35,6 +34,7 @@ import {
 import type { App, AuthProviders, AuthProvidersInput, UpdateAppData } from '../../../generated/dashboard/types.gen';
 import { failureOf, fieldErrorOf } from '../api/errors';
 import { CopyValue } from '../components/CopyValue';
+import { DiscardOrSaveButtons } from '../components/DiscardOrSaveButtons';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -329,14 +329,13 @@ function AppSettingsForm({ app }: { app: App }) {
         </Text>
 
         {generalError ? <ErrorAlert error={generalError} /> : null}
-        <Group justify="flex-end" wrap="wrap">
-          <Button variant="default" onClick={reset} disabled={!dirty || update.isPending || archived}>
-            Discard changes
-          </Button>
-          <Button type="submit" loading={update.isPending} disabled={!dirty || archived}>
-            Save settings
-          </Button>
-        </Group>
+        <DiscardOrSaveButtons
+          saveLabel="Save settings"
+          dirty={dirty}
+          saving={update.isPending}
+          onDiscard={reset}
+          disabled={archived}
+        />
       </Stack>
     </form>
   );
@@ -531,22 +530,16 @@ function ProvidersForm({ appId, stored, onSaved }: { appId: string; stored: Auth
         ) : update.error && !hasFieldErrors ? (
           <ErrorAlert error={update.error} />
         ) : null}
-        <Group justify="flex-end" wrap="wrap">
-          <Button
-            variant="default"
-            onClick={() => {
-              setDraft(draftOf(stored));
-              setShowProblems(false);
-              update.reset();
-            }}
-            disabled={!dirty || update.isPending}
-          >
-            Discard changes
-          </Button>
-          <Button type="submit" loading={update.isPending} disabled={!dirty}>
-            Save sign-in providers
-          </Button>
-        </Group>
+        <DiscardOrSaveButtons
+          saveLabel="Save sign-in providers"
+          dirty={dirty}
+          saving={update.isPending}
+          onDiscard={() => {
+            setDraft(draftOf(stored));
+            setShowProblems(false);
+            update.reset();
+          }}
+        />
       </Stack>
     </form>
   );

@@ -1,13 +1,14 @@
 // The app's end users (Users), newest first: find one by email, external id, user id or wallet address, see their
 // sign-in provider and whether their wallet is funded, and open one to fund it.
-import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Group, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { listAppUsersOptions } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { AppUserSummary } from '../../../generated/dashboard/types.gen';
+import { CursorPager, useCursorStack } from '../components/CursorPager';
+import { EmptyMessage } from '../components/EmptyMessage';
 import { formatDate, shortKey } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
@@ -96,22 +97,15 @@ export function UsersPage() {
   const [params, setParams] = useSearchParams();
   const search = params.get('search') ?? '';
   const [debounced] = useDebouncedValue(search.trim(), 300);
-  // Cursor paging: the cursors of the pages before this one, so Previous goes back without offsets.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const [pagedFor, setPagedFor] = useState(debounced);
-  if (pagedFor !== debounced) {
-    // A new search starts at its first page.
-    setPagedFor(debounced);
-    setCursors([]);
-  }
-  const cursor = cursors.at(-1);
+  // A new search starts at its first page.
+  const pages = useCursorStack([debounced]);
   const users = useQuery({
     ...listAppUsersOptions({
       path: { appId: app.appId },
       query: {
         limit: PAGE_SIZE,
         ...(debounced ? { search: debounced } : {}),
-        ...(cursor ? { cursor } : {}),
+        ...(pages.cursor ? { cursor: pages.cursor } : {}),
       },
     }),
     placeholderData: keepPreviousData,
@@ -143,54 +137,30 @@ export function UsersPage() {
           isEmpty={(data) => data.content.users.length === 0}
           empty={
             debounced ? (
-              <Stack align="center" gap="xs">
-                <Text fw={500}>No user matches “{debounced}”</Text>
-                <Text c="dimmed" size="sm">
-                  Emails, external ids and user ids match from their start; a wallet address must be complete.
-                </Text>
-              </Stack>
+              <EmptyMessage title={`No user matches “${debounced}”`}>
+                Emails, external ids and user ids match from their start; a wallet address must be complete.
+              </EmptyMessage>
             ) : (
-              <Stack align="center" gap="xs">
-                <Text fw={500}>No users yet</Text>
-                <Text c="dimmed" size="sm">
-                  Users appear here after their first sign-in through your app (the SDK with a publishable key).
-                </Text>
-              </Stack>
+              <EmptyMessage title="No users yet">
+                Users appear here after their first sign-in through your app (the SDK with a publishable key).
+              </EmptyMessage>
             )
           }
         >
-          {({ content }) => {
-            const first = cursors.length * PAGE_SIZE + 1;
-            const last = first + content.users.length - 1;
-            return (
-              <Stack gap="sm" style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
-                <UsersTable appId={app.appId} users={content.users} />
-                <Group justify="space-between" wrap="wrap" gap="xs">
-                  <Text size="sm" c="dimmed" aria-live="polite">
-                    {first}–{last} of {content.total} {content.total === 1 ? 'user' : 'users'}
-                  </Text>
-                  <Group gap="xs">
-                    <Button
-                      variant="default"
-                      size="xs"
-                      disabled={cursors.length === 0 || users.isFetching}
-                      onClick={() => setCursors((c) => c.slice(0, -1))}
-                    >
-                      Previous
-                    </Button>
-                    <Button
-                      variant="default"
-                      size="xs"
-                      disabled={!content.nextCursor || users.isFetching}
-                      onClick={() => content.nextCursor && setCursors((c) => [...c, content.nextCursor!])}
-                    >
-                      Next
-                    </Button>
-                  </Group>
-                </Group>
-              </Stack>
-            );
-          }}
+          {({ content }) => (
+            <Stack gap="sm" style={{ opacity: users.isPlaceholderData ? 0.6 : 1 }}>
+              <UsersTable appId={app.appId} users={content.users} />
+              <CursorPager
+                pages={pages}
+                pageSize={PAGE_SIZE}
+                shown={content.users.length}
+                total={content.total}
+                nextCursor={content.nextCursor}
+                busy={users.isFetching}
+                noun={['user', 'users']}
+              />
+            </Stack>
+          )}
         </QueryState>
       </Stack>
     </>

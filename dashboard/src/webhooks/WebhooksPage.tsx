@@ -21,7 +21,6 @@ import {
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey, IconRefresh } from '@tabler/icons-react';
@@ -36,8 +35,10 @@ import {
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { WebhookConfig, WebhookEventName, WebhookEventRecord } from '../../../generated/dashboard/types.gen';
 import { failureOf, fieldErrorOf } from '../api/errors';
+import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { CopyValue } from '../components/CopyValue';
+import { CursorPager, useCursorStack } from '../components/CursorPager';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -435,9 +436,9 @@ function EventLog({ config }: { config: WebhookConfig }) {
   const app = useCurrentApp();
   const [status, setStatus] = useState<WebhookEventRecord['status'] | null>(null);
   const [eventType, setEventType] = useState<WebhookEventName | null>(null);
-  const [cursors, setCursors] = useState<string[]>([]);
+  // A new filter starts at its first page.
+  const pages = useCursorStack([status, eventType]);
   const [open, setOpen] = useState<Set<string>>(new Set());
-  const cursor = cursors.at(-1);
   const events = useQuery({
     ...listWebhookEventsOptions({
       path: { appId: app.appId },
@@ -445,7 +446,7 @@ function EventLog({ config }: { config: WebhookConfig }) {
         limit: PAGE_SIZE,
         ...(status ? { status } : {}),
         ...(eventType ? { event: eventType } : {}),
-        ...(cursor ? { cursor } : {}),
+        ...(pages.cursor ? { cursor: pages.cursor } : {}),
       },
     }),
     placeholderData: keepPreviousData,
@@ -470,10 +471,7 @@ function EventLog({ config }: { config: WebhookConfig }) {
           placeholder="Any status"
           data={Object.entries(STATUS_BADGE).map(([value, { label }]) => ({ value, label }))}
           value={status}
-          onChange={(v) => {
-            setStatus(v as WebhookEventRecord['status'] | null);
-            setCursors([]);
-          }}
+          onChange={(v) => setStatus(v as WebhookEventRecord['status'] | null)}
           clearable
           w={180}
           comboboxProps={{ withinPortal: true }}
@@ -483,10 +481,7 @@ function EventLog({ config }: { config: WebhookConfig }) {
           placeholder="Any event"
           data={EVENTS.map((e) => e.name)}
           value={eventType}
-          onChange={(v) => {
-            setEventType(v);
-            setCursors([]);
-          }}
+          onChange={(v) => setEventType(v)}
           clearable
           w={220}
           comboboxProps={{ withinPortal: true }}
@@ -515,115 +510,95 @@ function EventLog({ config }: { config: WebhookConfig }) {
             : 'No events yet. They are logged as they happen: a user wallet created, a payment, a low sponsor wallet…'
         }
       >
-        {({ content }) => {
-          const first = cursors.length * PAGE_SIZE + 1;
-          const last = first + content.events.length - 1;
-          return (
-            <Stack gap="sm" style={{ opacity: events.isPlaceholderData ? 0.6 : 1 }}>
-              <Table.ScrollContainer minWidth={1040}>
-                <Table verticalSpacing="sm">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Event</Table.Th>
-                      <Table.Th miw={120}>Status</Table.Th>
-                      <Table.Th>Attempts</Table.Th>
-                      <Table.Th>Last answer</Table.Th>
-                      <Table.Th>Next retry</Table.Th>
-                      <Table.Th>Created</Table.Th>
-                      <Table.Th>
-                        <VisuallyHidden>Actions</VisuallyHidden>
-                      </Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {content.events.map((event) => {
-                      const badge = STATUS_BADGE[event.status];
-                      const expanded = open.has(event.eventId);
-                      return (
-                        <Fragment key={event.eventId}>
-                          <Table.Tr>
-                            <Table.Td>
-                              <Code>{event.event}</Code>
-                              <Text size="xs" c="dimmed" ff="monospace">
-                                {event.eventId}
+        {({ content }) => (
+          <Stack gap="sm" style={{ opacity: events.isPlaceholderData ? 0.6 : 1 }}>
+            <Table.ScrollContainer minWidth={1040}>
+              <Table verticalSpacing="sm">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Event</Table.Th>
+                    <Table.Th miw={120}>Status</Table.Th>
+                    <Table.Th>Attempts</Table.Th>
+                    <Table.Th>Last answer</Table.Th>
+                    <Table.Th>Next retry</Table.Th>
+                    <Table.Th>Created</Table.Th>
+                    <ActionsColumnHeader />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {content.events.map((event) => {
+                    const badge = STATUS_BADGE[event.status];
+                    const expanded = open.has(event.eventId);
+                    return (
+                      <Fragment key={event.eventId}>
+                        <Table.Tr>
+                          <Table.Td>
+                            <Code>{event.event}</Code>
+                            <Text size="xs" c="dimmed" ff="monospace">
+                              {event.eventId}
+                            </Text>
+                          </Table.Td>
+                          <Table.Td>
+                            <Badge color={badge.color} variant="light">
+                              {badge.label}
+                            </Badge>
+                            {event.deliveredAt ? (
+                              <Text size="xs" c="dimmed">
+                                {formatDate(event.deliveredAt)}
                               </Text>
-                            </Table.Td>
-                            <Table.Td>
-                              <Badge color={badge.color} variant="light">
-                                {badge.label}
-                              </Badge>
-                              {event.deliveredAt ? (
-                                <Text size="xs" c="dimmed">
-                                  {formatDate(event.deliveredAt)}
-                                </Text>
-                              ) : null}
-                            </Table.Td>
-                            <Table.Td>
-                              {event.attempts} of {event.event === 'stellar.tx' ? 1 : 5}
-                            </Table.Td>
-                            <Table.Td maw={260}>
-                              <Text size="sm" lineClamp={2} title={event.lastError ?? undefined}>
-                                {lastAnswer(event)}
-                              </Text>
-                            </Table.Td>
-                            <Table.Td>{event.nextAttemptAt ? formatDate(event.nextAttemptAt) : '—'}</Table.Td>
-                            <Table.Td>{formatDate(event.createdAt)}</Table.Td>
-                            <Table.Td>
-                              <Group gap="xs" wrap="nowrap" justify="flex-end">
-                                <Anchor
-                                  component="button"
-                                  type="button"
-                                  size="sm"
-                                  aria-expanded={expanded}
-                                  aria-controls={`attempts-${event.eventId}`}
-                                  style={{ whiteSpace: 'nowrap' }}
-                                  onClick={() => toggle(event.eventId)}
-                                >
-                                  {expanded ? 'Hide attempts' : `Attempts (${event.attemptLog.length})`}
-                                </Anchor>
-                                <RedeliverButton event={event} canDeliver={canDeliver} />
-                              </Group>
+                            ) : null}
+                          </Table.Td>
+                          <Table.Td>
+                            {event.attempts} of {event.event === 'stellar.tx' ? 1 : 5}
+                          </Table.Td>
+                          <Table.Td maw={260}>
+                            <Text size="sm" lineClamp={2} title={event.lastError ?? undefined}>
+                              {lastAnswer(event)}
+                            </Text>
+                          </Table.Td>
+                          <Table.Td>{event.nextAttemptAt ? formatDate(event.nextAttemptAt) : '—'}</Table.Td>
+                          <Table.Td>{formatDate(event.createdAt)}</Table.Td>
+                          <Table.Td>
+                            <Group gap="xs" wrap="nowrap" justify="flex-end">
+                              <Anchor
+                                component="button"
+                                type="button"
+                                size="sm"
+                                aria-expanded={expanded}
+                                aria-controls={`attempts-${event.eventId}`}
+                                style={{ whiteSpace: 'nowrap' }}
+                                onClick={() => toggle(event.eventId)}
+                              >
+                                {expanded ? 'Hide attempts' : `Attempts (${event.attemptLog.length})`}
+                              </Anchor>
+                              <RedeliverButton event={event} canDeliver={canDeliver} />
+                            </Group>
+                          </Table.Td>
+                        </Table.Tr>
+                        {expanded ? (
+                          <Table.Tr id={`attempts-${event.eventId}`}>
+                            <Table.Td colSpan={7} bg="var(--mantine-color-default-hover)">
+                              <AttemptLog event={event} />
                             </Table.Td>
                           </Table.Tr>
-                          {expanded ? (
-                            <Table.Tr id={`attempts-${event.eventId}`}>
-                              <Table.Td colSpan={7} bg="var(--mantine-color-default-hover)">
-                                <AttemptLog event={event} />
-                              </Table.Td>
-                            </Table.Tr>
-                          ) : null}
-                        </Fragment>
-                      );
-                    })}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
-              <Group justify="space-between" wrap="wrap" gap="xs">
-                <Text size="sm" c="dimmed">
-                  {first}–{last} of {content.total} {content.total === 1 ? 'event' : 'events'}
-                </Text>
-                <Group gap="xs">
-                  <Button
-                    variant="default"
-                    size="xs"
-                    disabled={cursors.length === 0 || events.isFetching}
-                    onClick={() => setCursors((c) => c.slice(0, -1))}
-                  >
-                    Previous
-                  </Button>
-                  <Button
-                    variant="default"
-                    size="xs"
-                    disabled={!content.nextCursor || events.isFetching}
-                    onClick={() => content.nextCursor && setCursors((c) => [...c, content.nextCursor!])}
-                  >
-                    Next
-                  </Button>
-                </Group>
-              </Group>
-            </Stack>
-          );
-        }}
+                        ) : null}
+                      </Fragment>
+                    );
+                  })}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <CursorPager
+              pages={pages}
+              pageSize={PAGE_SIZE}
+              shown={content.events.length}
+              total={content.total}
+              nextCursor={content.nextCursor}
+              busy={events.isFetching}
+              noun={['event', 'events']}
+            />
+          </Stack>
+        )}
       </QueryState>
     </Stack>
   );
