@@ -703,17 +703,20 @@ export const getTransaction = <ThrowOnError extends boolean = false>(options: Op
  * Signs a Soroban authorization entry (a base64 `SorobanAuthorizationEntry` with address credentials) for the session
  * user's own wallet address, when the app's allowlist (Treasury, Auth Policy) permits every invocation in it: the root
  * invocation and every sub-invocation need an enabled row for their contract (or an 'any contract' row) whose
- * functions include the invoked one (exact, case-sensitive). Custodial wallets only.
+ * functions include the invoked one (exact, case-sensitive). An invocation that creates a contract is never allowlisted
+ * (SOROBAN_AUTH_CONTRACT_NOT_ALLOWED). Custodial wallets only: a wallet in the user's own custody answers 422
+ * WALLET_ADAPTER_NOT_SUPPORTED (sign with that wallet instead).
  *
- * `validUntilLedger` is the absolute signature expiration ledger: by default the current ledger + 120 (about 10
- * minutes); at most 300 ledgers ahead (about 25 minutes) and never in the past (403
- * SOROBAN_AUTH_EXPIRATION_TOO_LONG).
+ * `validUntilLedger` is the absolute signature expiration ledger: by default the current (latest closed) ledger + 120
+ * (about 10 minutes); at most 300 ledgers ahead (about 25 minutes) and never in the past, i.e. after the latest ledger
+ * (403 SOROBAN_AUTH_EXPIRATION_TOO_LONG). The signature is written with the entry's own credential type (ADDRESS or
+ * ADDRESS_V2, whose payload also binds the address).
  *
  * Denials answer 403 with the SOROBAN_AUTH_* code, `message`, `applicationId` and `applicationName`
  * (SorobanAuthDenial): SOROBAN_AUTH_NO_POLICY (no enabled rows), SOROBAN_AUTH_CONTRACT_NOT_ALLOWED,
  * SOROBAN_AUTH_FUNCTION_NOT_ALLOWED, SOROBAN_AUTH_ADDRESS_MISMATCH (the entry authorizes another address),
  * SOROBAN_AUTH_EXPIRATION_TOO_LONG. The key is decrypted through the key-management service for the signature only,
- * and every decrypt is written to the audit log.
+ * and every decrypt is written to the audit log (`key.decrypt`, purpose `auth_entry.sign`).
  *
  */
 export const signAuthEntry = <ThrowOnError extends boolean = false>(options: Options<SignAuthEntryData, ThrowOnError>): RequestResult<SignAuthEntryResponses, SignAuthEntryErrors, ThrowOnError> => (options.client ?? client).post<SignAuthEntryResponses, SignAuthEntryErrors, ThrowOnError>({
@@ -2047,8 +2050,9 @@ export const listAppTransactions = <ThrowOnError extends boolean = false>(option
  * wallet and the purpose: `tx.sign` for a user's transaction, `tx.fee_bump` for the gas wallet's fee-bump,
  * `trustline.sponsor`, `wallet.activate`...), every fee-bump the policy refused (`tx.policy_denied`, the purpose
  * listing the denial codes), and operator actions such as `api_key.created`, `api_key.rotated`, `api_key.revoked`,
- * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated` or
- * `webhook.secret_rotated`. Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
+ * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated`,
+ * `webhook.secret_rotated` or `auth_policy_row.created` / `.updated` / `.deleted` (the Soroban auth allowlist).
+ * Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
  * to see every decryption of one wallet's key).
  *
  * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).

@@ -186,7 +186,12 @@ export type ContractAddress = string;
 export type AuthPolicyRow = {
     rowId: string;
     contract: ContractAddress | '*';
-    functions: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled: boolean;
     createdAt: Timestamp;
@@ -200,7 +205,12 @@ export type AuthPolicyRow = {
  */
 export type AuthPolicyRowInput = {
     contract: ContractAddress | '*';
-    functions: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled?: boolean;
 };
@@ -211,7 +221,12 @@ export type AuthPolicyRowInput = {
  * Changes to an allowlist row; omitted fields are unchanged.
  */
 export type AuthPolicyRowPatch = {
-    functions?: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions?: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled?: boolean;
 };
@@ -3503,6 +3518,10 @@ export type SignAuthEntryErrors = {
      * The user has no wallet on this network (WALLET_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The wallet is in the user's own custody; the service holds no key for it (WALLET_ADAPTER_NOT_SUPPORTED).
+     */
+    422: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */

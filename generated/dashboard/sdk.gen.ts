@@ -1142,8 +1142,9 @@ export const listAppTransactions = <ThrowOnError extends boolean = false>(option
  * wallet and the purpose: `tx.sign` for a user's transaction, `tx.fee_bump` for the gas wallet's fee-bump,
  * `trustline.sponsor`, `wallet.activate`...), every fee-bump the policy refused (`tx.policy_denied`, the purpose
  * listing the denial codes), and operator actions such as `api_key.created`, `api_key.rotated`, `api_key.revoked`,
- * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated` or
- * `webhook.secret_rotated`. Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
+ * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated`,
+ * `webhook.secret_rotated` or `auth_policy_row.created` / `.updated` / `.deleted` (the Soroban auth allowlist).
+ * Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
  * to see every decryption of one wallet's key).
  *
  * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).

@@ -186,7 +186,12 @@ export type ContractAddress = string;
 export type AuthPolicyRow = {
     rowId: string;
     contract: ContractAddress | '*';
-    functions: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled: boolean;
     createdAt: Timestamp;
@@ -200,7 +205,12 @@ export type AuthPolicyRow = {
  */
 export type AuthPolicyRowInput = {
     contract: ContractAddress | '*';
-    functions: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled?: boolean;
 };
@@ -211,7 +221,12 @@ export type AuthPolicyRowInput = {
  * Changes to an allowlist row; omitted fields are unchanged.
  */
 export type AuthPolicyRowPatch = {
-    functions?: Array<string>;
+    /**
+     * Exact, case-sensitive function names, or `["*"]` (any function) on its own: `*` never mixes with names.
+     */
+    functions?: [
+        '*'
+    ] | Array<string>;
     label?: string;
     enabled?: boolean;
 };

@@ -61,7 +61,7 @@ const localnet = await startLocalnet({
 
 process.stdout.write(
   [
-    'Onboard localnet is running (a Stellar RPC compatible local network; Soroban contracts are not executed)',
+    'Onboard localnet is running (a Stellar RPC compatible local network; WASM contract code is not executed)',
     `  RPC URL:       ${localnet.rpcUrl}`,
     values['no-friendbot'] ? '  Friendbot:     off' : `  Friendbot URL: ${localnet.friendbotUrl}`,
     `  Passphrase:    ${localnet.networkPassphrase}`,

@@ -1,7 +1,7 @@
 // localnet: a local Stellar network that speaks the Stellar RPC JSON-RPC API (so @stellar/stellar-sdk's rpc.Server
 // works against it unchanged), with a friendbot, a close cadence, a retention window and optional persistence.
 // startLocalnet assembles it: engine (ledger rules) + history + close loop + HTTP server (+ state directory).
-// It executes no Soroban contracts (see rpc/methods/simulateTransaction.ts).
+// It uploads WASM, creates contracts and runs the Stellar Asset Contract, but executes no WASM (engine/sorobanHost.ts).
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -162,7 +162,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         methods: RPC_METHODS,
         ledgerClose: cadence === 'manual' ? 'manual' : `${cadence.intervalMs} ms`,
         closeLedgerUrl: `${base}/localnet/close-ledger (POST)`,
-        note: 'JSON-RPC 2.0 over POST. Soroban contracts are not executed (simulateTransaction answers with an error).',
+        note: 'JSON-RPC 2.0 over POST. WASM uploads, contract creation and the Stellar Asset Contract are modelled; WASM contract code is not executed (see docs/localnet.md).',
       };
     },
     log,

@@ -65,6 +65,15 @@ import { submitTransaction } from './sdk-tx/submitTransaction';
 import { getUser } from './server/getUser';
 import { introspectUserToken } from './server/introspectUserToken';
 import { setUserExternalId } from './server/setUserExternalId';
+import { createAppAuthPolicyRow } from './dashboard-auth-policy/createAppAuthPolicyRow';
+import { deleteAppAuthPolicyRow } from './dashboard-auth-policy/deleteAppAuthPolicyRow';
+import { listAppAuthPolicyRows } from './dashboard-auth-policy/listAppAuthPolicyRows';
+import { updateAppAuthPolicyRow } from './dashboard-auth-policy/updateAppAuthPolicyRow';
+import { createAuthPolicyRow } from './server/createAuthPolicyRow';
+import { deleteAuthPolicyRow } from './server/deleteAuthPolicyRow';
+import { listAuthPolicyRows } from './server/listAuthPolicyRows';
+import { updateAuthPolicyRow } from './server/updateAuthPolicyRow';
+import { signAuthEntry } from './sdk-tx/signAuthEntry';
 import { notImplemented } from './notImplemented';
 import { getWallet } from './sdk-wallet/getWallet';
 import { getWalletBalances } from './sdk-wallet/getWalletBalances';
@@ -83,13 +92,13 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     createApiKey: createApiKey(deps),
     createApp: createApp(deps),
     createWalletSignInChallenge: createWalletSignInChallenge(deps),
-    createAppAuthPolicyRow: notImplemented('createAppAuthPolicyRow'),
-    createAuthPolicyRow: notImplemented('createAuthPolicyRow'),
+    createAppAuthPolicyRow: createAppAuthPolicyRow(deps),
+    createAuthPolicyRow: createAuthPolicyRow(deps),
     createDistributionRule: notImplemented('createDistributionRule'),
     createRampQuote: notImplemented('createRampQuote'),
     createSep10Challenge: createSep10Challenge(deps),
-    deleteAppAuthPolicyRow: notImplemented('deleteAppAuthPolicyRow'),
-    deleteAuthPolicyRow: notImplemented('deleteAuthPolicyRow'),
+    deleteAppAuthPolicyRow: deleteAppAuthPolicyRow(deps),
+    deleteAuthPolicyRow: deleteAuthPolicyRow(deps),
     deleteDistributionRule: notImplemented('deleteDistributionRule'),
     fundAppUserWallet: fundAppUserWallet(deps),
     fundWallet: fundWallet(deps),
@@ -115,13 +124,13 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     getWebhookConfig: getWebhookConfig(deps),
     introspectUserToken: introspectUserToken(deps),
     listApiKeys: listApiKeys(deps),
-    listAppAuthPolicyRows: notImplemented('listAppAuthPolicyRows'),
+    listAppAuthPolicyRows: listAppAuthPolicyRows(deps),
     listAppDistributionRules: notImplemented('listAppDistributionRules'),
     listAppTransactions: listAppTransactions(deps),
     listAppUsers: listAppUsers(deps),
     listApps: listApps(deps),
     listAuditLog: listAuditLog(deps),
-    listAuthPolicyRows: notImplemented('listAuthPolicyRows'),
+    listAuthPolicyRows: listAuthPolicyRows(deps),
     listDistributionRules: notImplemented('listDistributionRules'),
     listKycProviders: notImplemented('listKycProviders'),
     listMembers: listMembers(deps),
@@ -140,7 +149,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     rotateWebhookSecret: rotateWebhookSecret(deps),
     runTransaction: runTransaction(deps),
     setUserExternalId: setUserExternalId(deps),
-    signAuthEntry: notImplemented('signAuthEntry'),
+    signAuthEntry: signAuthEntry(deps),
     signOut: signOut(deps),
     signOutOperator: signOutOperator(deps),
     signTransaction: signTransaction(deps),
@@ -152,9 +161,9 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     startRamp: notImplemented('startRamp'),
     submitTransaction: submitTransaction(deps),
     updateApp: updateApp(deps),
-    updateAppAuthPolicyRow: notImplemented('updateAppAuthPolicyRow'),
+    updateAppAuthPolicyRow: updateAppAuthPolicyRow(deps),
     updateAppDomains: updateAppDomains(deps),
-    updateAuthPolicyRow: notImplemented('updateAuthPolicyRow'),
+    updateAuthPolicyRow: updateAuthPolicyRow(deps),
     updateAuthProviders: updateAuthProviders(deps),
     updateDistributionRule: notImplemented('updateDistributionRule'),
     updateFeePolicy: updateFeePolicy(deps),

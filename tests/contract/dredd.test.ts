@@ -46,6 +46,10 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
     'needs a transaction signed by a wallet of the session user (checked in tests/integration/txScenario.test.ts)',
   runTransaction: 'needs a funded wallet (checked in tests/integration/txScenario.test.ts and transactions.test.ts)',
   listSessions: "dredd requires the example's optional userAgent and ip, which the suite's minted sessions lack",
+  createAuthPolicyRow:
+    "needs the example's contract deployed on localnet (checked in tests/operations/server/createAuthPolicyRow.test.ts)",
+  signAuthEntry:
+    'needs a user with a wallet, an allowlist row and an entry for that wallet (checked in tests/operations/sdk-tx/signAuthEntry.test.ts)',
 };
 
 describe('dredd', () => {

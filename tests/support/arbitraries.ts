@@ -18,7 +18,10 @@ function stringArb(schema: Json): fc.Arbitrary<string> {
     return fc
       .stringMatching(new RegExp(schema.pattern))
       .map((s) =>
-        s.replace(/G[A-Z2-7]{55}/g, (g) => StrKey.encodeEd25519PublicKey(createHash('sha256').update(g).digest())),
+        s
+          .replace(/G[A-Z2-7]{55}/g, (g) => StrKey.encodeEd25519PublicKey(createHash('sha256').update(g).digest()))
+          // A contract C-address likewise (the whole string: the ContractAddress pattern).
+          .replace(/^C[A-Z2-7]{55}$/, (c) => StrKey.encodeContract(createHash('sha256').update(c).digest())),
       )
       .filter((s) => s.length >= min && s.length <= max);
   }

@@ -53,6 +53,9 @@ const ACTIONS: Record<string, string> = {
   'fee_policy.updated': 'Fee policy changed',
   'webhook.updated': 'Webhook changed',
   'webhook.secret_rotated': 'Webhook secret rotated',
+  'auth_policy_row.created': 'Soroban auth row added',
+  'auth_policy_row.updated': 'Soroban auth row changed',
+  'auth_policy_row.deleted': 'Soroban auth row deleted',
 };
 
 /** Why a key was decrypted, for the purposes the service names. */

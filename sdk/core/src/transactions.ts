@@ -262,3 +262,48 @@ export async function waitForTransaction(client: TxClient, hash: string, options
     await sleep(intervalMs);
   }
 }
+
+/** What `signAuthEntry` calls (an OnboardClient, or a stand-in with the same method). */
+export type AuthEntryClient = Pick<OnboardClient, 'signAuthEntry'>;
+
+export interface AuthEntryInput {
+  /** The unsigned SorobanAuthorizationEntry (base64 XDR, address credentials for the user's wallet). */
+  entry: string;
+  /** Absolute signature expiration ledger; the server's default is the latest ledger + 120, at most + 300. */
+  validUntilLedger?: number;
+}
+
+export interface AuthEntrySigned {
+  status: 'signed';
+  /** The entry with the wallet's signature and expiration ledger: put it in the invocation's `auth` and submit. */
+  signedEntry: string;
+  validUntilLedger: number;
+  /** The wallet that signed. */
+  publicKey: string;
+}
+
+/**
+ * Has the service sign a Soroban authorization entry for the session user's custodial wallet, under the app's
+ * allowlist. A denial is an error outcome with its SOROBAN_AUTH_* code and message, and `details.applicationId` and
+ * `details.applicationName` naming the app whose allowlist decided. Nothing is submitted.
+ */
+export async function signAuthEntry(
+  client: AuthEntryClient,
+  input: AuthEntryInput,
+): Promise<AuthEntrySigned | TxError> {
+  const out = await client.signAuthEntry({
+    body: {
+      entry: input.entry,
+      ...(input.validUntilLedger !== undefined ? { validUntilLedger: input.validUntilLedger } : {}),
+    },
+  });
+  if (!out.ok) {
+    const error = errorOf(out);
+    const { applicationId, applicationName } = out.body ?? {};
+    if (typeof applicationId === 'string' && typeof applicationName === 'string')
+      error.details = { ...error.details, applicationId, applicationName };
+    return error;
+  }
+  const { signedEntry, validUntilLedger, publicKey } = out.content;
+  return { status: 'signed', signedEntry, validUntilLedger, publicKey };
+}

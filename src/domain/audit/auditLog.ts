@@ -17,7 +17,10 @@ export type AuditAction =
   | 'webhook.updated'
   | 'webhook.secret_rotated'
   | 'fee_policy.updated'
-  | 'tx.policy_denied';
+  | 'tx.policy_denied'
+  | 'auth_policy_row.created'
+  | 'auth_policy_row.updated'
+  | 'auth_policy_row.deleted';
 
 /** Who caused an entry: an operator, an end user, an API key (Server API), or the service itself (background work). */
 export type AuditActor = { type: 'operator' | 'user' | 'api_key'; id: string } | { type: 'system'; id: null };

@@ -89,6 +89,12 @@ export interface TransactionsPage {
   oldestLedger: number;
 }
 
+/**
+ * What runs a contract, as its instance entry names it: the WASM (read from its ContractCode entry), the built-in
+ * Stellar Asset Contract, or an executable kind this service does not read.
+ */
+export type ContractExecutable = { kind: 'wasm'; wasm: Uint8Array } | { kind: 'stellar_asset' } | { kind: 'other' };
+
 export interface StellarGateway {
   readonly network: NetworkName;
   readonly rpcUrl: string;
@@ -109,6 +115,11 @@ export interface StellarGateway {
     liquidityPools: string[];
   }): Promise<{ claimableBalances: Map<string, string>; liquidityPools: Map<string, [string, string]> }>;
   ledgerFigures(): Promise<LedgerFigures>;
+  /**
+   * A contract's executable (instance -> code, two getLedgerEntries reads); undefined when the contract (or its code)
+   * is not on the ledger. Throws StellarUnavailableError when the RPC cannot be reached.
+   */
+  contractExecutable(contractId: string): Promise<ContractExecutable | undefined>;
   /**
    * Sends a signed transaction until the RPC accepts it (PENDING or DUPLICATE) and returns its hash. Throws
    * TransactionRejectedError on ERROR, StellarUnavailableError when retries run out.
@@ -443,6 +454,25 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
         baseReserveStroops: BigInt(latest.headerXdr.baseReserve),
         baseFeeStroops: latest.headerXdr.baseFee,
       };
+    },
+    contractExecutable: async (contractId) => {
+      const contract = { type: 1 as const, contractId: StrKey.decodeContract(contractId) };
+      const instanceKey = xdr.LedgerKey.fromXdrObject({
+        type: 6,
+        contractData: { contract, key: { type: 20 }, durability: 1 }, // scvLedgerKeyContractInstance, persistent
+      });
+      const [instance] = await rawEntries([instanceKey]);
+      if (!instance) return undefined;
+      const data = xdr.LedgerEntryData.fromXdr(instance.xdr, 'base64').toXdrObject();
+      if (data.type !== 6 || data.contractData.val.type !== 19) return undefined;
+      const executable = data.contractData.val.instance.executable;
+      if (executable.type === 1) return { kind: 'stellar_asset' };
+      if (executable.type !== 0) return { kind: 'other' };
+      const codeKey = xdr.LedgerKey.fromXdrObject({ type: 7, contractCode: { hash: executable.wasmHash } });
+      const [code] = await rawEntries([codeKey]);
+      if (!code) return undefined;
+      const codeData = xdr.LedgerEntryData.fromXdr(code.xdr, 'base64').toXdrObject();
+      return codeData.type === 7 ? { kind: 'wasm', wasm: codeData.contractCode.code } : undefined;
     },
     submit,
     transactionStatus,

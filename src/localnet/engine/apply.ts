@@ -7,6 +7,7 @@
 import { TX } from './codes';
 import type { ParsedEnvelope, ParsedTx } from './envelope';
 import { toHex } from './encode';
+import type { SorobanOutcome } from './meta';
 import { type HeaderView, noteSeqNumUpdate, removeSignerWithPossibleSponsorship } from './reserves';
 import { TxResult, isOpSuccess } from './results';
 import { SignatureChecker } from './signatures';
@@ -36,8 +37,13 @@ export function chargeFee(parsed: ParsedEnvelope, root: RootState, header: Heade
     // Cannot happen for a transaction accepted against this state; reported rather than crashing the close.
     return { result: TxResult.error(TX.NO_ACCOUNT), changes: [], charged: 0n };
   }
-  const declared = parsed.fullFee;
-  let fee = declared < minInclusionFee(header, parsed.feeOps) ? declared : minInclusionFee(header, parsed.feeOps);
+  // A Soroban transaction's declared resource fee is charged in full on top of the inclusion fee (localnet does not
+  // refund the unused refundable part).
+  const resourceFee = parsed.inner.sorobanData?.resourceFee ?? 0n;
+  const declared = parsed.fullFee - resourceFee;
+  const inclusion =
+    declared < minInclusionFee(header, parsed.feeOps) ? declared : minInclusionFee(header, parsed.feeOps);
+  let fee = inclusion + resourceFee;
   if (fee > acc.balance) fee = acc.balance;
   if (fee > 0n) acc.balance -= fee;
   const changes = ltx.changes();
@@ -62,6 +68,8 @@ export interface ApplyOutcome {
   txChangesBefore: EntryChange[];
   /** Per operation, only when the transaction succeeded. */
   operationChanges: EntryChange[][];
+  /** A successful Soroban transaction's return value and fees (for SorobanTransactionMeta). */
+  soroban?: SorobanOutcome;
 }
 
 /** Pre-auth signers are one-time: once the transaction they authorise is applied, they are removed. */
@@ -167,6 +175,7 @@ function applyOperations(
 ): Omit<ApplyOutcome, 'txChangesBefore'> {
   const ltxTx = new LedgerTxn(root, header.ledgerSeq);
   const operationChanges: EntryChange[][] = [];
+  const soroban: SorobanOutcome = {};
   let success = true;
   tx.operations.forEach((op, i) => {
     const ltxOp = new LedgerTxn(ltxTx, header.ledgerSeq);
@@ -181,6 +190,7 @@ function applyOperations(
         source: operationSource(op, tx),
         sourceMuxed: op.sourceAccount ?? tx.sourceMuxed,
         tx,
+        soroban,
       });
     }
     res.opResults[i] = result;
@@ -200,5 +210,9 @@ function applyOperations(
     return { successful: false, operationChanges: [] };
   }
   ltxTx.commit();
-  return { successful: true, operationChanges };
+  return {
+    successful: true,
+    operationChanges,
+    ...(soroban.returnValue ? { soroban } : {}),
+  };
 }

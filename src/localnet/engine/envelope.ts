@@ -30,6 +30,11 @@ export interface ParsedTx {
   signatures: xdr.DecoratedSignatureWire[];
   /** Transaction.ext discriminant (1 = Soroban data attached). */
   extV: number;
+  /** The Soroban resources and resource fee (Transaction.ext.sorobanData), when attached. */
+  sorobanData?: xdr.SorobanTransactionDataWire;
+  /** Bytes of the whole envelope as submitted (what the network's transaction-size fee is charged on). */
+  envelopeSize: number;
+  networkId: Uint8Array;
   contentsHash: Uint8Array;
   hash: string;
   fullHash: string;
@@ -103,6 +108,9 @@ function parseTx(
     operations: tx.operations,
     signatures,
     extV: tx.ext.v,
+    ...(tx.ext.v === 1 ? { sorobanData: tx.ext.sorobanData } : {}),
+    envelopeSize: 0,
+    networkId,
     contentsHash,
     hash: toHex(contentsHash),
     fullHash,
@@ -135,12 +143,13 @@ export function parseEnvelope(envelopeXdr: string, networkId: Uint8Array): Parse
   const canonical = xdr.TransactionEnvelope.schema.encode(envelope);
   const fullHash = toHex(sha256(canonical));
   const envelopeB64 = toBase64(canonical);
+  const withSize = (tx: ParsedTx): ParsedTx => ({ ...tx, envelopeSize: canonical.length });
 
   if (envelope.type === 5) {
     const fb = envelope.feeBump;
     const innerEnv = fb.tx.innerTx.v1;
     const innerFull = toHex(sha256(xdr.TransactionEnvelope.schema.encode({ type: 2, v1: innerEnv })));
-    const inner = parseTx(networkId, 2, innerEnv.tx, innerEnv.signatures, innerFull);
+    const inner = withSize(parseTx(networkId, 2, innerEnv.tx, innerEnv.signatures, innerFull));
     const contentsHash = sha256(
       xdr.TransactionSignaturePayload.schema.encode({ networkId, taggedTransaction: { type: 5, feeBump: fb.tx } }),
     );
@@ -157,10 +166,11 @@ export function parseEnvelope(envelopeXdr: string, networkId: Uint8Array): Parse
       feeSource,
     };
   }
-  const inner =
+  const inner = withSize(
     envelope.type === 0
       ? parseTx(networkId, 0, v0ToV1(envelope.v0.tx), envelope.v0.signatures, fullHash)
-      : parseTx(networkId, 2, envelope.v1.tx, envelope.v1.signatures, fullHash);
+      : parseTx(networkId, 2, envelope.v1.tx, envelope.v1.signatures, fullHash),
+  );
   return {
     envelopeXdr: envelopeB64,
     envelope,

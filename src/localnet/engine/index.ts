@@ -16,15 +16,23 @@
 //   - output: TransactionResult, TransactionMeta (v4 from protocol 23, v3 before), LedgerHeader (hash = sha256 of
 //     its XDR), LedgerCloseMeta (v2 from 23, v1 before), LedgerEntryData / LedgerEntry.ext for getLedgerEntries;
 //   - contracts: installContract stores ContractCode + a persistent instance entry (never executed);
-//     sorobanAuth.ts verifies signed SorobanAuthorizationEntries (legacy and V2 payloads).
+//     sorobanAuth.ts verifies signed SorobanAuthorizationEntries (legacy and V2 payloads);
+//   - Soroban transactions: invokeHostFunction uploading WASM, creating contracts from an account address,
+//     deploying a classic asset's Stellar Asset Contract and invoking its balance / decimals / name / symbol /
+//     transfer / mint / burn (with their events) (sorobanHost.ts, sorobanAssetContract.ts), with the Soroban
+//     data checks (footprint, declared resources, resource fee), source-account and address-credential
+//     authorization (signature, expiration, nonce consumed), return value in the meta, and simulate() answering
+//     footprint, resources, resource fee and the entries to sign (simulate.ts);
 //
 // Not modelled (never silently accepted):
 //   - order books and liquidity pools: a path payment needing a conversion fails with TOO_FEW_OFFERS (-10);
 //   - operations manageSellOffer/BuyOffer, createPassiveSellOffer, claimable balances, allowTrust /
-//     setTrustLineFlags, clawback, liquidity pools, inflation, invokeHostFunction, extendFootprintTtl,
-//     restoreFootprint: opNOT_SUPPORTED inside txFAILED, answered at submission (ERROR);
+//     setTrustLineFlags, clawback, liquidity pools, inflation, extendFootprintTtl, restoreFootprint, and
+//     invokeHostFunction invoking WASM contract code or the SAC's other functions: opNOT_SUPPORTED inside
+//     txFAILED, answered at submission (ERROR); the declared resource fee is charged in full (no refund);
 //   - pool-share trust lines (opNOT_SUPPORTED); claimable balances, so revokeSponsorship's ONLY_TRANSFERABLE
-//     cannot occur; events (CAP-67) are not emitted; there is no bucket list (bucketListHash chains result hashes);
+//     cannot occur; CAP-67 classic and fee events are not emitted; there is no bucket list (bucketListHash chains
+//     result hashes);
 //   - surge pricing: transactions are applied in submission order, charged min(fee, baseFee x ops).
 
 export { LedgerEngine, TOTAL_COINS } from './ledger';
@@ -35,6 +43,7 @@ export type {
   EngineConfig,
   EngineSnapshot,
   EntryRecord,
+  SimulationResult,
   SubmitResult,
   SubmitStatus,
 } from './types';

@@ -32,8 +32,10 @@ import type {
   EngineConfig,
   EngineSnapshot,
   EntryRecord,
+  SimulationResult,
   SubmitResult,
 } from './types';
+import { simulateEnvelope } from './simulate';
 import { checkValid, getAccountRecord } from './validate';
 
 /** 100 billion XLM in stroops: the genesis supply, all held by the root account. */
@@ -180,6 +182,7 @@ export class LedgerEngine {
       baseFee: this.baseFee,
       baseReserve: this.baseReserve,
       protocolVersion: this.protocolVersion,
+      networkPassphrase: this.networkPassphrase,
     };
   }
 
@@ -209,6 +212,7 @@ export class LedgerEngine {
       baseFee: this.baseFee,
       baseReserve: this.baseReserve,
       protocolVersion: this.protocolVersion,
+      networkPassphrase: this.networkPassphrase,
     };
 
     const selected: ParsedEnvelope[] = [];
@@ -233,7 +237,12 @@ export class LedgerEngine {
     selected.forEach((parsed, i) => {
       const charge = charges[i] as (typeof charges)[number];
       const outcome = applyTransaction(parsed, this.state, header, charge.result);
-      const meta = transactionMetaWire(this.protocolVersion, outcome.txChangesBefore, outcome.operationChanges);
+      const meta = transactionMetaWire(
+        this.protocolVersion,
+        outcome.txChangesBefore,
+        outcome.operationChanges,
+        outcome.soroban,
+      );
       const resultWire = charge.result.toWire();
       processed.push({
         hash: fromHex(parsed.hash),
@@ -376,6 +385,12 @@ export class LedgerEngine {
       extXdr: encodeLedgerEntryExt(record),
       lastModifiedLedgerSeq: record.lastModified,
     };
+  }
+
+  /** simulateTransaction: runs the envelope's invokeHostFunction in recording mode against the current state. */
+  simulate(envelopeXdr: string): SimulationResult {
+    const parsed = parseEnvelope(envelopeXdr, this.networkId);
+    return simulateEnvelope(parsed, this.state, { ...this.lclHeader(), networkPassphrase: this.networkPassphrase });
   }
 
   /** Stores a contract's code and instance entries (see contracts.ts for how the id is derived). */

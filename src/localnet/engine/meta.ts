@@ -1,6 +1,7 @@
 // Transaction meta, ledger headers and LedgerCloseMeta, shaped as stellar-core emits them for the configured
 // protocol: from protocol 23 TransactionMeta v4 inside LedgerCloseMeta v2 (with TransactionResultMetaV1), before
-// that TransactionMeta v3 inside LedgerCloseMeta v1. Events (CAP-67 transfer/fee events) are not emitted.
+// that TransactionMeta v3 inside LedgerCloseMeta v1. Of the events, only the Stellar Asset Contract's transfer events
+// (from a Soroban transfer) are emitted; CAP-67 classic transfer and fee events are not.
 
 import { createHash } from 'node:crypto';
 import { xdr } from '@stellar/stellar-sdk';
@@ -18,21 +19,49 @@ export function ledgerEntryChanges(changes: readonly EntryChange[]): xdr.LedgerE
   return out;
 }
 
+/** What a successful Soroban operation leaves for its transaction's SorobanTransactionMeta. */
+export interface SorobanOutcome {
+  returnValue?: xdr.ScValWire;
+  /** Contract events of the (single) Soroban operation. */
+  events?: xdr.ContractEventWire[];
+  /** The resource fee charged, split as the meta reports it (the whole declared fee: localnet refunds nothing). */
+  fees?: { nonRefundable: bigint; refundable: bigint; rent: bigint };
+}
+
+function sorobanMetaExt(soroban: SorobanOutcome): xdr.SorobanTransactionMetaExtWire {
+  if (!soroban.fees) return { v: 0 };
+  return {
+    v: 1,
+    v1: {
+      ext: { v: 0 },
+      totalNonRefundableResourceFeeCharged: soroban.fees.nonRefundable,
+      totalRefundableResourceFeeCharged: soroban.fees.refundable,
+      rentFeeCharged: soroban.fees.rent,
+    },
+  };
+}
+
 export function transactionMetaWire(
   protocolVersion: number,
   txChangesBefore: readonly EntryChange[],
   operationChanges: readonly (readonly EntryChange[])[],
+  soroban?: SorobanOutcome,
 ): xdr.TransactionMetaWire {
   const before = ledgerEntryChanges(txChangesBefore);
+  const sorobanReturnValue = soroban?.returnValue;
   if (protocolVersion >= 23) {
     return {
       v: 4,
       v4: {
         ext: { v: 0 },
         txChangesBefore: before,
-        operations: operationChanges.map((c) => ({ ext: { v: 0 }, changes: ledgerEntryChanges(c), events: [] })),
+        operations: operationChanges.map((c, i) => ({
+          ext: { v: 0 },
+          changes: ledgerEntryChanges(c),
+          events: i === 0 ? (soroban?.events ?? []) : [],
+        })),
         txChangesAfter: [],
-        sorobanMeta: null,
+        sorobanMeta: soroban ? { ext: sorobanMetaExt(soroban), returnValue: sorobanReturnValue ?? null } : null,
         events: [],
         diagnosticEvents: [],
       },
@@ -45,7 +74,14 @@ export function transactionMetaWire(
       txChangesBefore: before,
       operations: operationChanges.map((c) => ({ changes: ledgerEntryChanges(c) })),
       txChangesAfter: [],
-      sorobanMeta: null,
+      sorobanMeta: soroban
+        ? {
+            ext: sorobanMetaExt(soroban),
+            events: soroban.events ?? [],
+            returnValue: sorobanReturnValue ?? { type: 1 },
+            diagnosticEvents: [],
+          }
+        : null,
     },
   };
 }

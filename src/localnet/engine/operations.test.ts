@@ -443,6 +443,7 @@ describe('accountMerge', () => {
         source: src.id,
         sourceMuxed: { type: 0, ed25519: Keypair.fromPublicKey(src.id).rawPublicKey() },
         tx: undefined as never,
+        soroban: {},
       },
     );
     assert.equal(opResultInnerCode(result), ACCOUNT_MERGE.DEST_FULL);
@@ -559,12 +560,13 @@ describe('unmodelled operation types', () => {
     const ops = [
       Operation.createClaimableBalance({ asset: native, amount: '1', claimants: [new Claimant(h.root.publicKey())] }),
       Operation.inflation(),
-      Operation.extendFootprintTtl({ extendTo: 10 }),
     ];
     for (const op of ops) {
       const r = submissionError(h, h.build(a, [op]));
       assert.equal(r.tx, TX.FAILED);
       assert.deepEqual(r.ops, [opLevel(OP.NOT_SUPPORTED)]);
     }
+    // A Soroban operation without Soroban data is malformed before its type is even looked at, as on the network.
+    assert.equal(submissionError(h, h.build(a, [Operation.extendFootprintTtl({ extendTo: 10 })])).tx, TX.MALFORMED);
   });
 });

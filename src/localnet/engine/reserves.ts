@@ -21,6 +21,8 @@ export interface HeaderView {
   baseFee: number;
   baseReserve: bigint;
   protocolVersion: number;
+  /** Set by the engine for the ledgers it validates and closes; Soroban authorization payloads are bound to it. */
+  networkPassphrase?: string;
 }
 
 export function minBalance(header: HeaderView, acc: AccountRecord): bigint {

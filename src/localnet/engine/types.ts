@@ -78,3 +78,17 @@ export interface EntryRecord {
 
 /** JSON-serializable (strings and numbers only). */
 export type EngineSnapshot = { version: 1; [k: string]: unknown };
+
+/** simulateTransaction's outcome for an invokeHostFunction transaction. */
+export type SimulationResult =
+  | {
+      ok: true;
+      /** Base64 SorobanTransactionData (footprint, resources, resource fee). */
+      transactionDataXdr: string;
+      minResourceFee: bigint;
+      /** Base64 SorobanAuthorizationEntry values to sign (or those the operation already carried). */
+      auth: string[];
+      /** Base64 ScVal. */
+      returnValueXdr: string;
+    }
+  | { ok: false; error: string };

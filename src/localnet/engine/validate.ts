@@ -1,12 +1,14 @@
 // Transaction validity, in stellar-core's order (TransactionFrame::commonValidPreSeqNum / commonValid /
 // checkValidWithOptionallyChargedFee and FeeBumpTransactionFrame::checkValidImpl):
 //   txNOT_SUPPORTED (v0 envelope), txMALFORMED (extra signers, Soroban consistency), txMISSING_OPERATION,
+//   txMALFORMED / txSOROBAN_INVALID (Soroban data: presence, resource fee, footprint, declared resources),
 //   txTOO_EARLY, txTOO_LATE, txINSUFFICIENT_FEE, txNO_ACCOUNT, txBAD_SEQ, txBAD_MIN_SEQ_AGE_OR_GAP, txBAD_AUTH,
 //   txINSUFFICIENT_BALANCE, then per operation (opNOT_SUPPORTED, opBAD_AUTH / opNO_ACCOUNT, malformed -> txFAILED),
 //   then txBAD_AUTH_EXTRA.
 // The same functions run at submission (against the last closed ledger) and at apply (against the ledger being
 // closed, with `applying` set: the fee is already taken, signatures of operations are checked up front).
 
+import { xdr } from '@stellar/stellar-sdk';
 import { INT64_MAX, OP, OP_TYPE, TX } from './codes';
 import { accountIdFromMuxed, signerKeyFromWire } from './encode';
 import type { ParsedEnvelope, ParsedTx } from './envelope';
@@ -15,6 +17,7 @@ import { type HeaderView, availableBalance, startingSequenceNumber } from './res
 import { SignatureChecker, accountSigners, masterKeyOnly } from './signatures';
 import { type AccountRecord, type StateReader, accountKey } from './state';
 import { operationHandler } from './operations';
+import { TX_MAX_INSTRUCTIONS, isDiskReadKey, nonRefundableResourceFee } from './sorobanFees';
 
 export interface ValidationEnv {
   state: StateReader;
@@ -83,6 +86,11 @@ function commonValidPreSeqNum(
     res.setInnermostError(TX.MALFORMED);
     return undefined;
   }
+  const sorobanFailure = sorobanOps > 0 ? sorobanDataValidity(tx) : undefined;
+  if (sorobanFailure !== undefined) {
+    res.setInnermostError(sorobanFailure);
+    return undefined;
+  }
 
   const ledgerSeq = time.validationLedgerSeq ?? header.ledgerSeq;
   const closeTime = BigInt(header.closeTime);
@@ -102,7 +110,9 @@ function commonValidPreSeqNum(
     res.setInnermostError(TX.TOO_LATE);
     return undefined;
   }
-  if (chargeFee && tx.fee < minInclusionFee(header, tx.operations.length)) {
+  // A Soroban transaction's fee is inclusion fee + declared resource fee; only the former is held to the minimum.
+  const inclusionFee = tx.fee - (tx.sorobanData?.resourceFee ?? 0n);
+  if (chargeFee && inclusionFee < minInclusionFee(header, tx.operations.length)) {
     res.setInnermostError(TX.INSUFFICIENT_FEE);
     return undefined;
   }
@@ -112,6 +122,35 @@ function commonValidPreSeqNum(
     return undefined;
   }
   return source;
+}
+
+/**
+ * The Soroban data checks of core's commonValidPreSeqNum, with the codes the network answers: no Soroban data, a
+ * negative resource fee or one above the transaction fee: txMALFORMED; a declaration above the network limit, a bad
+ * footprint (duplicate keys, non-Soroban key types) or a resource fee below what the declared resources cost:
+ * txSOROBAN_INVALID.
+ */
+function sorobanDataValidity(tx: ParsedTx): number | undefined {
+  const data = tx.sorobanData;
+  if (!data || data.resourceFee < 0n || data.resourceFee > tx.fee) return TX.MALFORMED;
+  const { footprint, instructions, diskReadBytes, writeBytes } = data.resources;
+  if (instructions > TX_MAX_INSTRUCTIONS) return TX.SOROBAN_INVALID;
+  const keys = [...footprint.readOnly, ...footprint.readWrite];
+  if (keys.some((k) => k.type !== 0 && k.type !== 1 && k.type !== 6 && k.type !== 7)) return TX.SOROBAN_INVALID;
+  const distinct = new Set(keys.map((k) => Buffer.from(xdr.LedgerKey.schema.encode(k)).toString('base64')));
+  if (distinct.size !== keys.length) return TX.SOROBAN_INVALID;
+  const required = nonRefundableResourceFee(
+    {
+      instructions,
+      diskReadBytes,
+      writeBytes,
+      diskReadEntries: keys.filter(isDiskReadKey).length,
+      writeEntries: footprint.readWrite.length,
+    },
+    tx.envelopeSize,
+  );
+  if (data.resourceFee < required) return TX.SOROBAN_INVALID;
+  return undefined;
 }
 
 function isBadSeq(header: HeaderView, current: bigint, tx: ParsedTx): boolean {
@@ -223,7 +262,7 @@ export function checkOperation(
   } else if (!getAccountRecord(env.state, source)) {
     return opError(OP.NO_ACCOUNT);
   }
-  return handler.checkValid(op.body, { source, header: env.header });
+  return handler.checkValid(op.body, { source, header: env.header, state: env.state });
 }
 
 /** checkValidWithOptionallyChargedFee: everything about one (inner) transaction, results written into `res`. */

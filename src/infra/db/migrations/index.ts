@@ -22,6 +22,7 @@ import * as m0020 from './0020_own_submissions';
 import * as m0021 from './0021_webhook_ed25519';
 import * as m0022 from './0022_external_wallets';
 import * as m0023 from './0023_metrics_indexes';
+import * as m0024 from './0024_auth_policy_rows';
 
 export interface Migration {
   name: string;
@@ -52,4 +53,5 @@ export const migrations: Migration[] = [
   { name: '0021_webhook_ed25519', ...m0021 },
   { name: '0022_external_wallets', ...m0022 },
   { name: '0023_metrics_indexes', ...m0023 },
+  { name: '0024_auth_policy_rows', ...m0024 },
 ];

@@ -1,11 +1,13 @@
 // The operation registry. Operation types not listed here (offers, claimable balances, clawback, allowTrust /
-// setTrustLineFlags, liquidity pools, inflation, and the Soroban operations) are not modelled: validation answers
-// opNOT_SUPPORTED for them, so the transaction fails with txFAILED at submission instead of being accepted.
+// setTrustLineFlags, liquidity pools, inflation, extendFootprintTtl, restoreFootprint) are not modelled: validation
+// answers opNOT_SUPPORTED for them, so the transaction fails with txFAILED at submission instead of being accepted.
+// invokeHostFunction is modelled for uploads and contract creation only (its checkValid refuses the rest the same way).
 
 import { accountMerge } from './accountMerge';
 import { bumpSequence } from './bumpSequence';
 import { changeTrust } from './changeTrust';
 import { createAccount } from './createAccount';
+import { invokeHostFunction } from './invokeHostFunction';
 import { manageData } from './manageData';
 import { pathPaymentStrictReceive, pathPaymentStrictSend } from './pathPayments';
 import { payment } from './payment';
@@ -27,6 +29,7 @@ const handlers: OperationHandler[] = [
   beginSponsoringFutureReserves,
   endSponsoringFutureReserves,
   revokeSponsorship,
+  invokeHostFunction,
 ] as unknown as OperationHandler[];
 
 const byType = new Map<number, OperationHandler>(handlers.map((h) => [h.type, h]));

@@ -1,8 +1,9 @@
 import type { xdr } from '@stellar/stellar-sdk';
 import type { ParsedTx } from '../envelope';
+import type { SorobanOutcome } from '../meta';
 import type { HeaderView } from '../reserves';
 import type { OpResult } from '../results';
-import type { LedgerTxn } from '../state';
+import type { LedgerTxn, StateReader } from '../state';
 
 export type ThresholdLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 
@@ -16,12 +17,16 @@ export interface OpContext {
   source: string;
   sourceMuxed: xdr.MuxedAccountWire;
   tx: ParsedTx;
+  /** What a Soroban operation hands to the transaction's meta (return value, resource fees). */
+  soroban: SorobanOutcome;
 }
 
 /** What the stateless well-formedness check sees (core doCheckValid). */
 export interface CheckContext {
   source: string;
   header: HeaderView;
+  /** The state validated against (the last closed ledger at submission). */
+  state: StateReader;
 }
 
 export interface OperationHandler<T extends number = number> {

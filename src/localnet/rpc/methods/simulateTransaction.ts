@@ -1,4 +1,5 @@
 import { xdr } from '@stellar/stellar-sdk';
+import { EngineInputError } from '../../engine';
 import type { MethodHandler } from '../jsonRpc';
 import type { RpcContext } from '../context';
 import { stringParam } from '../params';
@@ -10,16 +11,14 @@ function goOperationTypeName(name: string): string {
   return `OperationType${name.charAt(0).toUpperCase()}${name.slice(1)}`;
 }
 
-export const NO_CONTRACT_EXECUTION =
-  'localnet does not execute Soroban contracts: simulation is unavailable here. Install contracts with ' +
-  'LedgerEngine.installContract to read their instance and code with getLedgerEntries; to run them, use a real Stellar RPC.';
-
 /**
  * Simulation never fails as a JSON-RPC error: the failure is the `error` field of the result, with latestLedger.
  * 1. the RPC's own envelope checks (undecodable, more than one operation, memo, non-Soroban operation)
- * 2. anything that passes would need contract execution, which localnet does not do: say so.
+ * 2. the engine runs the host function in recording mode: uploads and contract creation answer the footprint,
+ *    resources, resource fee, auth entries and return value; contract invocation (not executed here) and the
+ *    other unmodelled cases answer an `error` saying so.
  */
-export function simulateTransaction(ctx: Pick<RpcContext, 'history'>): MethodHandler {
+export function simulateTransaction(ctx: Pick<RpcContext, 'engine' | 'history'>): MethodHandler {
   return (params) => {
     const latestLedger = ctx.history.latest().sequence;
     const fail = (error: string) => ({ error, latestLedger });
@@ -42,6 +41,20 @@ export function simulateTransaction(ctx: Pick<RpcContext, 'history'>): MethodHan
     const opName = ops[0]!.body.type;
     if (!SOROBAN_OPS.has(opName))
       return fail(`Transaction contains unsupported operation type: ${goOperationTypeName(opName)}`);
-    return fail(NO_CONTRACT_EXECUTION);
+    let simulated;
+    try {
+      simulated = ctx.engine.simulate(stringParam(params, 'transaction'));
+    } catch (err) {
+      if (err instanceof EngineInputError) return fail('Could not unmarshal transaction');
+      throw err;
+    }
+    if (!simulated.ok) return fail(simulated.error);
+    return {
+      transactionData: simulated.transactionDataXdr,
+      minResourceFee: simulated.minResourceFee.toString(),
+      events: [],
+      results: [{ auth: simulated.auth, xdr: simulated.returnValueXdr }],
+      latestLedger,
+    };
   };
 }
