@@ -166,7 +166,13 @@ describe('error contract', () => {
   });
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
-    const res = await call(svc.url, 'listAuthPolicyRows', 'GET', '/v1/auth-policy/rows', { headers: secret });
+    const withSession = await withSessions(svc.deps, creds);
+    const res = await call(svc.url, 'listDistributionRules', 'GET', '/v1/distribution/rules', {
+      headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
+        method: 'GET',
+        url: `${svc.url}/v1/distribution/rules`,
+      }),
+    });
     assert.equal(res.status, 501);
     assert.equal(res.body.code, 'NOT_IMPLEMENTED');
   });
