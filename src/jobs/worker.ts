@@ -33,6 +33,9 @@ function keyOf(data: unknown): string {
   return typeof key === 'string' ? key : 'all';
 }
 
+/** pg-boss's smallest heartbeat: a periodic pass of a dead process is failed within it plus the monitor's 10 s. */
+const PASS_HEARTBEAT_SECONDS = 10;
+
 /** An idle worker looks for due passes twice per period, at most every 0.5 s (pg-boss's floor), at least every 2 s. */
 function pollSecondsFor(ms: number): number {
   return Math.max(MIN_POLL_SECONDS, Math.min(2, ms / 2000));
@@ -40,10 +43,11 @@ function pollSecondsFor(ms: number): number {
 
 /** The queue's settings of a job: a periodic pass's queue holds one queued and one running job per key. */
 function queueSettingsOf(job: JobDefinition, deps: Pick<JobDeps, 'webhooks'>) {
-  // A pass that outlives this expiry is presumed dead (its process gone) and is run again.
+  // A pass that outlives this expiry is presumed dead (its process gone) and is run again. A pass whose process was
+  // killed would otherwise hold its chain (one active job per key) until then: the heartbeat frees it within ~20 s.
   return job.kind === 'triggered'
     ? job.queue(deps)
-    : { policy: 'stately' as const, retryLimit: 1, expireInSeconds: 300 };
+    : { policy: 'stately' as const, retryLimit: 1, expireInSeconds: 300, heartbeatSeconds: PASS_HEARTBEAT_SECONDS };
 }
 
 /**

@@ -20,6 +20,11 @@ export interface QueueSettings {
   retryBackoff?: boolean;
   /** A running job whose worker has not finished it after this long is retried (its worker is presumed dead). */
   expireInSeconds?: number;
+  /**
+   * A running job must be kept alive this often (>= 10 s; the worker does it by itself at half the period): one whose
+   * process died is failed within about this long plus the 10 s monitor period, instead of at its expiry.
+   */
+  heartbeatSeconds?: number;
 }
 
 export interface WorkSettings {
@@ -103,6 +108,7 @@ export async function startJobQueue(opts: JobQueueOptions): Promise<JobQueue> {
         retryDelay: settings.retryDelaySeconds ?? 0,
         retryBackoff: settings.retryBackoff ?? false,
         expireInSeconds: settings.expireInSeconds ?? 900,
+        ...(settings.heartbeatSeconds ? { heartbeatSeconds: settings.heartbeatSeconds } : {}),
       };
       if (!existing) await boss.createQueue(name, options);
       else {
