@@ -24,7 +24,8 @@ export const DASHBOARD_OAUTH_CALLBACK_PATH = '/dashboard/auth/callback';
 /** How many messages the dev outbox view answers. */
 const OUTBOX_VIEW_LIMIT = 5;
 const MAX_EMAIL_LENGTH = 254;
-const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+$/u;
+/** One address: no spaces, controls, or U+FFFD (what a query's invalid UTF-8 decodes to: no address anyone has). */
+const EMAIL = /^[^\s@\p{Cc}\uFFFD]+@[^\s@\p{Cc}\uFFFD]+$/u;
 
 /** GET /dashboard/config.json. */
 export interface DashboardRuntimeConfig {
