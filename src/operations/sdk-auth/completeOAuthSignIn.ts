@@ -1,9 +1,8 @@
 import { DEFAULT_OAUTH_SETTINGS } from '../../config';
 import type { Deps } from '../../domain/deps';
-import { findApp } from '../../domain/apps/store';
-import { AppError } from '../../domain/errors';
 import { createOAuthFlows, requireAppClient, requireAppRedirectUri } from '../../domain/oauth/flows';
 import { completeUserSignIn, sdkSignInView, type UserSignInDeps } from '../../domain/users/signIn';
+import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /**
@@ -18,8 +17,7 @@ export function completeOAuthSignIn(deps: UserSignInDeps & Pick<Deps, 'oauth'>):
     const { provider } = req.path;
     const { code, state, redirectUri, codeVerifier } = req.body;
     // 1. the app's client for the provider (422 unless enabled) and a redirect URI it still lists
-    const app = await findApp(deps.db, appId);
-    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const app = await requireKeyApp(deps.db, appId);
     const client = await requireAppClient(deps.db, deps.secrets, appId, provider);
     await requireAppRedirectUri(deps.db, appId, redirectUri, 'REDIRECT_URI_NOT_ALLOWED');
     // 2. the state (used up) and the code exchange: OAUTH_STATE_INVALID, OAUTH_EXCHANGE_FAILED

@@ -1,10 +1,10 @@
 import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
-import { findApp } from '../../domain/apps/store';
 import { tokensView } from '../../domain/operators/signIn';
 import { sessionServiceFor } from '../../domain/sessions/sessions';
 import { recordSessionClient, userSessionPolicy } from '../../domain/users/userSessions';
 import { recordSeen } from '../../domain/users/users';
+import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /**
@@ -19,8 +19,7 @@ export function refreshSession(
     const { appId, network } = req.auth.apiKey!;
     const now = deps.clock.now();
     // 1. the app's current token lifetimes (read before the rotation, which holds the session's lock)
-    const app = await findApp(deps.db, appId);
-    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const app = await requireKeyApp(deps.db, appId);
     // 2. rotate, under the session's lock
     const refreshed = await sessions.refresh(deps.db, {
       audience: 'user',

@@ -1,6 +1,4 @@
 import type { Deps } from '../../domain/deps';
-import { AppError } from '../../domain/errors';
-import { findApp } from '../../domain/apps/store';
 import {
   appScope,
   EMAIL_CODE_SETTINGS,
@@ -10,6 +8,7 @@ import {
 } from '../../domain/emailCodes/emailCodes';
 import { requireEmailSignIn } from '../../domain/oauth/appProviders';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
+import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /** Codes asked for per client IP per hour, per app (many addresses from one network is an enumeration or spam pattern). */
@@ -33,8 +32,7 @@ export function startEmailSignIn(
     const scope = appScope(appId);
     // 1. abuse limits: per app and network, then per address (one code per 60 s, inside issueEmailCode)
     await perIp.consume(`${appId}:${req.ip}`);
-    const app = await findApp(deps.db, appId);
-    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const app = await requireKeyApp(deps.db, appId);
     // 2. the app offers email sign-in (403 AUTH_PROVIDER_DISABLED)
     await requireEmailSignIn(deps.db, appId);
     const issued = await issueEmailCode(deps.db, deps.secrets, { scope, email, now: deps.clock.now() });

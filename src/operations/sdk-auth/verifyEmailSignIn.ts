@@ -1,10 +1,9 @@
 import type { Deps } from '../../domain/deps';
-import { AppError } from '../../domain/errors';
-import { findApp } from '../../domain/apps/store';
 import { appScope, normalizeEmail, releaseEmailCode, verifyEmailCode } from '../../domain/emailCodes/emailCodes';
 import { completeUserSignIn, sdkSignInView, type UserSignInDeps } from '../../domain/users/signIn';
 import { requireEmailSignIn } from '../../domain/oauth/appProviders';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
+import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /** Verifications per client IP per 10 minutes, per app: the per-code limit (5) stops guessing one code, this spraying. */
@@ -25,8 +24,7 @@ export function verifyEmailSignIn(deps: UserSignInDeps & Pick<Deps, 'limits'>): 
     const email = normalizeEmail(req.body.email);
     // 1. abuse limit per app and network; the code itself allows 5 wrong attempts
     await perIp.consume(`${appId}:${req.ip}`);
-    const app = await findApp(deps.db, appId);
-    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const app = await requireKeyApp(deps.db, appId);
     // 2. the app still offers email sign-in (a code sent before it was turned off stays unused)
     await requireEmailSignIn(deps.db, appId);
     // 3. the code (EMAIL_CODE_INVALID for wrong, expired, used or used-up codes, without saying which)

@@ -1,6 +1,5 @@
 import type { Deps } from '../../domain/deps';
 import { AppError } from '../../domain/errors';
-import { findApp } from '../../domain/apps/store';
 import { createAbuseLimiter } from '../../domain/limits/abuseLimits';
 import { requireStellarSignIn } from '../../domain/oauth/appProviders';
 import { rpcAccountSigners } from '../../domain/sep10/accountSigners';
@@ -9,6 +8,7 @@ import { markChallengeUsed } from '../../domain/sep10/store';
 import { walletView } from '../../domain/funding/userWallets';
 import { completeUserSignIn, sdkSignInView, type UserSignInDeps } from '../../domain/users/signIn';
 import { insertExternalWallet } from '../../domain/wallets/custody';
+import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /** Verifications per client IP per 10 minutes, per app: each may read the chain and checks several signatures. */
@@ -32,8 +32,7 @@ export function verifyWalletSignIn(
     const now = deps.clock.now();
     // 1. abuse limit per app and network; the app and its wallet sign-in setting
     await perIp.consume(`${appId}:${req.ip}`);
-    const app = await findApp(deps.db, appId);
-    if (!app) throw new AppError('APPLICATION_NOT_FOUND', { message: 'No active application for this key' });
+    const app = await requireKeyApp(deps.db, appId);
     await requireStellarSignIn(deps.db, appId);
     // 2. the challenge: this service's, for one of the app's home domains, unexpired, signed by enough of the
     // account's keys (WALLET_AUTH_FAILED; STELLAR_UNAVAILABLE when the account cannot be read)

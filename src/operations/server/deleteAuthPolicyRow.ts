@@ -2,13 +2,13 @@ import type { Deps } from '../../domain/deps';
 import { requestActor } from '../../domain/audit/auditLog';
 import { deletePolicyRow } from '../../domain/sorobanAuth/policyRows';
 import type { Handler } from '../types';
-import { keyApp } from './authPolicyApp';
+import { requireKeyApp } from '../keyApp';
 
 /** Removes an allowlist row of the secret key's app at once. Audited. */
 export function deleteAuthPolicyRow(deps: Pick<Deps, 'db' | 'clock'>): Handler<'deleteAuthPolicyRow'> {
   return async (req) => {
     // 1. the key's app
-    const app = await keyApp(deps, req.auth);
+    const app = await requireKeyApp(deps.db, req.auth.apiKey!.appId);
     // 2. delete and audit (domain); a row of another app is not found
     await deletePolicyRow(deps, app, req.path.rowId, {
       actor: requestActor(req.auth),
