@@ -25,14 +25,14 @@ const RENEWABLE_CODES = new Set(['SDK_AUTH_TOKEN_EXPIRED', 'SDK_AUTH_INVALID_TOK
  * the renewal finds the session revoked, the session ends. The second send is safe for every method: the service
  * authenticates before it does anything, so a request refused for its token had no effect.
  */
-function renewingFetch<P extends Principal>(inner: typeof fetch, session: SessionManager<P>): typeof fetch {
+function renewingFetch<P extends Principal>(inner: typeof fetch, session: () => SessionManager<P>): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
-    if (session.accessToken()) await session.ensureFresh();
+    if (session().accessToken()) await session().ensureFresh();
     const response = await inner(request.clone());
-    if (response.status !== 401 || !session.accessToken()) return response;
+    if (response.status !== 401 || !session().accessToken()) return response;
     if (!RENEWABLE_CODES.has((await errorCodeOf(response)) ?? '')) return response;
-    if (!(await session.refresh())) return response;
+    if (!(await session().refresh())) return response;
     return inner(request.clone());
   };
 }
@@ -72,13 +72,9 @@ export function sessionFetches<P extends Principal>(
   const signer = currentSigner(session);
   return {
     signInFetch: transportFetch(dpopFetch(signer, { accessToken: () => undefined }, baseFetch, server), transport),
-    sessionFetch: async (input, init) => {
-      const manager = session();
-      const inner = transportFetch(
-        dpopFetch(signer, { accessToken: () => manager.accessToken() }, baseFetch, server),
-        transport,
-      );
-      return renewingFetch(inner, manager)(input, init);
-    },
+    sessionFetch: renewingFetch(
+      transportFetch(dpopFetch(signer, { accessToken: () => session().accessToken() }, baseFetch, server), transport),
+      session,
+    ),
   };
 }

@@ -4,6 +4,8 @@
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query string (`?limit=10`), or ''. */
+  search: string;
   body: unknown;
   headers: Headers;
 }
@@ -64,6 +66,7 @@ export class FakeService {
     const seen: SeenRequest = {
       method: request.method,
       path: url.pathname,
+      search: url.search,
       body: text ? JSON.parse(text) : undefined,
       headers: request.headers,
     };

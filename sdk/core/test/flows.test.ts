@@ -459,9 +459,12 @@ describe('session', () => {
 
 describe('data state machines', () => {
   test('history: a newer request drops an older answer that arrives later', async () => {
+    // Each request's answer is chosen by its page, not by arrival order (the two proofs are signed concurrently).
     const answers = [deferred<FakeAnswer>(), deferred<FakeAnswer>()];
-    let calls = 0;
-    const fake = emailService().on('GET /v1/tx/history', () => answers[calls++]!.promise);
+    const fake = emailService().on(
+      'GET /v1/tx/history',
+      (req) => answers[/offset=10/.test(req.search) ? 1 : 0]!.promise,
+    );
     const client = await signedIn(fake);
     const page = (total: number) => ok('TX_HISTORY', { records: [], total, limit: 10, offset: 0, nextCursor: null });
     const first = client.loadHistory({ limit: 10 });
