@@ -144,8 +144,9 @@ describe('the confirmation worker', () => {
     await svc.deps
       .db('transactions')
       .where({ id: record.id })
-      .update({ stage: 'submitted', submitted_at: claimedAt, next_check_at: new Date(claimedAt.getTime() - 1) });
-    await confirmDue(svc.deps);
+      // Due a minute from now, so the service's own worker leaves it to this test's pass (run a minute ahead).
+      .update({ stage: 'submitted', submitted_at: claimedAt, next_check_at: new Date(claimedAt.getTime() + 60_000) });
+    await confirmDue({ ...svc.deps, clock: { now: () => new Date(claimedAt.getTime() + 61_000) } });
     const after = (await findTransaction(svc.deps.db, record.id))!;
     assert.deepEqual([after.status, after.stage], ['PENDING', 'signed']);
     assert.equal(await opsUsedToday(svc.deps.db, { appId: app.id, userId: user.userId, at: claimedAt }), 0);
