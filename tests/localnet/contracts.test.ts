@@ -376,21 +376,16 @@ describe('localnet: contracts through RPC', () => {
     );
     assert.equal(scValToNative(got.returnValue!), 125_000_000n);
 
-    // Functions other than these and transfer are not modelled: a simulation error, opNotSupported at submission.
-    const approveArgs = [
-      addr(holder),
-      addr(stranger),
-      nativeToScVal(1n, { type: 'i128' }),
-      nativeToScVal(1000, { type: 'u32' }),
-    ];
-    assert.match(String(await read(eurSac, 'approve', approveArgs)), /"approve" is not modelled/);
+    // The admin functions and clawback are not modelled: a simulation error, opNotSupported at submission.
+    const setAdminArgs = [addr(stranger)];
+    assert.match(String(await read(eurSac, 'set_admin', setAdminArgs)), /"set_admin" is not modelled/);
     const sorobanData = new SorobanDataBuilder().setResourceFee(1_000_000).setResources(1_000_000, 0, 0).build();
     const tx = await draft(
-      holder,
-      Operation.invokeContractFunction({ contract: eurSac, function: 'approve', args: approveArgs }),
+      issuer,
+      Operation.invokeContractFunction({ contract: eurSac, function: 'set_admin', args: setAdminArgs }),
       { fee: '1000100', sorobanData },
     );
-    tx.sign(holder);
+    tx.sign(issuer);
     const sent = await net.server.sendTransaction(tx);
     assert.equal(sent.status, 'ERROR');
     assert.deepEqual(opCodes(sent.errorResult!), ['opNotSupported']);
@@ -506,6 +501,17 @@ describe('localnet: contracts through RPC', () => {
     assert.equal(await balance(holder), 50_000_000n);
     await prepareAndRun(holder, call('burn', [addr(holder), amount(20_000_000n)]));
     assert.equal(await balance(holder), 30_000_000n);
+    // A transfer to the issuer burns, and its event says so (the SAC's transfer_maybe_with_issuer).
+    await prepareAndRun(holder, call('transfer', [addr(holder), addr(issuer), amount(1_000_000n)]));
+    assert.equal(await balance(holder), 29_000_000n);
+    // The issuer can neither be minted to nor burn: "operation invalid on issuer".
+    for (const [fn, args] of [
+      ['mint', [addr(issuer), amount(1n)]],
+      ['burn', [addr(issuer), amount(1n)]],
+    ] as const) {
+      const sim = await net.server.simulateTransaction(await draft(issuer, call(fn, [...args])));
+      assert.ok(rpc.Api.isSimulationError(sim) && /invalid on issuer/.test(sim.error), JSON.stringify(sim));
+    }
 
     const xlm = await ensureSac(Asset.native());
     const xlmMint = await net.server.simulateTransaction(
@@ -522,6 +528,159 @@ describe('localnet: contracts through RPC', () => {
       [
         [['mint', holder.publicKey(), `CHF:${issuer.publicKey()}`], 50_000_000n],
         [['burn', holder.publicKey(), `CHF:${issuer.publicKey()}`], 20_000_000n],
+        [['burn', holder.publicKey(), `CHF:${issuer.publicKey()}`], 1_000_000n],
+      ],
+    );
+  });
+
+  test('SAC allowances: approve and allowance; transfer_from and burn_from by a relayer; above the allowance; expiry; events', async () => {
+    const [issuer, holder, dest, relayer, late] = await newAccounts(net, 5, '100');
+    const jpy = new Asset('JPY', issuer.publicKey());
+    for (const k of [holder, dest]) await submitOk(net, await build(net, k, [Operation.changeTrust({ asset: jpy })]));
+    await submitOk(
+      net,
+      await build(net, issuer, [Operation.payment({ destination: holder.publicKey(), asset: jpy, amount: '10' })]),
+    );
+    await prepareAndRun(alice, Operation.createStellarAssetContract({ asset: jpy }));
+    const sac = jpy.contractId(net.passphrase);
+    const name = `JPY:${issuer.publicKey()}`;
+    const startLedger = (await net.server.getLatestLedger()).sequence;
+    const addr = (k: Keypair): xdr.ScVal => new Address(k.publicKey()).toScVal();
+    const amount = (n: bigint): xdr.ScVal => nativeToScVal(n, { type: 'i128' });
+    const u32 = (n: number): xdr.ScVal => nativeToScVal(n, { type: 'u32' });
+    const call = (fn: string, args: xdr.ScVal[]) =>
+      Operation.invokeContractFunction({ contract: sac, function: fn, args });
+    const read = async (fn: string, args: xdr.ScVal[]): Promise<unknown> => {
+      const sim = await net.server.simulateTransaction(await draft(alice, call(fn, args)));
+      if (rpc.Api.isSimulationError(sim)) return new Error(sim.error);
+      assert.ok(rpc.Api.isSimulationSuccess(sim));
+      return scValToNative(sim.result!.retval);
+    };
+    const balance = (k: Keypair) => read('balance', [addr(k)]);
+    const allowance = (spender: Keypair) => read('allowance', [addr(holder), addr(spender)]);
+    const latest = async (): Promise<number> => (await net.server.getLatestLedger()).sequence;
+
+    // 1. approve, by the holder: the allowance is a temporary entry of the SAC, as the host writes it.
+    assert.equal(await allowance(relayer), 0n);
+    const liveUntil = (await latest()) + 1000;
+    const approve = call('approve', [addr(holder), addr(relayer), amount(30_000_000n), u32(liveUntil)]);
+    const approveSim = await net.server.simulateTransaction(await draft(holder, approve));
+    assert.ok(rpc.Api.isSimulationSuccess(approveSim), JSON.stringify(approveSim));
+    const allowanceKey = xdr.LedgerKey.contractData(
+      new xdr.LedgerKeyContractData({
+        contract: new Address(sac).toScAddress(),
+        key: xdr.ScVal.scvVec([
+          xdr.ScVal.scvSymbol('Allowance'),
+          xdr.ScVal.scvMap([
+            new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('from'), val: addr(holder) }),
+            new xdr.ScMapEntry({ key: xdr.ScVal.scvSymbol('spender'), val: addr(relayer) }),
+          ]),
+        ]),
+        durability: xdr.ContractDataDurability.temporary,
+      }),
+    );
+    const { readWrite } = approveSim.transactionData.build().resources.footprint;
+    assert.deepEqual(
+      readWrite.map((k) => k.toXdr('base64')),
+      [allowanceKey.toXdr('base64')],
+    );
+    await prepareAndRun(holder, approve);
+    assert.equal(await allowance(relayer), 30_000_000n);
+    const stored = (await net.server.getLedgerEntries(allowanceKey)).entries;
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0]!.liveUntilLedgerSeq, liveUntil);
+    const data = stored[0]!.val.toXdrObject();
+    assert.ok(data.type === 6);
+    if (data.type === 6) {
+      assert.deepEqual(scValToNative(xdr.ScVal.fromXdrObject(data.contractData.val)), {
+        amount: 30_000_000n,
+        live_until_ledger: liveUntil,
+      });
+    }
+
+    // 2. transfer_from by the relayer, the spender (and the transaction's source): balances move, the allowance drops.
+    const transferFrom = (n: bigint) => call('transfer_from', [addr(relayer), addr(holder), addr(dest), amount(n)]);
+    await prepareAndRun(relayer, transferFrom(10_000_000n));
+    assert.equal(await balance(holder), 90_000_000n);
+    assert.equal(await balance(dest), 10_000_000n);
+    assert.equal(await allowance(relayer), 20_000_000n);
+    // the holder's authorization is not what counts: a transfer_from the relayer does not authorize is refused
+    const unsigned = await net.server.simulateTransaction(await draft(holder, transferFrom(1n)));
+    assert.ok(rpc.Api.isSimulationSuccess(unsigned));
+    const wanted = unsigned.result!.auth[0]!;
+    assert.equal(wanted.credentials.type, 'sorobanCredentialsAddress');
+    if (wanted.credentials.type === 'sorobanCredentialsAddress') {
+      assert.equal(Address.fromScAddress(wanted.credentials.address.address).toString(), relayer.publicKey());
+    }
+
+    // 3. Above the allowance: a simulation error; forced through with a smaller call's Soroban data, it traps.
+    const above = await net.server.simulateTransaction(await draft(relayer, transferFrom(20_000_001n)));
+    assert.ok(rpc.Api.isSimulationError(above) && /not enough allowance/.test(above.error), JSON.stringify(above));
+    const fitting = await net.server.prepareTransaction(await draft(relayer, transferFrom(20_000_000n)));
+    const env = fitting.toEnvelope();
+    assert.ok(env.type === 'envelopeTypeTx' && env.v1.tx.ext.type === 'sorobanData');
+    const forced = await draft(relayer, transferFrom(20_000_001n), {
+      fee: fitting.fee,
+      sorobanData: new SorobanDataBuilder(env.v1.tx.ext.sorobanData).build(),
+    });
+    forced.sign(relayer);
+    const failed = await submit(net, forced);
+    assert.equal(failed.status, rpc.Api.GetTransactionStatus.FAILED);
+    assert.deepEqual(opCodes(failed.resultXdr), ['invokeHostFunctionTrapped']);
+    assert.equal(await balance(holder), 90_000_000n);
+    assert.equal(await balance(dest), 10_000_000n);
+    assert.equal(await allowance(relayer), 20_000_000n);
+
+    // 4. burn_from by the relayer spends the same allowance.
+    await prepareAndRun(relayer, call('burn_from', [addr(relayer), addr(holder), amount(5_000_000n)]));
+    assert.equal(await balance(holder), 85_000_000n);
+    assert.equal(await allowance(relayer), 15_000_000n);
+
+    // 5. An allowance expiring soon: valid through its live_until_ledger, 0 after it (the ledgers closed here).
+    const soon = (await latest()) + 3;
+    await prepareAndRun(holder, call('approve', [addr(holder), addr(late), amount(1_000_000n), u32(soon)]));
+    while ((await latest()) < soon - 1) await net.localnet.closeLedger();
+    assert.equal(await allowance(late), 1_000_000n); // simulated in ledger `soon`
+    await net.localnet.closeLedger();
+    assert.equal(await allowance(late), 0n);
+    const expired = await net.server.simulateTransaction(
+      await draft(late, call('transfer_from', [addr(late), addr(holder), addr(dest), amount(1n)])),
+    );
+    assert.ok(rpc.Api.isSimulationError(expired) && /not enough allowance/.test(expired.error));
+
+    // 6. The real SAC's refusals: a negative amount, an expiration already past or beyond the max TTL, a contract.
+    const now = await latest();
+    const refused = async (args: xdr.ScVal[], pattern: RegExp): Promise<void> => {
+      const sim = await net.server.simulateTransaction(await draft(holder, call('approve', args)));
+      assert.ok(rpc.Api.isSimulationError(sim) && pattern.test(sim.error), JSON.stringify(sim));
+    };
+    await refused([addr(holder), addr(relayer), amount(-1n), u32(now + 10)], /negative amount/);
+    await refused([addr(holder), addr(relayer), amount(1n), u32(now)], /must be >= ledger sequence/);
+    await refused([addr(holder), addr(relayer), amount(1n), u32(now + 3_110_401)], /max_live_until_ledger/);
+    await refused([addr(holder), new Address(sac).toScVal(), amount(1n), u32(now + 10)], /accounts \(G\.\.\.\) only/);
+    // an amount of 0 clears the allowance, whatever the expiration
+    await prepareAndRun(holder, call('approve', [addr(holder), addr(relayer), amount(0n), u32(0)]));
+    assert.equal(await allowance(relayer), 0n);
+
+    // 7. The events, through getEvents: approve [approve, from, spender, asset] with [amount, live_until_ledger].
+    const events = await net.server.getEvents({ startLedger, filters: [{ type: 'contract', contractIds: [sac] }] });
+    assert.deepEqual(
+      events.events.map((e) => [e.topic.map((t) => scValToNative(t) as unknown), scValToNative(e.value)]),
+      [
+        [
+          ['approve', holder.publicKey(), relayer.publicKey(), name],
+          [30_000_000n, liveUntil],
+        ],
+        [['transfer', holder.publicKey(), dest.publicKey(), name], 10_000_000n],
+        [['burn', holder.publicKey(), name], 5_000_000n],
+        [
+          ['approve', holder.publicKey(), late.publicKey(), name],
+          [1_000_000n, soon],
+        ],
+        [
+          ['approve', holder.publicKey(), relayer.publicKey(), name],
+          [0n, 0],
+        ],
       ],
     );
   });

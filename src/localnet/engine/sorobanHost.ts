@@ -1,12 +1,13 @@
 // The Soroban host functions localnet models natively, without a WASM VM: uploading contract code
 // (HOST_FUNCTION_TYPE_UPLOAD_CONTRACT_WASM); creating a contract from an account address and uploaded code
 // (HOST_FUNCTION_TYPE_CREATE_CONTRACT and _V2); deploying a classic asset's Stellar Asset Contract; and invoking
-// that contract's balance, decimals, name, symbol and transfer (sorobanAssetContract.ts). One function serves both
-// the ledger (enforcing: the authorization entries must authorize the call, signatures, expiration and nonces
-// checked) and simulateTransaction (recording: it says which entries to sign, as Stellar RPC's recording mode does).
-// It reports what it read and wrote so the caller can check the footprint or build one. Invoking WASM contract code,
-// the SAC's other functions and contract-address authorizers (they need the contract's __check_auth) are not
-// modelled: `unsupportedHostFunction` and `unsupportedInvocation` name them.
+// that contract's balance, decimals, name, symbol, allowance, transfer, mint, burn, approve, transfer_from and
+// burn_from (sorobanAssetContract.ts). One function serves both the ledger (enforcing: the authorization entries must
+// authorize the call, signatures, expiration and nonces checked) and simulateTransaction (recording: it says which
+// entries to sign, as Stellar RPC's recording mode does). It reports what it read and wrote so the caller can check
+// the footprint or build one. Invoking WASM contract code, the SAC's other functions (clawback, set_admin,
+// set_authorized, admin, authorized, trust) and contract-address authorizers (they need the contract's __check_auth)
+// are not modelled: `unsupportedHostFunction` and `unsupportedInvocation` name them.
 //
 // A V2 creation's constructor arguments are accepted and ignored: the constructor is WASM code, which is not run.
 
@@ -32,7 +33,7 @@ import {
   contractKey,
   isLedgerRecord,
 } from './state';
-import { SAC_BALANCE_FUNCTIONS, SAC_FUNCTIONS, callAssetContract, transferAsset } from './sorobanAssetContract';
+import { SAC_FUNCTIONS, SAC_WRITE_FUNCTIONS, callAssetContract, changeAsset } from './sorobanAssetContract';
 import { isDiskReadKey } from './sorobanFees';
 import type { HeaderView } from './reserves';
 import { verifyAuthEntrySignature } from './sorobanAuth';
@@ -41,7 +42,7 @@ export const HOST_FN = { INVOKE_CONTRACT: 0, CREATE_CONTRACT: 1, UPLOAD_WASM: 2,
 
 export const NO_CONTRACT_EXECUTION =
   'localnet does not execute Soroban contracts: invoking WASM contract functions is not modelled (uploading WASM, ' +
-  'creating contracts and the Stellar Asset Contract\u2019s read-only functions are). To run contract code, use a real Stellar RPC.';
+  'creating contracts and the Stellar Asset Contract\u2019s token functions are). To run contract code, use a real Stellar RPC.';
 
 const instanceKeyOf = (contract: xdr.ScAddressWire): xdr.LedgerKeyWire => ({
   type: 6,
@@ -61,7 +62,8 @@ export function contractInstance(
 
 /**
  * Why an invocation cannot run here, judged against the state at submission: WASM code is not executed, and of the
- * Stellar Asset Contract only the read-only functions are. A missing contract is left to apply, where it traps.
+ * Stellar Asset Contract only SAC_FUNCTIONS are (its admin functions and clawback are not). A missing contract is
+ * left to apply, where it traps.
  */
 export function unsupportedInvocation(state: StateReader, fn: xdr.HostFunctionWire): string | undefined {
   if (fn.type !== HOST_FN.INVOKE_CONTRACT) return undefined;
@@ -70,7 +72,7 @@ export function unsupportedInvocation(state: StateReader, fn: xdr.HostFunctionWi
   if (instance.executable.type !== 1) return NO_CONTRACT_EXECUTION;
   const name = fn.invokeContract.functionName.toString();
   if (!(SAC_FUNCTIONS as readonly string[]).includes(name)) {
-    return `localnet executes these Stellar Asset Contract functions only: ${SAC_FUNCTIONS.join(', ')}; "${name}" is not modelled`;
+    return `localnet executes the Stellar Asset Contract's token functions only (${SAC_FUNCTIONS.join(', ')}); "${name}" is not modelled`;
   }
   return undefined;
 }
@@ -118,7 +120,7 @@ export interface HostSuccess {
   readOnly: string[];
   /** Entries written (their keys, recordKey, form the read-write footprint). */
   writes: LedgerRecord[];
-  /** Contract events emitted (the SAC's transfer event). */
+  /** Contract events emitted (the SAC's CAP-67 events). */
   events: xdr.ContractEventWire[];
   /** Bytes of each entry created by this call (rent is charged on them). */
   createdBytes: number[];
@@ -261,7 +263,7 @@ export function runHostFunction(input: HostInput): HostSuccess | HostFailure {
   };
 }
 
-/** An invocation: the Stellar Asset Contract's read-only functions run natively; WASM code is not executed. */
+/** An invocation: the Stellar Asset Contract's functions run natively; WASM code is not executed. */
 function invoke(input: HostInput, call: xdr.InvokeContractArgsWire): HostSuccess | HostFailure {
   const unsupported = unsupportedInvocation(input.state, { type: 0, invokeContract: call });
   if (unsupported) return { ok: false, message: unsupported };
@@ -271,21 +273,25 @@ function invoke(input: HostInput, call: xdr.InvokeContractArgsWire): HostSuccess
   }
   const instanceKeyB64 = keyB64(instanceKeyOf(call.contractAddress));
   const fnName = call.functionName.toString();
-  if ((SAC_BALANCE_FUNCTIONS as readonly string[]).includes(fnName)) {
-    const moved = transferAsset(
+  if ((SAC_WRITE_FUNCTIONS as readonly string[]).includes(fnName)) {
+    const changed = changeAsset(
       input.state,
       input.header,
+      input.ledgerSeq,
       call.contractAddress,
       instance.storage ?? [],
       fnName,
       call.args,
     );
-    if (!moved.ok) return moved;
-    const authz = authorize(input, moved.authorizer, { type: 0, contractFn: call });
+    if (!changed.ok) return changed;
+    const authz = authorize(input, changed.authorizer, { type: 0, contractFn: call });
     if (!authz.ok) return authz;
-    const writes = [...moved.writes, ...authz.writes];
+    // The footprint: read-write the balances moved, the allowance written and the nonce consumed; read-only the
+    // instance, the authorizer's account (address credentials) and an allowance read but left as it was.
+    const writes = [...changed.writes, ...authz.writes];
     const written = new Set(writes.map(recordKey));
-    const readOnly = [instanceKeyB64, ...authz.readOnly].filter((k) => !written.has(k));
+    const readOnly = [instanceKeyB64, ...changed.readOnly, ...authz.readOnly].filter((k) => !written.has(k));
+    const classicWrites = changed.writes.filter((r) => r.kind !== 'contract');
     const classicCount = (keys: string[]): number =>
       keys.reduce((n, k) => n + (isDiskReadKey(decodeKeyType(k)) ? 1 : 0), 0);
     return {
@@ -293,13 +299,13 @@ function invoke(input: HostInput, call: xdr.InvokeContractArgsWire): HostSuccess
       returnValue: { type: 1 },
       readOnly,
       writes,
-      createdBytes: authz.writes.map(entrySize),
+      createdBytes: [...changed.created, ...authz.writes].map(entrySize),
       auth: authz.entries,
-      events: [moved.event],
+      events: [changed.event],
       instructions: INSTRUCTIONS.invokeAsset,
       diskReadBytes:
         (readOnly.includes(authz.readOnly[0] ?? '') ? authz.diskReadBytes : 0) +
-        moved.writes.reduce((n, r) => n + entrySize(r), 0),
+        classicWrites.reduce((n, r) => n + entrySize(r), 0),
       diskReadEntries: classicCount([...readOnly, ...written]),
       writeBytes: writes.reduce((n, r) => n + entrySize(r), 0),
     };
@@ -308,8 +314,9 @@ function invoke(input: HostInput, call: xdr.InvokeContractArgsWire): HostSuccess
     input.state,
     call.contractAddress,
     instance.storage ?? [],
-    call.functionName.toString(),
+    fnName,
     call.args,
+    input.ledgerSeq,
   );
   if (!result.ok) return result;
   return {

@@ -1,9 +1,11 @@
-// invokeHostFunction (InvokeHostFunctionOpFrame) for the host functions localnet models: upload WASM and create a
-// contract from an address (see sorobanHost.ts). As on the network, what the function touches must be inside the
+// invokeHostFunction (InvokeHostFunctionOpFrame) for the host functions localnet models: upload WASM, create a
+// contract from an address or a classic asset's Stellar Asset Contract, and invoke that contract's functions (see
+// sorobanHost.ts and sorobanAssetContract.ts). As on the network, what the function touches must be inside the
 // transaction's declared footprint (a read outside it, or a write outside the read-write part, traps), the declared
 // instructions and bytes must cover what it used (RESOURCE_LIMIT_EXCEEDED), and the refundable part of the resource
 // fee must cover the rent of the entries it creates (INSUFFICIENT_REFUNDABLE_FEE). Invoking WASM code, and the
-// Stellar Asset Contract's state-changing functions, are not modelled: opNOT_SUPPORTED at submission.
+// Stellar Asset Contract's admin functions (clawback, set_admin, set_authorized...), are not modelled:
+// opNOT_SUPPORTED at submission.
 
 import { xdr } from '@stellar/stellar-sdk';
 import { OP, OP_TYPE } from '../codes';
