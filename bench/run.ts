@@ -1,6 +1,6 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run | webhooks | sdk-client | metrics); unset runs them all.
+// first-run | webhooks | sdk-client | metrics | soroban-auth); unset runs them all.
 import { runActivation } from './activation';
 import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
@@ -9,6 +9,7 @@ import { runLocalnet } from './localnet';
 import { runMetrics } from './metrics';
 import { runSdkClient } from './sdkClient';
 import { runSessions } from './sessions';
+import { runSorobanAuth } from './sorobanAuth';
 import { runTransactions } from './transactions';
 import { runWebhooks } from './webhooks';
 
@@ -23,6 +24,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   webhooks: runWebhooks, // first webhook attempt after commit, and deliveries per second, vs a direct POST
   'sdk-client': runSdkClient, // client library bundle size, and one authenticated call vs a bare fetch
   metrics: runMetrics, // the Dashboard's metrics at 1,000,000 transactions vs a bare indexed count of the window
+  'soroban-auth': runSorobanAuth, // signing a Soroban auth entry for a custodial wallet vs a bare authorizeEntry
 };
 
 const only = process.env.BENCH;

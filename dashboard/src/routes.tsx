@@ -61,6 +61,10 @@ export const routes: RouteObject[] = [
                     path: 'fee-policy',
                     lazy: () => import('./treasury/FeePolicyPage').then((m) => ({ Component: m.FeePolicyPage })),
                   },
+                  {
+                    path: 'auth-policy',
+                    lazy: () => import('./authPolicy/AuthPolicyPage').then((m) => ({ Component: m.AuthPolicyPage })),
+                  },
                   { path: 'users', lazy: () => import('./users/UsersPage').then((m) => ({ Component: m.UsersPage })) },
                   {
                     path: 'users/:userId',

@@ -1061,6 +1061,24 @@ export type FeePolicyDryRun = {
 };
 
 /**
+ * ContractInterface
+ *
+ * What a deployed contract exposes, read from the chain now: its kind and the names of its functions (sorted). A Stellar Asset Contract has no WASM; it lists the token interface it implements (SEP-41 and its admin functions).
+ */
+export type ContractInterface = {
+    contract: ContractAddress;
+    network: Network;
+    /**
+     * `wasm`: uploaded code, functions from its `contractspecv0` section; `stellar_asset`: a classic asset's built-in contract.
+     */
+    kind: 'wasm' | 'stellar_asset';
+    /**
+     * The function names a row may list, sorted.
+     */
+    functions: Array<string>;
+};
+
+/**
  * DistributionRuleInput
  *
  * A new token distribution rule. The asset must be configured for the app (otherwise DISTRIBUTION_ASSET_NOT_ENABLED) and the app must have a distribution wallet on its network (otherwise DISTRIBUTION_NO_DISTRIBUTION_WALLET). `validFrom` must be before `validUntil` when both are given.
@@ -1145,7 +1163,7 @@ export type AppUserSummary = {
 /**
  * WebhookEventName
  *
- * A webhook event type. All are emitted except `wallet.funded`, which comes with the distribution push helper (not yet available) and may already be subscribed to.
+ * A webhook event type. All are emitted; `wallet.funded` when a distribution claim pays a user's wallet.
  */
 export type WebhookEventName = 'stellar.tx' | 'wallet.created' | 'wallet.activated' | 'wallet.funded' | 'payment.sent' | 'payment.received' | 'trustline.added' | 'sponsor.balance.low';
 
@@ -1376,7 +1394,7 @@ export type WebhookWalletActivated = {
 /**
  * WebhookWalletFunded
  *
- * The `wallet.funded` webhook payload (planned, not yet emitted).
+ * The `wallet.funded` webhook payload (assets sent to a user's wallet from the app's distribution wallet).
  */
 export type WebhookWalletFunded = {
     /**
@@ -3644,6 +3662,10 @@ export type ClaimDistributionRuleErrors = {
      */
     401: Error;
     /**
+     * The wallet needs a trustline for the asset and the app's funding wallet cannot sponsor its 0.5 XLM reserve (INSUFFICIENT_FUNDS_FOR_TRUSTLINE). Nothing was paid; the claim was given back.
+     */
+    402: Error;
+    /**
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
@@ -3672,7 +3694,7 @@ export type ClaimDistributionRuleErrors = {
      */
     501: Error;
     /**
-     * A dependency is unavailable (Stellar network, database, provider). Retry later.
+     * The Stellar network could not be reached (STELLAR_UNAVAILABLE), or the app's gas wallet cannot pay the fee (TX_POLICY_GAS_BALANCE_LOW). Nothing was paid; the claim was given back. Retry later.
      */
     503: Error;
 };
@@ -6566,6 +6588,72 @@ export type UpdateAppAuthPolicyRowResponses = {
 };
 
 export type UpdateAppAuthPolicyRowResponse = UpdateAppAuthPolicyRowResponses[keyof UpdateAppAuthPolicyRowResponses];
+
+export type GetAppContractInterfaceData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+        /**
+         * The contract's C-address.
+         */
+        contractId: ContractAddress;
+    };
+    query?: never;
+    url: '/api/v1/apps/{appId}/contracts/{contractId}';
+};
+
+export type GetAppContractInterfaceErrors = {
+    /**
+     * `appId` or `contractId` is malformed (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * The contract is not deployed on the app's network (CONTRACT_NOT_FOUND).
+     */
+    422: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+    /**
+     * The contract could not be read from the chain (CONTRACT_INTROSPECTION_FAILED). Retry later.
+     */
+    503: Error;
+};
+
+export type GetAppContractInterfaceError = GetAppContractInterfaceErrors[keyof GetAppContractInterfaceErrors];
+
+export type GetAppContractInterfaceResponses = {
+    /**
+     * The contract's interface.
+     */
+    200: {
+        content: ContractInterface;
+        code: 'CONTRACT_INTERFACE_FETCHED';
+        success: true;
+    };
+};
+
+export type GetAppContractInterfaceResponse = GetAppContractInterfaceResponses[keyof GetAppContractInterfaceResponses];
 
 export type ListAppDistributionRulesData = {
     body?: never;

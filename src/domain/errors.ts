@@ -33,6 +33,14 @@ export class AppError extends Error {
   }
 }
 
+/** 400 VALIDATION_ERROR for one field, in the shape the request validator answers (details.fieldErrors). */
+export function fieldError(field: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', {
+    message: 'Request validation failed',
+    details: { fieldErrors: { [field]: [message] } },
+  });
+}
+
 /** How long a client is asked to wait (Retry-After, seconds) before retrying after a dependency failed. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 

@@ -35,15 +35,21 @@ function introspectionFailed(contractId: string, why: string, cause?: unknown): 
   });
 }
 
+/** What a contract exposes: its kind and its function names, sorted. */
+export interface ContractInterface {
+  kind: 'wasm' | 'stellar_asset';
+  functions: string[];
+}
+
 /**
- * The function names `contractId` exposes on `network`. 422 CONTRACT_NOT_FOUND when it is not deployed there, 503
+ * What `contractId` exposes on `network`. 422 CONTRACT_NOT_FOUND when it is not deployed there, 503
  * CONTRACT_INTROSPECTION_FAILED when the RPC cannot be reached or the contract's spec cannot be read.
  */
-export async function contractFunctions(
+export async function contractInterface(
   deps: Pick<Deps, 'stellar'>,
   network: NetworkName,
   contractId: string,
-): Promise<Set<string>> {
+): Promise<ContractInterface> {
   const gateway = deps.stellar?.gateways?.[network];
   if (!gateway) throw introspectionFailed(contractId, `no Stellar RPC is configured for ${network}`);
   let executable;
@@ -59,15 +65,26 @@ export async function contractFunctions(
   }
   if (!executable)
     throw new AppError('CONTRACT_NOT_FOUND', { message: `Contract ${contractId} is not deployed on ${network}` });
-  if (executable.kind === 'stellar_asset') return new Set(STELLAR_ASSET_CONTRACT_FUNCTIONS);
+  if (executable.kind === 'stellar_asset') {
+    return { kind: 'stellar_asset', functions: [...STELLAR_ASSET_CONTRACT_FUNCTIONS].sort() };
+  }
   if (executable.kind === 'other') throw introspectionFailed(contractId, 'its executable kind is not supported');
+  let names: string[];
   try {
-    return new Set(
-      contract.Spec.fromWasm(Buffer.from(executable.wasm))
-        .funcs()
-        .map((f) => f.name.toString()),
-    );
+    names = contract.Spec.fromWasm(Buffer.from(executable.wasm))
+      .funcs()
+      .map((f) => f.name.toString());
   } catch (err) {
     throw introspectionFailed(contractId, 'its contractspecv0 section does not parse', err);
   }
+  return { kind: 'wasm', functions: [...new Set(names)].sort() };
+}
+
+/** The function names `contractId` exposes on `network` (contractInterface's errors). */
+export async function contractFunctions(
+  deps: Pick<Deps, 'stellar'>,
+  network: NetworkName,
+  contractId: string,
+): Promise<Set<string>> {
+  return new Set((await contractInterface(deps, network, contractId)).functions);
 }

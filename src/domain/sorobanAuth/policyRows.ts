@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { App } from '../apps/store';
 import { recordAudit, type AuditAction, type AuditActor } from '../audit/auditLog';
 import type { Deps } from '../deps';
-import { AppError } from '../errors';
+import { AppError, fieldError } from '../errors';
 import { newId } from '../ids';
 import { contractFunctions } from './introspection';
 
@@ -92,13 +92,6 @@ export async function enabledPolicyRows(db: Knex, appId: string): Promise<AuthPo
 
 function rowNotFound(): AppError {
   return new AppError('AUTH_POLICY_ROW_NOT_FOUND', { message: 'No allowlist row with this id in the app' });
-}
-
-function fieldError(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { [field]: [message] } },
-  });
 }
 
 /** The functions as stored: '*' alone or distinct names (order kept); '*' mixed with names is a 400. */

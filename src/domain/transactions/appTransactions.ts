@@ -13,7 +13,7 @@
 import type { Knex } from 'knex';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { fromStroops } from '../money/amounts';
-import { AppError } from '../errors';
+import { fieldError } from '../errors';
 import { decodeCursor, encodeCursor } from '../paging/cursor';
 import type { TxStage, TxStatus } from './store';
 
@@ -108,13 +108,6 @@ interface Row {
   created_at: Date;
 }
 
-function validationError(field: string, message: string): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { [field]: [message] } },
-  });
-}
-
 /** The stroops the app's gas wallet paid for a transaction (see the file comment); 0n when it paid nothing. */
 export function sponsoredFeeStroops(
   tx: { feeStroops: bigint | null; feeSource: string | null; stage: TxStage; status: TxStatus; ledger: number | null },
@@ -178,7 +171,7 @@ async function checkWindow(db: Knex, filters: AppTxFilters): Promise<void> {
     filters.from,
     filters.to,
   ]);
-  if (!rows[0]?.ok) throw validationError('query.from', 'must be before `to`');
+  if (!rows[0]?.ok) throw fieldError('query.from', 'must be before `to`');
 }
 
 /** The app's transactions matching the filters. */
@@ -204,7 +197,7 @@ const NEWEST_FIRST = [
  */
 export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppTxPage> {
   const badCursor = () =>
-    validationError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
+    fieldError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'tx');
   if (q.cursor !== undefined && !cursor) throw badCursor();
   await checkWindow(db, q.filters);

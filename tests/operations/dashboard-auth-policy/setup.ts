@@ -39,3 +39,6 @@ export function useService(): void {
     await svc?.stop();
   });
 }
+
+export const contractInterfaceOf = (client: OperatorClient, appId: string, contractId: string) =>
+  client.call('getAppContractInterface', 'GET', `/api/v1/apps/${appId}/contracts/${contractId}`);
