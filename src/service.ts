@@ -22,6 +22,7 @@ import {
 import { probeRpcHealth } from './infra/stellar/rpcHealth';
 import { createStellarGateway, type StellarGateway } from './infra/stellar/gateway';
 import { ActivationQueue } from './domain/funding/queue';
+import { PayoutQueue } from './domain/distribution/payouts';
 import { createMailer } from './infra/mail/index';
 import { startJobQueue, type JobQueue } from './infra/jobs/jobQueue';
 import { settleWithin } from './infra/jobs/settleWithin';
@@ -183,6 +184,7 @@ export async function startService(
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
+    deps.payoutQueue = new PayoutQueue(deps, config.funding.channels);
     // Before the first request: a write enqueues its jobs in its own transaction, into queues that must exist.
     await createQueues(deps, jobs);
     let server: Server | undefined;

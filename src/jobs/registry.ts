@@ -13,6 +13,11 @@ import {
 } from '../domain/funding/funding';
 import { runTrustlineBackfill, trustlineBackfillIntervalMs } from '../domain/funding/trustlineBackfill';
 import { CONFIRMATION_BATCH, confirmDue, confirmationIntervalMs } from '../domain/transactions/confirmation';
+import {
+  CLAIM_RECOVERY_BATCH,
+  CLAIM_RECOVERY_INTERVAL_MS,
+  runClaimRecovery,
+} from '../domain/distribution/claims';
 import { DEFAULT_FOLLOWER_INTERVAL_MS, followNetwork, type FollowerState } from '../domain/transactions/ledgerFollower';
 import {
   SPONSOR_SCAN_FIRST_DELAY_MS,
@@ -94,6 +99,14 @@ export const periodicJobs: PeriodicJob[] = [
       await runTrustlineBackfill(deps);
       return 'idle';
     },
+  },
+  {
+    kind: 'periodic',
+    name: 'distribution-claim-recovery',
+    everyMs: () => CLAIM_RECOVERY_INTERVAL_MS,
+    failureLevel: 'warn',
+    // Claims whose request ended before they settled (not confirmed in time, or the process died): see claims.ts.
+    create: (deps) => async () => ((await runClaimRecovery(deps)) >= CLAIM_RECOVERY_BATCH ? 'more' : 'idle'),
   },
   {
     kind: 'periodic',

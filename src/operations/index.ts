@@ -67,6 +67,7 @@ import { introspectUserToken } from './server/introspectUserToken';
 import { setUserExternalId } from './server/setUserExternalId';
 import { createAppAuthPolicyRow } from './dashboard-auth-policy/createAppAuthPolicyRow';
 import { deleteAppAuthPolicyRow } from './dashboard-auth-policy/deleteAppAuthPolicyRow';
+import { getAppContractInterface } from './dashboard-auth-policy/getAppContractInterface';
 import { listAppAuthPolicyRows } from './dashboard-auth-policy/listAppAuthPolicyRows';
 import { updateAppAuthPolicyRow } from './dashboard-auth-policy/updateAppAuthPolicyRow';
 import { createAuthPolicyRow } from './server/createAuthPolicyRow';
@@ -74,11 +75,17 @@ import { deleteAuthPolicyRow } from './server/deleteAuthPolicyRow';
 import { listAuthPolicyRows } from './server/listAuthPolicyRows';
 import { updateAuthPolicyRow } from './server/updateAuthPolicyRow';
 import { signAuthEntry } from './sdk-tx/signAuthEntry';
+import { createDistributionRule } from './dashboard-distribution/createDistributionRule';
+import { deleteDistributionRule } from './dashboard-distribution/deleteDistributionRule';
+import { listAppDistributionRules } from './dashboard-distribution/listAppDistributionRules';
+import { updateDistributionRule } from './dashboard-distribution/updateDistributionRule';
+import { listDistributionRules } from './sdk-distribution/listDistributionRules';
 import { notImplemented } from './notImplemented';
 import { getWallet } from './sdk-wallet/getWallet';
 import { getWalletBalances } from './sdk-wallet/getWalletBalances';
 import { getHealth } from './system/getHealth';
 import { getReadiness } from './system/getReadiness';
+import { claimDistributionRule } from './sdk-distribution/claimDistributionRule';
 import type { HandlerRegistry, ServiceDeps } from './types';
 
 export function createHandlers(deps: ServiceDeps): HandlerRegistry {
@@ -86,7 +93,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     addMember: addMember(deps),
     archiveApp: archiveApp(deps),
     buildTransaction: buildTransaction(deps),
-    claimDistributionRule: notImplemented('claimDistributionRule'),
+    claimDistributionRule: claimDistributionRule(deps),
     completeOAuthSignIn: completeOAuthSignIn(deps),
     completeOperatorOAuthSignIn: completeOperatorOAuthSignIn(deps),
     createApiKey: createApiKey(deps),
@@ -94,15 +101,16 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     createWalletSignInChallenge: createWalletSignInChallenge(deps),
     createAppAuthPolicyRow: createAppAuthPolicyRow(deps),
     createAuthPolicyRow: createAuthPolicyRow(deps),
-    createDistributionRule: notImplemented('createDistributionRule'),
+    createDistributionRule: createDistributionRule(deps),
     createRampQuote: notImplemented('createRampQuote'),
     createSep10Challenge: createSep10Challenge(deps),
     deleteAppAuthPolicyRow: deleteAppAuthPolicyRow(deps),
     deleteAuthPolicyRow: deleteAuthPolicyRow(deps),
-    deleteDistributionRule: notImplemented('deleteDistributionRule'),
+    deleteDistributionRule: deleteDistributionRule(deps),
     fundAppUserWallet: fundAppUserWallet(deps),
     fundWallet: fundWallet(deps),
     getApp: getApp(deps),
+    getAppContractInterface: getAppContractInterface(deps),
     getAppDomains: getAppDomains(deps),
     getAppMetrics: getAppMetrics(deps),
     getAppUser: getAppUser(deps),
@@ -125,13 +133,13 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     introspectUserToken: introspectUserToken(deps),
     listApiKeys: listApiKeys(deps),
     listAppAuthPolicyRows: listAppAuthPolicyRows(deps),
-    listAppDistributionRules: notImplemented('listAppDistributionRules'),
+    listAppDistributionRules: listAppDistributionRules(deps),
     listAppTransactions: listAppTransactions(deps),
     listAppUsers: listAppUsers(deps),
     listApps: listApps(deps),
     listAuditLog: listAuditLog(deps),
     listAuthPolicyRows: listAuthPolicyRows(deps),
-    listDistributionRules: notImplemented('listDistributionRules'),
+    listDistributionRules: listDistributionRules(deps),
     listKycProviders: notImplemented('listKycProviders'),
     listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
@@ -165,7 +173,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     updateAppDomains: updateAppDomains(deps),
     updateAuthPolicyRow: updateAuthPolicyRow(deps),
     updateAuthProviders: updateAuthProviders(deps),
-    updateDistributionRule: notImplemented('updateDistributionRule'),
+    updateDistributionRule: updateDistributionRule(deps),
     updateFeePolicy: updateFeePolicy(deps),
     updateKycSettings: notImplemented('updateKycSettings'),
     updateMember: updateMember(deps),

@@ -2,6 +2,7 @@
 // parts and success content. Handlers return content; the router wraps it in the success envelope with the
 // operation's success code from the contract (or, for a RawAnswerOperation, may return a raw body, sent without the
 // envelope). Handlers never render errors: they throw AppError.
+import type { ClaimDeps } from '../domain/distribution/claims';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { OperationId, OperationTypes } from '../../generated/server/catalogue.gen';
@@ -10,7 +11,7 @@ import type { Deps } from '../domain/deps';
 import type { FundingContext } from '../domain/funding/funding';
 
 /** The context handlers are built with: the service's dependencies and what domain modules add to them. */
-export type ServiceDeps = Deps & FundingContext;
+export type ServiceDeps = Deps & FundingContext & Pick<ClaimDeps, 'payoutQueue'>;
 
 export interface OperationRequest<Op extends OperationId> {
   operationId: Op;

@@ -90,6 +90,7 @@ describe('every event type', () => {
     });
     assert.ok([200, 202].includes(paid.status), paid.text);
     await lowBalanceEvent(app);
+    // wallet.funded comes with a distribution claim, which this scenario does not make (claimDistributionRule's tests).
     const emitted = WEBHOOK_EVENTS.filter((e) => e !== 'wallet.funded');
     const typesReceived = () =>
       new Set(

@@ -10,7 +10,7 @@ import { freshDatabase, type TestDatabase } from './database';
 export interface TestService extends RunningService {
   /** The service's database (dropped by stop() unless it was passed in). */
   database: TestDatabase;
-  /** The service's ONBOARD_DATA_DIR (a fresh temporary directory): the dev mail outbox is in `outbox/`. */
+  /** The service's ONBOARD_DATA_DIR (a fresh temporary directory unless `env` names one): the dev mail outbox is in `outbox/`. */
   dataDir: string;
   stop(): Promise<void>;
 }
@@ -26,7 +26,8 @@ export async function startTestService(
   opts: { log?: Logger; database?: TestDatabase; closeLedgersEveryMs?: number } = {},
 ): Promise<TestService> {
   const db = opts.database ?? (await freshDatabase());
-  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
+  // A data directory shared by several instances (env ONBOARD_DATA_DIR) belongs to the caller, which removes it.
+  const dataDir = env.ONBOARD_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
   // The in-process localnet plays testnet as under `make run`, on a free port, closing ledgers only on demand.
   const config = loadConfig({
     PORT: '0',
@@ -58,7 +59,7 @@ export async function startTestService(
       clearInterval(closer);
       await service.close();
       if (!opts.database) await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!env.ONBOARD_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

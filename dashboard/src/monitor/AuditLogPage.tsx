@@ -56,6 +56,9 @@ const ACTIONS: Record<string, string> = {
   'auth_policy_row.created': 'Soroban auth row added',
   'auth_policy_row.updated': 'Soroban auth row changed',
   'auth_policy_row.deleted': 'Soroban auth row deleted',
+  'distribution_rule.created': 'Distribution rule added',
+  'distribution_rule.updated': 'Distribution rule changed',
+  'distribution_rule.deleted': 'Distribution rule deleted',
 };
 
 /** Why a key was decrypted, for the purposes the service names. */

@@ -20,7 +20,10 @@ export type AuditAction =
   | 'tx.policy_denied'
   | 'auth_policy_row.created'
   | 'auth_policy_row.updated'
-  | 'auth_policy_row.deleted';
+  | 'auth_policy_row.deleted'
+  | 'distribution_rule.created'
+  | 'distribution_rule.updated'
+  | 'distribution_rule.deleted';
 
 /** Who caused an entry: an operator, an end user, an API key (Server API), or the service itself (background work). */
 export type AuditActor = { type: 'operator' | 'user' | 'api_key'; id: string } | { type: 'system'; id: null };

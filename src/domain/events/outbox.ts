@@ -10,7 +10,7 @@ import { wantsEvent, type WebhookEventName } from '../webhooks/endpoints';
 import { enqueueDelivery } from '../webhooks/delivery';
 
 /** The contract's webhook events this service emits so far (WebhookEventName). */
-export type OutboxEventType = Exclude<WebhookEventName, 'wallet.funded'>;
+export type OutboxEventType = WebhookEventName;
 
 export async function recordOutboxEvent(
   deps: { jobs: JobQueue },

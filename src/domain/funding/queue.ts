@@ -7,7 +7,7 @@
 // refuses as a whole (one wallet's trustline fails, say) is retried wallet by wallet, so one bad activation never
 // holds the others back. Callers (funding.ts) check each activation before queueing it and record the outcome
 // after; the queue records the intent (the fee-bump's envelope and hash, for every wallet of the batch) before
-// sending.
+// sending. The gathering and scheduling of batches is chain/batchQueue.ts (distribution payouts use it too).
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import type { Deps } from '../deps';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
@@ -29,6 +29,7 @@ import { withWalletKeypair } from '../wallets/custody';
 import { ensureChannelAccounts, leaseChannel, releaseChannel } from './channels';
 import { FundingShortfall } from './errors';
 import { recordAttempt, type ActivationTransaction } from './store';
+import { BatchQueue, type BatchEntry, type BatchTurn } from '../chain/batchQueue';
 import { registerOwnSubmission } from '../transactions/store';
 import type { WalletRecord } from '../wallets/store';
 
@@ -77,24 +78,14 @@ export interface ActivationApplied extends ActivationTransaction {
   ledger: number;
 }
 
-interface Entry extends QueuedActivation {
-  /** Retried alone after its batch was refused. */
-  solo: boolean;
-  resolve(applied: ActivationApplied): void;
-  reject(err: unknown): void;
-}
+type Entry = BatchEntry<QueuedActivation, ActivationApplied>;
 
-interface SponsorQueue {
-  key: string;
+/** What the batches of one funding wallet (and gas wallet) share. */
+interface SponsorContext {
   sponsor: WalletRecord;
   /** Pays every batch's fee-bump fee; may be the sponsor itself (single layout). */
   gas: WalletRecord;
   gw: StellarGateway;
-  pending: Entry[];
-  /** Batches under way; `gathering` of them have not taken their entries yet. */
-  running: number;
-  gathering: number;
-  scheduled: boolean;
   channelsReady?: Promise<void>;
 }
 
@@ -114,13 +105,25 @@ export function activationTransactionOf(bump: FeeBumpTransaction, envelopeXdr = 
 }
 
 export class ActivationQueue {
-  private readonly queues = new Map<string, SponsorQueue>();
+  private readonly batches: BatchQueue<SponsorContext, QueuedActivation, ActivationApplied>;
 
   /** `channels`: channel accounts per funding wallet (0: the funding wallet is the transaction source). */
   constructor(
     private readonly deps: QueueDeps,
     private readonly channels: number,
-  ) {}
+  ) {
+    this.batches = new BatchQueue(
+      {
+        gatherMs: GATHER_MS,
+        concurrency: channels,
+        maxItems: MAX_WALLETS_PER_BATCH,
+        fits: (batch, next) =>
+          batch.reduce((n, e) => n + operationCount(e.activation), 0) + operationCount(next.activation) <=
+          MAX_OPERATIONS_PER_TRANSACTION,
+      },
+      (context, turn) => this.run(context, turn),
+    );
+  }
 
   /** Queues an activation sponsored by `sponsor`, its fee paid by `gas`; resolves once applied, rejects with why not. */
   activate(
@@ -129,60 +132,7 @@ export class ActivationQueue {
     gw: StellarGateway,
     item: QueuedActivation,
   ): Promise<ActivationApplied> {
-    const key = `${sponsor.id}/${gas.id}`;
-    let queue = this.queues.get(key);
-    if (!queue) {
-      queue = { key, sponsor, gas, gw, pending: [], running: 0, gathering: 0, scheduled: false };
-      this.queues.set(key, queue);
-    }
-    const q = queue;
-    return new Promise((resolve, reject) => {
-      q.pending.push({ ...item, solo: false, resolve, reject });
-      this.schedule(q);
-    });
-  }
-
-  private schedule(q: SponsorQueue): void {
-    if (q.scheduled) return;
-    q.scheduled = true;
-    setTimeout(() => {
-      q.scheduled = false;
-      this.pump(q);
-    }, GATHER_MS);
-  }
-
-  /** Starts batches while there are entries no running batch will take, up to one per channel (or one). */
-  private pump(q: SponsorQueue): void {
-    while (q.running < Math.max(1, this.channels) && q.gathering * MAX_WALLETS_PER_BATCH < q.pending.length) {
-      q.running += 1;
-      q.gathering += 1;
-      void this.run(q).finally(() => {
-        q.running -= 1;
-        if (q.pending.length > 0) this.pump(q);
-        else if (q.running === 0) this.queues.delete(q.key);
-      });
-    }
-  }
-
-  /** The next batch: a solo entry alone, else entries in order while their signatures and operations fit. */
-  private take(q: SponsorQueue): Entry[] {
-    q.gathering -= 1;
-    const first = q.pending.shift();
-    if (!first) return [];
-    if (first.solo) return [first];
-    const batch = [first];
-    let ops = operationCount(first.activation);
-    while (
-      q.pending.length > 0 &&
-      batch.length < MAX_WALLETS_PER_BATCH &&
-      !q.pending[0]!.solo &&
-      ops + operationCount(q.pending[0]!.activation) <= MAX_OPERATIONS_PER_TRANSACTION
-    ) {
-      const next = q.pending.shift()!;
-      ops += operationCount(next.activation);
-      batch.push(next);
-    }
-    return batch;
+    return this.batches.add(`${sponsor.id}/${gas.id}`, { sponsor, gas, gw }, item);
   }
 
   /**
@@ -190,7 +140,7 @@ export class ActivationQueue {
    * fee) can still cover now; the others are rejected with why. One wallet in both roles covers both from one balance.
    */
   private affordable(
-    q: SponsorQueue,
+    q: SponsorContext,
     batch: Entry[],
     figures: { baseReserveStroops: bigint; baseFeeStroops: number },
     accounts: { sponsor: AccountState | undefined; gas: AccountState | undefined },
@@ -200,17 +150,17 @@ export class ActivationQueue {
     let gasLeft = sameWallet ? 0n : accounts.gas ? availableStroops(accounts.gas, figures.baseReserveStroops) : 0n;
     const kept: Entry[] = [];
     for (const entry of batch) {
-      const cost = sponsorCostStroops([entry.activation], { baseReserveStroops: figures.baseReserveStroops });
+      const cost = sponsorCostStroops([entry.item.activation], { baseReserveStroops: figures.baseReserveStroops });
       // The fee-bump's own operation is charged with the first entry.
       const fee =
-        activationFeeStroops([entry.activation], figures.baseFeeStroops) -
+        activationFeeStroops([entry.item.activation], figures.baseFeeStroops) -
         (kept.length > 0 ? BigInt(figures.baseFeeStroops) : 0n);
       if (cost > sponsorLeft) {
         entry.reject(
           new FundingShortfall(
             cost,
-            reserveStroops(entry.activation.assets.length, figures.baseReserveStroops),
-            entry.activation.startingBalanceXlm,
+            reserveStroops(entry.item.activation.assets.length, figures.baseReserveStroops),
+            entry.item.activation.startingBalanceXlm,
           ),
         );
         continue;
@@ -232,7 +182,7 @@ export class ActivationQueue {
    * (so a batch fills with everything that arrived meanwhile), then checks, signatures, the fee-bump, intent,
    * submission.
    */
-  private async run(q: SponsorQueue): Promise<void> {
+  private async run(q: SponsorContext, turn: BatchTurn<QueuedActivation, ActivationApplied>): Promise<void> {
     const { deps } = this;
     const { sponsor, gas, gw } = q;
     const timeoutSeconds = (deps.funding ?? DEFAULT_FUNDING_SETTINGS).activationTimeoutSeconds;
@@ -268,7 +218,7 @@ export class ActivationQueue {
           leaseUntil: new Date(now.getTime() + timeoutSeconds * 1000 + LEASE_MARGIN_MS),
         });
       }
-      batch = this.take(q);
+      batch = turn.take();
       taken = true;
       if (batch.length === 0) return;
       const sourceKey = channel?.keypair.publicKey() ?? sponsor.publicKey;
@@ -288,17 +238,17 @@ export class ActivationQueue {
       const tx = buildActivationTransaction({
         source: { publicKey: sourceKey, sequence: (channelAccount ?? sponsorAccount).sequence },
         sponsor: sponsor.publicKey,
-        activations: batch.map((e) => e.activation),
+        activations: batch.map((e) => e.item.activation),
         networkPassphrase: gw.networkPassphrase,
         feePerOperationStroops: figures.baseFeeStroops,
         validUntil: validUntilSeconds,
       });
       built = true;
       if (channel) tx.sign(channel.keypair);
-      const alone = batch.length === 1 ? batch[0]! : undefined;
+      const alone = batch.length === 1 ? batch[0]!.item : undefined;
       const batchActor = alone?.actor ?? SYSTEM_ACTOR;
       await this.signWith([sponsor], tx, batchActor, alone?.ip);
-      for (const entry of batch) await this.signWith([entry.wallet], tx, entry.actor, entry.ip);
+      for (const { item } of batch) await this.signWith([item.wallet], tx, item.actor, item.ip);
       const bump = await sponsorFee(deps, {
         gasWallet: gas,
         inner: tx,
@@ -317,7 +267,7 @@ export class ActivationQueue {
           at: deps.clock.now(),
         });
         for (const entry of batch) {
-          await recordAttempt(trx, entry.wallet.id, {
+          await recordAttempt(trx, entry.item.wallet.id, {
             txHash: sent.hash,
             envelopeXdr: sent.envelopeXdr,
             validUntil,
@@ -331,7 +281,7 @@ export class ActivationQueue {
       const { ledger } = await gw.confirm(sent.hash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
       for (const entry of batch) entry.resolve({ ...sent, ledger });
     } catch (err) {
-      if (!taken) batch = this.take(q); // the source could not be had: these entries cannot go now
+      if (!taken) batch = turn.take(); // the source could not be had: these entries cannot go now
       const refusedAsWhole =
         built &&
         err instanceof TransactionRejectedError &&
@@ -341,7 +291,7 @@ export class ActivationQueue {
           (err.codes.transaction === 'tx_bad_seq' || err.codes.transaction === 'tx_insufficient_balance')
         );
       if (refusedAsWhole) {
-        q.pending.unshift(...batch.map((e) => ({ ...e, solo: true })));
+        turn.retryAlone(batch);
       } else {
         for (const entry of batch) entry.reject(err);
       }

@@ -8,7 +8,7 @@ import { safeJson, safeText } from '../text/safeText';
 
 export type TxStatus = 'PENDING' | 'SUCCESS' | 'FAILED';
 export type TxStage = 'built' | 'signed' | 'submitted' | 'confirmed' | 'failed' | 'denied';
-export type TxOrigin = 'built' | 'client' | 'activation' | 'external';
+export type TxOrigin = 'built' | 'client' | 'activation' | 'external' | 'distribution';
 export type HistoryDirection = 'sent' | 'received';
 
 export interface TxRecord {

@@ -23,6 +23,7 @@ import * as m0021 from './0021_webhook_ed25519';
 import * as m0022 from './0022_external_wallets';
 import * as m0023 from './0023_metrics_indexes';
 import * as m0024 from './0024_auth_policy_rows';
+import * as m0025 from './0025_distribution';
 
 export interface Migration {
   name: string;
@@ -54,4 +55,5 @@ export const migrations: Migration[] = [
   { name: '0022_external_wallets', ...m0022 },
   { name: '0023_metrics_indexes', ...m0023 },
   { name: '0024_auth_policy_rows', ...m0024 },
+  { name: '0025_distribution', ...m0025 },
 ];

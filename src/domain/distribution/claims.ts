@@ -1,0 +1,519 @@
+// Claims of distribution rules: a signed-in user takes a rule's amount from the app's distribution wallet, exactly
+// within the rule's allocation and the user's rate limit, however many claims arrive at once in however many
+// processes, and never paid twice across a crash.
+//
+//   1. reserve (one database transaction): the rule's row locked (SELECT ... FOR UPDATE), the refusal checks of
+//      eligibility.ts on facts read under that lock (the user's live claims in the period among them), then the claim
+//      inserted `reserved` and the rule's claimed_count raised. Claims of one rule queue on its row for a few
+//      milliseconds; claims of other rules do not wait.
+//   2. pay (payouts.ts, batched): the envelope is recorded on the claim (`submitted`, tx_hash, envelope) before it is
+//      sent, then sent and confirmed.
+//   3. settle: `paid` with the transaction in the user's and the distribution wallet's histories and a wallet.funded
+//      event, in one database transaction; or `released` (the payment definitely did not happen: refused, failed in
+//      its ledger, or never sent), which gives its part of the allocation and of the rate limit back.
+//
+// A claim whose outcome is unknown when the request ends (not confirmed in time, the process died) is settled by the
+// recovery pass (runClaimRecovery): a `submitted` claim by looking its hash up on the chain (resending the recorded
+// envelope while it can still apply, released once its time bound has passed unapplied), a `reserved` claim with no
+// envelope after the lease time by releasing it. Settling is conditional on the claim's status, so the request and
+// the recovery pass may race: one of them settles, the other finds nothing to do.
+import { TransactionBuilder } from '@stellar/stellar-sdk';
+import type { Knex } from 'knex';
+import type { NetworkName } from '../../config';
+import { DEFAULT_FUNDING_SETTINGS } from '../../config';
+import { TransactionRejectedError } from '../../infra/stellar/errors';
+import type { App } from '../apps/store';
+import type { AuditActor } from '../audit/auditLog';
+import { gatewayFor } from '../chain/gateways';
+import type { Deps } from '../deps';
+import { AppError } from '../errors';
+import { recordOutboxEvent } from '../events/outbox';
+import { LEASE_MARGIN_MS } from '../funding/queue';
+import { newId } from '../ids';
+import { fromStroops } from '../money/amounts';
+import { headlineResultCode } from '../transactions/finalize';
+import { TIME_BOUND_GRACE_MS } from '../transactions/sequences';
+import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry } from '../transactions/store';
+import { appWalletFor } from '../wallets/treasuryWallets';
+import type { WalletRecord } from '../wallets/store';
+import { claimRefusal, liveClaimCounts, type ClaimRefusal } from './eligibility';
+import { PayoutFailed, PayoutQueue, type PayoutApplied, type PayoutTransaction, type PayoutWallets } from './payouts';
+import { assetEnabledFor, requireRule, type DistributionRule } from './rules';
+
+export type ClaimDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding' | 'stellar' | 'jobs'> & {
+  payoutQueue?: PayoutQueue;
+};
+
+export type ClaimStatus = 'reserved' | 'submitted' | 'paid' | 'released';
+
+export interface ClaimRecord {
+  id: string;
+  ruleId: string;
+  appId: string;
+  userId: string;
+  walletId: string;
+  asset: string;
+  amountStroops: bigint;
+  status: ClaimStatus;
+  txHash: string | null;
+  envelopeXdr: string | null;
+  validUntil: Date | null;
+  failureCode: string | null;
+  createdAt: Date;
+}
+
+interface ClaimRow {
+  id: string;
+  rule_id: string;
+  app_id: string;
+  user_id: string;
+  wallet_id: string;
+  asset: string;
+  amount_stroops: string;
+  status: ClaimStatus;
+  request_key: string | null;
+  tx_id: string | null;
+  tx_hash: string | null;
+  envelope_xdr: string | null;
+  valid_until: Date | null;
+  failure_code: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toClaim = (r: ClaimRow): ClaimRecord => ({
+  id: r.id,
+  ruleId: r.rule_id,
+  appId: r.app_id,
+  userId: r.user_id,
+  walletId: r.wallet_id,
+  asset: r.asset,
+  amountStroops: BigInt(r.amount_stroops),
+  status: r.status,
+  txHash: r.tx_hash,
+  envelopeXdr: r.envelope_xdr,
+  validUntil: r.valid_until,
+  failureCode: r.failure_code,
+  createdAt: r.created_at,
+});
+
+/** What a claim answers (claimDistributionRule's content). */
+export interface ClaimOutcome {
+  ruleId: string;
+  asset: string;
+  assetCode: string;
+  amount: string;
+  txHash: string;
+  status: 'PENDING' | 'SUCCESS';
+}
+
+export interface ClaimInput {
+  app: App;
+  userId: string;
+  wallet: WalletRecord;
+  ruleId: string;
+  /** The request's Idempotency-Key: a retry that outlived the router's record finds its claim instead of a second. */
+  requestKey?: string;
+  actor: AuditActor;
+}
+
+const assetCodeOf = (asset: string): string => (asset === 'native' ? 'XLM' : asset.split(':')[0]!);
+
+const REFUSAL_MESSAGES: Record<ClaimRefusal, (rule: DistributionRule) => string> = {
+  DISTRIBUTION_RULE_DISABLED: (r) => `The rule "${r.name}" is disabled`,
+  DISTRIBUTION_ASSET_NOT_ENABLED: (r) => `${assetCodeOf(r.asset)} is not enabled for distribution`,
+  DISTRIBUTION_NO_DISTRIBUTION_WALLET: () => 'The app has no distribution wallet on this network',
+  DISTRIBUTION_RULE_NOT_STARTED: (r) => `The rule opens at ${r.validFrom?.toISOString()}`,
+  DISTRIBUTION_RULE_EXPIRED: (r) => `The rule closed at ${r.validUntil?.toISOString()}`,
+  DISTRIBUTION_RULE_EXHAUSTED: (r) => `The rule's total allocation of ${r.totalAllocation} claims is used up`,
+  DISTRIBUTION_RATE_LIMIT_EXCEEDED: (r) =>
+    r.rateLimit
+      ? `This rule allows ${r.rateLimit.maxClaims} claim${r.rateLimit.maxClaims === 1 ? '' : 's'} per ${r.rateLimit.periodSeconds} s`
+      : 'This rule allows one claim per user',
+  WALLET_NOT_FUNDED: () => 'The wallet is not funded yet',
+};
+
+const claims = (db: Knex) => db<ClaimRow>('distribution_claims');
+
+/** The outcome a claim answers, from its record (a replay, or after paying). */
+function outcomeOf(claim: ClaimRecord, status: ClaimOutcome['status']): ClaimOutcome {
+  return {
+    ruleId: claim.ruleId,
+    asset: claim.asset,
+    assetCode: assetCodeOf(claim.asset),
+    amount: fromStroops(claim.amountStroops),
+    txHash: claim.txHash ?? '',
+    status,
+  };
+}
+
+/** Step 1: the claim reserved under the rule's lock, or the refusal. */
+async function reserve(deps: ClaimDeps, input: ClaimInput): Promise<{ claim: ClaimRecord; rule: DistributionRule }> {
+  const now = deps.clock.now();
+  return deps.db.transaction(async (trx) => {
+    const rule = await requireRule(trx, input.app.id, input.ruleId, { lock: true });
+    if (rule.network !== input.app.network) {
+      throw new AppError('DISTRIBUTION_RULE_NOT_FOUND', { message: 'No distribution rule with this id in the app' });
+    }
+    const [app, wallet, distribution, counts] = await Promise.all([
+      trx<{ id: string; assets: string[] | null }>('apps').where({ id: input.app.id }).first('assets'),
+      trx<{ id: string; funding_state: string }>('wallets').where({ id: input.wallet.id }).first('funding_state'),
+      appWalletFor(trx, input.app.id, rule.network, 'distribution'),
+      liveClaimCounts(trx, { userId: input.userId, rules: [rule], now }),
+    ]);
+    const refusal = claimRefusal(rule, {
+      now,
+      assetEnabled: assetEnabledFor({ assets: app?.assets ?? [] }, rule.asset),
+      hasDistributionWallet: distribution !== undefined,
+      userLiveClaimsInPeriod: counts.get(rule.id) ?? 0,
+      walletFunded: wallet?.funding_state === 'funded',
+    });
+    if (refusal) {
+      const headers: Record<string, string> = {};
+      if (refusal === 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' && rule.rateLimit) {
+        const oldest = await claims(trx)
+          .where({ rule_id: rule.id, user_id: input.userId })
+          .whereNot('status', 'released')
+          .where('created_at', '>', new Date(now.getTime() - rule.rateLimit.periodSeconds * 1000))
+          .min<{ min: Date | null }>('created_at as min')
+          .first();
+        if (oldest?.min) {
+          const freeAt = oldest.min.getTime() + rule.rateLimit.periodSeconds * 1000;
+          headers['Retry-After'] = String(Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000)));
+        }
+      }
+      throw new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
+    }
+    const [row] = await claims(trx)
+      .insert({
+        id: newId('dcl'),
+        rule_id: rule.id,
+        app_id: input.app.id,
+        user_id: input.userId,
+        wallet_id: input.wallet.id,
+        asset: rule.asset,
+        amount_stroops: rule.amountPerClaimStroops.toString(),
+        status: 'reserved',
+        request_key: input.requestKey ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('*');
+    await trx('distribution_rules').where({ id: rule.id }).increment('claimed_count', 1);
+    return { claim: toClaim(row!), rule };
+  });
+}
+
+/** The app's wallets a payout needs; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET without a distribution wallet. */
+async function payoutWallets(deps: ClaimDeps, appId: string, network: NetworkName): Promise<PayoutWallets> {
+  const [distribution, funding, gas] = await Promise.all([
+    appWalletFor(deps.db, appId, network, 'distribution'),
+    appWalletFor(deps.db, appId, network, 'funding'),
+    appWalletFor(deps.db, appId, network, 'gas'),
+  ]);
+  if (!distribution || !funding || !gas) {
+    throw new AppError('DISTRIBUTION_NO_DISTRIBUTION_WALLET', {
+      message: 'The app has no distribution wallet on this network',
+    });
+  }
+  return { distribution, funding, gas, gw: gatewayFor(deps, network) };
+}
+
+/** The claim's envelope, recorded before it is sent; fails when the claim was settled meanwhile (recovery). */
+async function recordIntent(trx: Knex.Transaction, claimId: string, sent: PayoutTransaction, at: Date): Promise<void> {
+  const updated = await claims(trx).where({ id: claimId }).whereIn('status', ['reserved', 'submitted']).update({
+    status: 'submitted',
+    tx_hash: sent.hash,
+    envelope_xdr: sent.envelopeXdr,
+    valid_until: sent.validUntil,
+    updated_at: at,
+  });
+  if (updated === 0) throw new Error(`claim ${claimId} was settled before its payment was sent`);
+}
+
+/**
+ * reserved|submitted -> paid: the payment in the transactions (one row per batch, written by the first of its claims
+ * to settle) with the user's wallet `received` and the distribution wallet `sent` in their histories, and wallet.funded.
+ * False when the claim was already settled.
+ */
+async function markPaid(
+  deps: ClaimDeps,
+  claim: ClaimRecord,
+  input: {
+    network: NetworkName;
+    distribution: WalletRecord;
+    transaction: PayoutTransaction | undefined;
+    hash: string;
+    ledger: number;
+    ruleName: string;
+  },
+): Promise<boolean> {
+  const at = deps.clock.now();
+  return deps.db.transaction(async (trx) => {
+    const amount = fromStroops(claim.amountStroops);
+    const code = assetCodeOf(claim.asset);
+    const history: HistoryEntry[] = [
+      { walletId: claim.walletId, direction: 'received', summary: `Received ${amount} ${code} (${input.ruleName})` },
+      {
+        walletId: input.distribution.id,
+        direction: 'sent',
+        summary: `Distributed ${amount} ${code} (${input.ruleName})`,
+      },
+    ];
+    let txId: string | undefined;
+    const existing = await findTransactionByHash(trx, input.network, input.hash);
+    if (existing) {
+      txId = existing.id;
+    } else if (input.transaction) {
+      const inserted = await insertTransaction(
+        trx,
+        {
+          appId: claim.appId,
+          network: input.network,
+          walletId: claim.walletId,
+          userId: claim.userId,
+          origin: 'distribution',
+          status: 'SUCCESS',
+          stage: 'confirmed',
+          operation: 'payment',
+          opsCount: input.transaction.opsCount,
+          summary: `Received ${amount} ${code} (${input.ruleName})`,
+          sourceAccount: input.transaction.sourceAccount,
+          destination: null,
+          asset: claim.asset,
+          amount,
+          hash: input.hash,
+          innerHash: input.transaction.innerHash,
+          envelopeXdr: input.transaction.envelopeXdr,
+          feeStroops: input.transaction.feeStroops,
+          feeSource: input.transaction.feeSource,
+          resultCode: 'tx_success',
+          ledger: input.ledger,
+          validUntil: input.transaction.validUntil,
+          submittedAt: at,
+          confirmedAt: at,
+          at,
+        },
+        [],
+      );
+      txId = inserted?.id ?? (await findTransactionByHash(trx, input.network, input.hash))?.id;
+    }
+    const updated = await claims(trx)
+      .where({ id: claim.id })
+      .whereIn('status', ['reserved', 'submitted'])
+      .update({ status: 'paid', tx_id: txId ?? null, tx_hash: input.hash, updated_at: at });
+    if (updated === 0) return false;
+    if (txId) await addHistory(trx, txId, history, at);
+    await recordOutboxEvent(deps, trx, {
+      appId: claim.appId,
+      type: 'wallet.funded',
+      data: { walletId: claim.walletId, asset: claim.asset, amount, txHash: input.hash },
+      at,
+    });
+    return true;
+  });
+}
+
+/** reserved|submitted -> released: its part of the allocation and of the user's rate limit given back. */
+async function release(db: Knex, claimId: string, failureCode: string, at: Date): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const [row] = await claims(trx)
+      .where({ id: claimId })
+      .whereIn('status', ['reserved', 'submitted'])
+      .update({ status: 'released', failure_code: failureCode, updated_at: at })
+      .returning('rule_id');
+    if (!row) return false;
+    await trx('distribution_rules').where({ id: row.rule_id }).decrement('claimed_count', 1);
+    return true;
+  });
+}
+
+/** The contract's answer for a payout that definitely did not happen (the claim is released first). */
+function payoutError(failure: PayoutFailed): AppError {
+  switch (failure.reason) {
+    case 'no_distribution_account':
+      return new AppError('DISTRIBUTION_NO_DISTRIBUTION_WALLET', { message: failure.message });
+    case 'distribution_balance':
+      return new AppError('TX_SUBMIT_FAILED', { message: failure.message, fields: { resultCode: 'op_underfunded' } });
+    case 'trustline_reserve':
+      return new AppError('INSUFFICIENT_FUNDS_FOR_TRUSTLINE', { message: failure.message });
+    case 'gas':
+      return new AppError('TX_POLICY_GAS_BALANCE_LOW', { message: failure.message });
+    default:
+      return new AppError('TX_SUBMIT_FAILED', {
+        message: 'Stellar rejected the payment',
+        fields: { resultCode: failure.resultCode ?? 'tx_failed' },
+      });
+  }
+}
+
+/** The service's queue; without one (a bare Deps), a queue of this call's own: no batching, same outcome. */
+function queueOf(deps: ClaimDeps): PayoutQueue {
+  return deps.payoutQueue ?? new PayoutQueue(deps, 0);
+}
+
+/** Claims `input.ruleId` for the user (see the file comment); answers SUCCESS, or PENDING when not confirmed yet. */
+export async function claimRule(deps: ClaimDeps, input: ClaimInput): Promise<ClaimOutcome> {
+  if (input.requestKey) {
+    const earlier = await claims(deps.db).where({ user_id: input.userId, request_key: input.requestKey }).first();
+    if (earlier) return replay(toClaim(earlier));
+  }
+  const { claim, rule } = await reserve(deps, input);
+  let wallets: PayoutWallets;
+  try {
+    wallets = await payoutWallets(deps, input.app.id, rule.network);
+  } catch (err) {
+    await release(deps.db, claim.id, 'no_distribution_wallet', deps.clock.now());
+    throw err;
+  }
+  let applied: PayoutApplied;
+  try {
+    applied = await queueOf(deps).pay(wallets, {
+      id: claim.id,
+      wallet: input.wallet,
+      asset: claim.asset,
+      amountStroops: claim.amountStroops,
+      actor: input.actor,
+      recordIntent: (trx, sent) => recordIntent(trx, claim.id, sent, deps.clock.now()),
+    });
+  } catch (err) {
+    const failure = err instanceof PayoutFailed ? err : undefined;
+    if (failure?.reason === 'unknown' && failure.sent) {
+      // Sent (or maybe sent), not confirmed in time: the recovery pass settles it from the chain.
+      deps.log.warn({ err, claimId: claim.id, hash: failure.sent.hash }, 'distribution claim not confirmed yet');
+      return outcomeOf({ ...claim, txHash: failure.sent.hash }, 'PENDING');
+    }
+    await release(deps.db, claim.id, failure?.resultCode ?? failure?.reason ?? 'not_sent', deps.clock.now());
+    if (failure && failure.reason !== 'unknown') throw payoutError(failure);
+    throw failure?.cause ?? err;
+  }
+  await markPaid(deps, claim, {
+    network: rule.network,
+    distribution: wallets.distribution,
+    transaction: applied.transaction,
+    hash: applied.transaction.hash,
+    ledger: applied.ledger,
+    ruleName: rule.name,
+  });
+  return outcomeOf({ ...claim, txHash: applied.transaction.hash }, 'SUCCESS');
+}
+
+/** An earlier claim of the same request: its outcome as it stands (a released one answers why). */
+function replay(claim: ClaimRecord): ClaimOutcome {
+  if (claim.status === 'paid') return outcomeOf(claim, 'SUCCESS');
+  if (claim.status === 'released') {
+    throw new AppError('TX_SUBMIT_FAILED', {
+      message: 'This claim was not paid; claim again with a new Idempotency-Key',
+      fields: { resultCode: claim.failureCode ?? 'tx_failed' },
+    });
+  }
+  return outcomeOf(claim, 'PENDING');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Recovery
+
+/** Claims a recovery pass looks at; a pass that found this many runs again at once. */
+export const CLAIM_RECOVERY_BATCH = 100;
+/** A submitted claim is looked at once its request had time to settle it itself. */
+const SUBMITTED_GRACE_MS = 15_000;
+
+/** How long a claim may stay reserved without an envelope before its claimer is presumed dead. */
+function reservedLeaseMs(deps: ClaimDeps): number {
+  return (deps.funding ?? DEFAULT_FUNDING_SETTINGS).activationTimeoutSeconds * 1000 + LEASE_MARGIN_MS;
+}
+
+/**
+ * One recovery pass (see the file comment). Safe beside live claimers and other instances: every settlement is
+ * conditional on the claim's status. Answers how many claims it looked at.
+ */
+export async function runClaimRecovery(deps: ClaimDeps): Promise<number> {
+  const now = deps.clock.now();
+  const rows = await deps
+    .db('distribution_claims as c')
+    .join('distribution_rules as r', 'r.id', 'c.rule_id')
+    .where((q) =>
+      q
+        .where((r) =>
+          r.where('c.status', 'reserved').where('c.updated_at', '<', new Date(now.getTime() - reservedLeaseMs(deps))),
+        )
+        .orWhere((s) =>
+          s.where('c.status', 'submitted').where('c.updated_at', '<', new Date(now.getTime() - SUBMITTED_GRACE_MS)),
+        ),
+    )
+    .orderBy('c.updated_at')
+    .limit(CLAIM_RECOVERY_BATCH)
+    .select<(ClaimRow & { network: NetworkName; rule_name: string })[]>('c.*', 'r.network', 'r.name as rule_name');
+  for (const row of rows) {
+    const claim = toClaim(row);
+    try {
+      await recoverClaim(deps, claim, row.network, row.rule_name, now);
+    } catch (err) {
+      // One claim that cannot be settled now (the RPC is down, say) never holds the others back.
+      deps.log.warn({ err, claimId: claim.id }, 'could not settle a distribution claim; retrying later');
+      await claims(deps.db)
+        .where({ id: claim.id })
+        .whereIn('status', ['reserved', 'submitted'])
+        .update({ updated_at: now });
+    }
+  }
+  return rows.length;
+}
+
+async function recoverClaim(
+  deps: ClaimDeps,
+  claim: ClaimRecord,
+  network: NetworkName,
+  ruleName: string,
+  now: Date,
+): Promise<void> {
+  if (claim.status === 'reserved' || !claim.txHash || !claim.envelopeXdr) {
+    // The claimer died before it recorded an envelope: nothing was sent.
+    await release(deps.db, claim.id, 'not_sent', now);
+    return;
+  }
+  const gw = gatewayFor(deps, network);
+  const details = await gw.transactionDetails(claim.txHash);
+  if (details?.status === 'SUCCESS') {
+    const distribution = await appWalletFor(deps.db, claim.appId, network, 'distribution');
+    const bump = TransactionBuilder.fromXDR(claim.envelopeXdr, gw.networkPassphrase);
+    const inner = 'innerTransaction' in bump ? bump.innerTransaction : bump;
+    await markPaid(deps, claim, {
+      network,
+      distribution: distribution!,
+      transaction: {
+        hash: claim.txHash,
+        innerHash: Buffer.from(inner.hash()).toString('hex'),
+        envelopeXdr: claim.envelopeXdr,
+        sourceAccount: inner.source,
+        feeSource: 'feeSource' in bump ? bump.feeSource : inner.source,
+        feeStroops: details.feeChargedStroops,
+        opsCount: inner.operations.length,
+        validUntil: claim.validUntil ?? now,
+      },
+      hash: claim.txHash,
+      ledger: details.ledger,
+      ruleName,
+    });
+    return;
+  }
+  if (details?.status === 'FAILED') {
+    await release(deps.db, claim.id, headlineResultCode(details.codes), now);
+    return;
+  }
+  if (claim.validUntil && now.getTime() > claim.validUntil.getTime() + TIME_BOUND_GRACE_MS) {
+    // Never in a ledger, and past its time bound it never can be.
+    await release(deps.db, claim.id, 'tx_too_late', now);
+    return;
+  }
+  // Maybe never sent (the claimer died right after recording it): sent again verbatim, the same hash.
+  try {
+    await gw.submit(TransactionBuilder.fromXDR(claim.envelopeXdr, gw.networkPassphrase));
+  } catch (err) {
+    if (!(err instanceof TransactionRejectedError)) throw err;
+  }
+  await claims(deps.db).where({ id: claim.id, status: 'submitted' }).update({ updated_at: now });
+}
+
+/** How often the claim recovery pass runs. */
+export const CLAIM_RECOVERY_INTERVAL_MS = 5_000;

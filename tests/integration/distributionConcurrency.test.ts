@@ -1,0 +1,142 @@
+// Distribution claims at once across two service instances on one PostgreSQL database and one chain (a localnet both
+// reach over RPC): 168 claims from 28 users, split between the instances, against a rule with an allocation of 40
+// and a rate limit of 2 per user. Exactly 40 are paid, no user gets more than 2, and the distribution wallet's USDC
+// on the ledger moves by exactly 40 x the amount (the fees are XLM, paid by the gas wallet). The CI-sized version of
+// issue 19's 1,000 claims.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
+import { findApp } from '../../src/domain/apps/store';
+import { updateAppSettings } from '../../src/domain/apps/store';
+import { createRule } from '../../src/domain/distribution/rules';
+import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
+import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
+import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { freshDatabase, type TestDatabase } from '../support/database';
+import { appWithWallet, closeLedgersEvery, gatewayOf } from '../support/funding';
+import { sendWithProof } from '../support/operators';
+import { startTestService, type TestService } from '../support/service';
+import { signInUser, type UserClient } from '../support/users';
+
+// 28 users: one network may ask for at most 30 sign-in codes per app per hour (startEmailSignIn's abuse limit).
+const USERS = 28;
+const CLAIMS_PER_USER = 6;
+const ALLOCATION = 40;
+const PER_USER = 2;
+
+describe('distribution claims at once across two instances', () => {
+  let net: Localnet;
+  let database: TestDatabase;
+  let dataDir: string;
+  let a: TestService;
+  let b: TestService;
+  let stopClosing: () => void;
+
+  before(async () => {
+    net = await startLocalnet({ ledgerCloseMs: 'manual' });
+    stopClosing = closeLedgersEvery({ localnet: net }, 200);
+    database = await freshDatabase();
+    // One deployment: the same database, chain, service secret and local master key (the data directory).
+    dataDir = mkdtempSync(join(tmpdir(), 'onboard-distribution-shared-'));
+    const env = { STELLAR_TESTNET_RPC_URL: net.rpcUrl, ONBOARD_DATA_DIR: dataDir, ACTIVATION_CHANNELS: '4' };
+    a = await startTestService(env, { database });
+    b = await startTestService(env, { database });
+  });
+  after(async () => {
+    stopClosing?.();
+    await a?.stop();
+    await b?.stop();
+    await net?.stop();
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test(`${USERS * CLAIMS_PER_USER} claims: exactly ${ALLOCATION} paid, at most ${PER_USER} per user, the ledger moves by exactly that`, async () => {
+    const setup = await appWithWallet(a, { settings: { fundingMode: 'immediate' } });
+    const { asset: usdc } = await issueDemoUsdc(a.deps, setup.app);
+    const app = (await findApp(a.deps.db, setup.app.id))!;
+    assert.ok(app.assets.includes(usdc));
+    await updateAppSettings(a.deps.db, app.id, { fundingMode: 'immediate' });
+    // Users activated with the USDC trustline (the app has it), in batches.
+    const users: UserClient[] = [];
+    for (let i = 0; i < USERS; i += 20) {
+      users.push(
+        ...(await Promise.all(Array.from({ length: Math.min(20, USERS - i) }, () => signInUser(a, setup.creds)))),
+      );
+    }
+    assert.ok(users.every((u) => u.signIn.wallet.funded === true));
+    const rule = await createRule(
+      a.deps,
+      app,
+      {
+        name: 'Launch reward',
+        asset: usdc,
+        amountPerClaim: '2.5',
+        totalAllocation: ALLOCATION,
+        rateLimit: { maxClaims: PER_USER, periodSeconds: 3600 },
+      },
+      { actor: SYSTEM_ACTOR, at: new Date() },
+    );
+    const distribution = (await appWalletFor(a.deps.db, app.id, app.network, 'distribution'))!;
+    const [lineBefore] = await gatewayOf(a).trustlines(distribution.publicKey, [usdc]);
+
+    // Every user claims CLAIMS_PER_USER times at once, alternating instances; the b-side calls keep their own nonce.
+    const bState = new Map<string, { nonce?: string }>();
+    const answers = await Promise.all(
+      users.flatMap((user, u) =>
+        Array.from({ length: CLAIMS_PER_USER }, (_, c) => {
+          const onB = (u + c) % 2 === 1;
+          const path = `/v1/distribution/rules/${rule.id}/claim`;
+          if (!onB) return user.rawCall('POST', path);
+          const state = bState.get(user.userId) ?? {};
+          bState.set(user.userId, state);
+          return sendWithProof(b.url, user.key, state, 'POST', path, {
+            headers: { 'x-service-api-key': user.publishableKey },
+            accessToken: user.accessToken,
+          });
+        }),
+      ),
+    );
+    const byStatus = new Map<string, number>();
+    for (const r of answers) {
+      const key = `${r.status} ${r.body?.code ?? ''}`;
+      byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
+    }
+    const summary = JSON.stringify([...byStatus]);
+    const paid = answers.filter((r) => r.status === 200);
+    assert.equal(paid.length, ALLOCATION, summary);
+    assert.ok(
+      answers
+        .filter((r) => r.status !== 200)
+        .every((r) => ['DISTRIBUTION_RULE_EXHAUSTED', 'DISTRIBUTION_RATE_LIMIT_EXCEEDED'].includes(r.body?.code)),
+      summary,
+    );
+    assert.ok(
+      paid.every((r) => r.body.content.status === 'SUCCESS'),
+      'every paid claim confirmed within its request',
+    );
+
+    const rows = await a.deps.db('distribution_claims').where({ rule_id: rule.id });
+    assert.equal(rows.filter((r) => r.status === 'paid').length, ALLOCATION);
+    assert.equal(rows.filter((r) => r.status !== 'paid').length, 0, 'no claim left reserved, submitted or released');
+    const perUser = new Map<string, number>();
+    for (const r of rows) perUser.set(r.user_id, (perUser.get(r.user_id) ?? 0) + 1);
+    assert.ok(Math.max(...perUser.values()) <= PER_USER, JSON.stringify([...perUser]));
+    const counted = await a.deps.db('distribution_rules').where({ id: rule.id }).first('claimed_count');
+    assert.equal(counted.claimed_count, ALLOCATION);
+
+    // The chain agrees: the distribution wallet paid exactly ALLOCATION x 2.5 USDC, each user what their claims say.
+    const [lineAfter] = await gatewayOf(a).trustlines(distribution.publicKey, [usdc]);
+    assert.equal(lineBefore!.balanceStroops - lineAfter!.balanceStroops, BigInt(ALLOCATION) * 25_000_000n);
+    for (const user of users) {
+      const [line] = await gatewayOf(b).trustlines(user.signIn.wallet.publicKey, [usdc]);
+      assert.equal(line?.balanceStroops ?? 0n, BigInt(perUser.get(user.userId) ?? 0) * 25_000_000n, user.userId);
+    }
+    // Batched: far fewer transactions than claims.
+    const hashes = new Set(rows.map((r) => r.tx_hash));
+    assert.ok(hashes.size < ALLOCATION, `${hashes.size} transactions for ${ALLOCATION} claims`);
+  });
+});
