@@ -6,7 +6,7 @@
 // and the distribution wallet moved by exactly the paid claims.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +16,9 @@ import { createRule } from '../../src/domain/distribution/rules';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { createDb, type Db } from '../../src/infra/db/database';
-import { freePort } from '../../src/infra/freePort';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { projectRoot } from '../../src/paths';
+import { killChild, startChildService, type ChildService } from '../support/childService';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { appWithWallet, closeLedgersEvery, eventually } from '../support/funding';
 import { sendWithProof } from '../support/operators';
@@ -93,29 +92,10 @@ describe('distribution claims: crash with payments in flight', () => {
   });
 
   /** `make run`'s entry point as a process of its own on the shared database, chain and data directory. */
-  async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        ...env,
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        DEMO_SEED: 'off',
-      },
-      stdio: 'ignore',
-    });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await eventually(
-      'the child service answers /health',
-      async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true,
-      60_000,
-    );
-    return { child, url };
+  async function startChild(): Promise<ChildService> {
+    const started = await startChildService({ ...env, DATABASE_URL: database.url });
+    children.push(started.child);
+    return started;
   }
 
   const claimOn = (url: string, user: UserClient) =>
@@ -176,8 +156,7 @@ describe('distribution claims: crash with payments in flight', () => {
         Number((await db('distribution_claims').where({ rule_id: ruleId, status: 'submitted' }).count())[0]!.count) >
           0 && net.engine.pendingCount() > 0,
     );
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killChild(child);
     await answers;
     // The network applies what was sent while no service is listening.
     await net.closeLedger();

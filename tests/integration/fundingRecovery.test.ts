@@ -4,17 +4,16 @@
 // applied, the wallet is marked funded without a second transaction; when it expired unapplied, it is rebuilt once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../../src/domain/apps/store';
 import { findWallet, type WalletRecord } from '../../src/domain/wallets/store';
 import { createDb, type Db } from '../../src/infra/db/database';
-import { freePort } from '../../src/infra/freePort';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { projectRoot } from '../../src/paths';
+import { killChild, startChildService, type ChildService } from '../support/childService';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { appWithWallet, closeLedgersEvery, eventually, userWallet } from '../support/funding';
@@ -66,29 +65,10 @@ describe('fund: crash between submission and confirmation', () => {
   });
 
   /** `make run`'s entry point as a process of its own on the shared database, chain and data directory. */
-  async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        ...env,
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        DEMO_SEED: 'off',
-      },
-      stdio: 'ignore',
-    });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await eventually(
-      'the child service answers /health',
-      async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true,
-      60_000,
-    );
-    return { child, url };
+  async function startChild(): Promise<ChildService> {
+    const started = await startChildService({ ...env, DATABASE_URL: database.url });
+    children.push(started.child);
+    return started;
   }
 
   /** A new user wallet, created by a short-lived in-process instance. */
@@ -114,8 +94,7 @@ describe('fund: crash between submission and confirmation', () => {
       recorded = await db('wallet_activations').where({ wallet_id: wallet.id }).first('tx_hash', 'valid_until');
       return Boolean(recorded?.tx_hash) && net.engine.pendingCount() > 0;
     });
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killChild(child);
     assert.equal(await answer, undefined, 'the request died with the process');
     assert.equal((await findWallet(db, wallet.id))!.fundingState, 'activating');
     return { txHash: recorded!.tx_hash!, validUntil: recorded!.valid_until };

@@ -25,7 +25,7 @@ import { availableStroops, parseAsset, type StellarGateway } from '../../infra/s
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { BatchQueue, type BatchEntry, type BatchTurn } from '../chain/batchQueue';
 import type { Deps } from '../deps';
-import { ensureChannelAccounts, leaseChannel, releaseChannel } from '../funding/channels';
+import { leaseBatchChannel, releaseChannel, type ChannelHolder } from '../funding/channels';
 import { MAX_OPERATIONS_PER_TRANSACTION } from '../funding/activation';
 import { LEASE_MARGIN_MS } from '../funding/queue';
 import { fromStroops } from '../money/amounts';
@@ -144,7 +144,7 @@ function payoutOperations(p: Planned, wallets: PayoutWallets): xdr.Operation[] {
 type Entry = BatchEntry<Planned, PayoutApplied>;
 
 export class PayoutQueue {
-  private readonly batches: BatchQueue<PayoutWallets & { channelsReady?: Promise<void> }, Planned, PayoutApplied>;
+  private readonly batches: BatchQueue<PayoutWallets & ChannelHolder, Planned, PayoutApplied>;
 
   /** `channels`: channel accounts per distribution wallet (0: the distribution wallet is the transaction source). */
   constructor(
@@ -247,41 +247,23 @@ export class PayoutQueue {
   }
 
   /** One batch: a channel leased, the batch taken, checked, built, signed, fee-bumped, recorded, sent, confirmed. */
-  private async run(
-    wallets: PayoutWallets & { channelsReady?: Promise<void> },
-    turn: BatchTurn<Planned, PayoutApplied>,
-  ) {
+  private async run(wallets: PayoutWallets & ChannelHolder, turn: BatchTurn<Planned, PayoutApplied>) {
     const { deps } = this;
     const { distribution, funding, gas, gw } = wallets;
     const timeoutSeconds = (deps.funding ?? DEFAULT_FUNDING_SETTINGS).activationTimeoutSeconds;
-    let channel: Awaited<ReturnType<typeof leaseChannel>>;
+    let channel: Awaited<ReturnType<typeof leaseBatchChannel>>;
     let batch: Entry[] = [];
     let sent: PayoutTransaction | undefined;
     try {
       const now = deps.clock.now();
       if (this.channels > 0) {
-        wallets.channelsReady ??= ensureChannelAccounts(gw, deps.secrets, {
-          sponsorPublicKey: distribution.publicKey,
+        channel = await leaseBatchChannel(deps, wallets, {
+          owner: distribution,
+          gas,
+          gw,
           count: this.channels,
-          seal: async (tx) => {
-            await this.signWith([distribution], tx, SYSTEM_ACTOR);
-            return sponsorFee(deps, {
-              gasWallet: gas,
-              inner: tx,
-              networkPassphrase: gw.networkPassphrase,
-              actor: SYSTEM_ACTOR,
-            });
-          },
-        }).catch((err: unknown) => {
-          wallets.channelsReady = undefined;
-          throw err;
-        });
-        await wallets.channelsReady;
-        channel = await leaseChannel(deps.db, deps.secrets, {
-          sponsorPublicKey: distribution.publicKey,
-          count: this.channels,
-          now,
           leaseUntil: new Date(now.getTime() + timeoutSeconds * 1000 + LEASE_MARGIN_MS),
+          sign: (tx) => this.signWith([distribution], tx, SYSTEM_ACTOR),
         });
       }
       batch = turn.take();

@@ -17,6 +17,10 @@ import {
 } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
+import { SYSTEM_ACTOR } from '../audit/auditLog';
+import type { Deps } from '../deps';
+import { sponsorFee } from '../transactions/feeBump';
+import type { WalletRecord } from '../wallets/store';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 
@@ -99,4 +103,52 @@ export async function ensureChannelAccounts(
     const now = await gw.loadAccounts(missing.map((c) => c.publicKey()));
     if (now.size !== missing.length) throw err;
   }
+}
+
+/** What a batch queue keeps per sending wallet: the creation of its channel accounts, started once. */
+export interface ChannelHolder {
+  channelsReady?: Promise<void>;
+}
+
+/**
+ * A channel account of `owner` leased for one batch until `leaseUntil`, its channel accounts created first (once per
+ * holder; `sign` adds the owner's signature to the creating transaction, which the gas wallet's fee-bump pays); or
+ * undefined when all are busy (other instances): the owner itself is then the batch's source.
+ */
+export async function leaseBatchChannel(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'secrets'>,
+  holder: ChannelHolder,
+  input: {
+    owner: WalletRecord;
+    gas: WalletRecord;
+    gw: StellarGateway;
+    count: number;
+    leaseUntil: Date;
+    sign: (tx: Transaction) => Promise<void>;
+  },
+): Promise<{ position: number; keypair: Keypair } | undefined> {
+  const { owner, gas, gw, count } = input;
+  holder.channelsReady ??= ensureChannelAccounts(gw, deps.secrets, {
+    sponsorPublicKey: owner.publicKey,
+    count,
+    seal: async (tx) => {
+      await input.sign(tx);
+      return sponsorFee(deps, {
+        gasWallet: gas,
+        inner: tx,
+        networkPassphrase: gw.networkPassphrase,
+        actor: SYSTEM_ACTOR,
+      });
+    },
+  }).catch((err: unknown) => {
+    holder.channelsReady = undefined;
+    throw err;
+  });
+  await holder.channelsReady;
+  return leaseChannel(deps.db, deps.secrets, {
+    sponsorPublicKey: owner.publicKey,
+    count,
+    now: deps.clock.now(),
+    leaseUntil: input.leaseUntil,
+  });
 }

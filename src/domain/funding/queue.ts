@@ -26,7 +26,7 @@ import {
   type WalletActivation,
 } from './activation';
 import { withWalletKeypair } from '../wallets/custody';
-import { ensureChannelAccounts, leaseChannel, releaseChannel } from './channels';
+import { leaseBatchChannel, releaseChannel, type ChannelHolder } from './channels';
 import { FundingShortfall } from './errors';
 import { recordAttempt, type ActivationTransaction } from './store';
 import { BatchQueue, type BatchEntry, type BatchTurn } from '../chain/batchQueue';
@@ -81,12 +81,11 @@ export interface ActivationApplied extends ActivationTransaction {
 type Entry = BatchEntry<QueuedActivation, ActivationApplied>;
 
 /** What the batches of one funding wallet (and gas wallet) share. */
-interface SponsorContext {
+interface SponsorContext extends ChannelHolder {
   sponsor: WalletRecord;
   /** Pays every batch's fee-bump fee; may be the sponsor itself (single layout). */
   gas: WalletRecord;
   gw: StellarGateway;
-  channelsReady?: Promise<void>;
 }
 
 /** The facts of a fee-bump envelope the activation records keep (recovery reads them back from the envelope). */
@@ -186,36 +185,21 @@ export class ActivationQueue {
     const { deps } = this;
     const { sponsor, gas, gw } = q;
     const timeoutSeconds = (deps.funding ?? DEFAULT_FUNDING_SETTINGS).activationTimeoutSeconds;
-    let channel: Awaited<ReturnType<typeof leaseChannel>>;
+    let channel: Awaited<ReturnType<typeof leaseBatchChannel>>;
     let batch: Entry[] = [];
     let taken = false;
     let built = false;
     try {
       const now = deps.clock.now();
       if (this.channels > 0) {
-        q.channelsReady ??= ensureChannelAccounts(gw, deps.secrets, {
-          sponsorPublicKey: sponsor.publicKey,
-          count: this.channels,
-          seal: async (tx) => {
-            await this.signWith([sponsor], tx, SYSTEM_ACTOR, undefined);
-            return sponsorFee(deps, {
-              gasWallet: gas,
-              inner: tx,
-              networkPassphrase: gw.networkPassphrase,
-              actor: SYSTEM_ACTOR,
-            });
-          },
-        }).catch((err: unknown) => {
-          q.channelsReady = undefined;
-          throw err;
-        });
-        await q.channelsReady;
         // All busy (other instances): the funding wallet itself is the source of this batch.
-        channel = await leaseChannel(deps.db, deps.secrets, {
-          sponsorPublicKey: sponsor.publicKey,
+        channel = await leaseBatchChannel(deps, q, {
+          owner: sponsor,
+          gas,
+          gw,
           count: this.channels,
-          now,
           leaseUntil: new Date(now.getTime() + timeoutSeconds * 1000 + LEASE_MARGIN_MS),
+          sign: (tx) => this.signWith([sponsor], tx, SYSTEM_ACTOR, undefined),
         });
       }
       batch = turn.take();
