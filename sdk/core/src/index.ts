@@ -3,7 +3,8 @@
 //   - createOnboard({ publishableKey, baseUrl }): sign-in flows, the session and its DPoP key, state machines for
 //     auth, balances, history and transactions (./onboard.ts).
 //   - createOnboardClient: one typed call per operation, outcomes instead of exceptions (./lowLevel.ts).
-//   - tx.*: sponsored transactions as outcomes; verifyWebhook*: webhook signatures for backends.
+//   - tx.*: sponsored transactions as outcomes; distribution.*: token distribution rules and claims as outcomes;
+//     verifyWebhook*: webhook signatures for backends.
 export { createOnboard, Onboard, type OnboardOptions } from './onboard.js';
 export { createOnboardClient, OnboardConfigError, type OnboardClientOptions } from './lowLevel.js';
 export { AUTH_ERROR_CODES, FlowError, type AuthErrorCode } from './errors.js';
@@ -35,6 +36,8 @@ export { toOutcome, type ErrorCode, type Failure, type Outcome, type Success } f
 export type { Network, OnboardClient, SessionHandle, SessionTokensLike } from './types.js';
 /** Sponsored transactions as `{ status: 'built' | 'success' | 'pending' | 'error' }` outcomes: tx.build, tx.run... */
 export * as tx from './transactions.js';
+/** Token distribution as `{ status: 'listed' | 'success' | 'pending' | 'error' }` outcomes: distribution.listRules... */
+export * as distribution from './distribution.js';
 export {
   verifyServiceSignature,
   verifyWebhook,

@@ -92,3 +92,45 @@ export function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } 
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+export const RULE_ID = 'dst_01JD3X5K7Q9T2M4N6P8R0S1V3W';
+export const USDC = 'USDC:GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
+export const CLAIM_HASH = '7b3c1f0e9a8d2c4b6e5f7a9c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e';
+
+/** A DistributionRule as listDistributionRules answers it: claimable unless `overrides` say otherwise. */
+export function distributionRule(overrides: Record<string, unknown> = {}) {
+  return {
+    ruleId: RULE_ID,
+    name: 'Welcome bonus',
+    asset: USDC,
+    amountPerClaim: '5',
+    totalAllocation: 1000,
+    claimedCount: 412,
+    validFrom: '2026-11-01T00:00:00.000Z',
+    validUntil: null,
+    rateLimit: null,
+    enabled: true,
+    claimable: true,
+    reason: null,
+    createdAt: '2026-10-30T09:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** listDistributionRules' answer. */
+export const rulesListed = (rules: unknown[]): FakeAnswer => ok('SDK_DISTRIBUTION_RULES_LISTED', { rules });
+
+/** claimDistributionRule's answer for a rule (USDC 5 unless `overrides` say otherwise). */
+export const ruleClaimed = (status: 'SUCCESS' | 'PENDING' = 'SUCCESS', overrides: Record<string, unknown> = {}) =>
+  ok('SDK_DISTRIBUTION_RULE_CLAIMED', {
+    ruleId: RULE_ID,
+    asset: USDC,
+    assetCode: 'USDC',
+    amount: '5',
+    txHash: CLAIM_HASH,
+    status,
+    ...overrides,
+  });
+
+/** The path a claim of `ruleId` is posted to (a FakeService route: `POST ${claimPath(id)}`). */
+export const claimPath = (ruleId = RULE_ID) => `/v1/distribution/rules/${ruleId}/claim`;

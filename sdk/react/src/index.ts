@@ -1,16 +1,20 @@
 // @onboard/react: the client library for React >= 18. A provider for one Onboard client, hooks over its state
-// machines, and plain accessible components (sign-in, wallet and balances, send, history) to use or replace. Styles
-// are opt-in: `import '@onboard/react/styles.css'`.
+// machines and the token distribution rules, and plain accessible components (sign-in, wallet and balances, send,
+// history) to use or replace. Styles are opt-in: `import '@onboard/react/styles.css'`.
 export { OnboardProvider, useOnboard, type OnboardProviderProps } from './context.js';
 export {
   useAuth,
   useBalances,
+  useDistributionRules,
   useHistory,
   useSession,
   useStore,
   useTransaction,
   useWallet,
   type AuthHook,
+  type DistributionClaimState,
+  type DistributionRulesHook,
+  type DistributionRulesState,
   type TransactionHook,
 } from './hooks.js';
 export { authMessage, txMessage } from './messages.js';
