@@ -65,6 +65,11 @@ export const routes: RouteObject[] = [
                     path: 'auth-policy',
                     lazy: () => import('./authPolicy/AuthPolicyPage').then((m) => ({ Component: m.AuthPolicyPage })),
                   },
+                  {
+                    path: 'distribution',
+                    lazy: () =>
+                      import('./distribution/DistributionPage').then((m) => ({ Component: m.DistributionPage })),
+                  },
                   { path: 'users', lazy: () => import('./users/UsersPage').then((m) => ({ Component: m.UsersPage })) },
                   {
                     path: 'users/:userId',

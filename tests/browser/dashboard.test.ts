@@ -2,8 +2,9 @@
 // with an email code (the dev outbox shows it), create an app, generate and copy keys, set the funding mode and an
 // asset, a user signed in through the client library appears, their wallet funded with the Fund action, the funding
 // in the transactions monitor and the overview's chart, a key rotated, the fee policy changed and a dry run denied,
-// the app archived and restored by its owner, a member refused what only the owner may do; GitHub and the
-// development Stellar signer as other ways in; a phone-width pass. Every step saves a screenshot under
+// an auth policy row added with the contract's functions read live, disabled and deleted, a distribution rule created,
+// disabled and deleted, the app archived and restored by its owner, a member refused what only the owner may do;
+// GitHub and the development Stellar signer as other ways in; a phone-width pass. Every step saves a screenshot under
 // test-output/browser/ (checked not blank); every page is scanned by axe (no serious or critical violation); no page
 // logs a console error.
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +15,7 @@ import { createOnboard, memoryStorage } from '@onboard/core';
 import { launchChromium, screenshot } from '../support/browser';
 import { buildDashboard, seriousAxeViolations, watchConsole, type AxeFinding } from '../support/dashboard';
 import { issuer } from '../support/funding';
+import { installContract } from '../support/sorobanAuth';
 import { latestCode, testEmail } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { startGithubStandIn, testClient, type GithubStandIn } from '../support/oauthProviders';
@@ -237,6 +239,74 @@ describe('the dashboard, as an operator uses it', () => {
     await page.getByText(/^Denied/).waitFor();
     await page.getByText('TX_POLICY_MAX_FEE_EXCEEDED').first().waitFor();
     await step('13-dry-run-denied');
+  });
+
+  test('auth policy: a row added with the contract\u2019s functions read live, disabled, then deleted', async () => {
+    const contract = installContract(svc, ['transfer', 'approve', 'swap']);
+    await page.goto(appPage('auth-policy'));
+    await page.getByRole('heading', { name: 'Auth policy', level: 1 }).waitFor();
+    await page.getByText('No rows yet').waitFor();
+    await page.getByRole('button', { name: 'Add row' }).click();
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Contract address').fill(contract);
+    await form.getByText('WASM contract').waitFor();
+    await form.getByRole('checkbox', { name: 'swap' }).waitFor();
+    await form.getByRole('checkbox', { name: 'transfer' }).check();
+    await form.getByLabel('Label').fill('Game token');
+    await step('14-auth-policy-add', { dialogOpen: true });
+    await form.getByRole('button', { name: 'Add row' }).click();
+    const row = page.getByRole('row', { name: /Game token/ });
+    await row.waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await row.getByRole('switch', { name: 'Enabled: Game token' }).click({ force: true });
+    await page.getByText('“Game token” is disabled').waitFor();
+    assert.equal(await row.getByRole('switch').isChecked(), false);
+    const stored = await svc.deps.db('auth_policy_rows').where({ contract }).first();
+    assert.deepEqual([stored?.functions, stored?.enabled], [['transfer'], false]);
+    await step('15-auth-policy-row');
+    await row.getByRole('button', { name: 'Delete row Game token' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete row' }).click();
+    await page.getByText('No rows yet').waitFor();
+  });
+
+  test('distribution: a rule created, its usage shown, disabled with its switch, then deleted', async () => {
+    await page.goto(appPage('distribution'));
+    await page.getByRole('heading', { name: 'Distribution', level: 1 }).waitFor();
+    await page.getByText('No rules yet').waitFor();
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Name').fill('Welcome bonus');
+    assert.equal(await form.getByRole('combobox', { name: 'Asset' }).inputValue(), 'XLM (native)');
+    await form.getByLabel('Amount per claim').fill('1.5');
+    await form.getByLabel('Total allocation').fill('10');
+    await form.getByRole('radio', { name: 'One claim per user' }).check();
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    const row = page.getByRole('row', { name: /Welcome bonus/ });
+    await row.waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await row.getByText('0 of 10 claimed').waitFor();
+    await row.getByText('1 per user').waitFor();
+    await row.getByRole('switch', { name: 'Enabled: Welcome bonus' }).click({ force: true });
+    await page.getByText('“Welcome bonus” is disabled').waitFor();
+    assert.equal(await row.getByRole('switch').isChecked(), false);
+    const stored = await svc.deps
+      .db('distribution_rules')
+      .where({ app_id: journey.appId, name: 'Welcome bonus' })
+      .first();
+    assert.deepEqual(
+      [
+        stored?.asset,
+        String(stored?.amount_per_claim_stroops),
+        stored?.total_allocation,
+        stored?.rate_limit_max_claims,
+        stored?.enabled,
+      ],
+      ['native', '15000000', 10, null, false],
+    );
+    await step('16-distribution');
+    await row.getByRole('button', { name: 'Delete rule Welcome bonus' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
+    await page.getByText('No rules yet').waitFor();
   });
 
   test('archive and restore the app as its owner', async () => {

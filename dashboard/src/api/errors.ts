@@ -38,6 +38,12 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
   MEMBER_NOT_FOUND: 'This person is no longer a member of the app. Refresh the list.',
   WEBHOOK_NOT_CONFIGURED: 'Set an endpoint URL and turn deliveries on first (Endpoint, on the Webhooks page).',
   WEBHOOK_EVENT_NOT_FOUND: 'This event is no longer in the app’s event log. Refresh the log.',
+  DISTRIBUTION_RULE_NOT_FOUND:
+    'This distribution rule no longer exists (another member may have deleted it). Refresh the list.',
+  DISTRIBUTION_ASSET_NOT_ENABLED:
+    'This asset is not among the app’s assets. Add it under Settings first, or choose XLM or another of its assets.',
+  DISTRIBUTION_NO_DISTRIBUTION_WALLET:
+    'The app has no distribution wallet on its network to pay claims from. Set one up on the Treasury page.',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -32,6 +32,7 @@ import {
   updateAppAuthPolicyRowMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { AuthPolicyRow } from '../../../generated/dashboard/types.gen';
+import { useIdempotencyKeyPerBody } from '../api/idempotency';
 import { fieldErrorOf, messageOf, otherFieldErrors } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -128,8 +129,8 @@ function AddRowButton({ appId, disabled }: { appId: string; disabled: boolean })
   const [functions, setFunctions] = useState<string[]>([]);
   const [label, setLabel] = useState('');
   const [enabled, setEnabled] = useState(true);
-  // One key per row being added: a retry after a lost answer does not add it twice.
-  const [idempotencyKey, setIdempotencyKey] = useState(() => crypto.randomUUID());
+  // A retry of the same row after a lost answer does not add it twice; a corrected form is a new request.
+  const idempotency = useIdempotencyKeyPerBody();
   const queryClient = useQueryClient();
   const create = useMutation({
     ...createAppAuthPolicyRowMutation(),
@@ -145,7 +146,7 @@ function AddRowButton({ appId, disabled }: { appId: string; disabled: boolean })
     setFunctions([]);
     setLabel('');
     setEnabled(true);
-    setIdempotencyKey(crypto.randomUUID());
+    idempotency.reset();
     create.reset();
     setOpened(true);
   };
@@ -158,7 +159,7 @@ function AddRowButton({ appId, disabled }: { appId: string; disabled: boolean })
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ path: { appId }, body, headers: { 'Idempotency-Key': idempotencyKey } });
+    create.mutate({ path: { appId }, body, headers: { 'Idempotency-Key': idempotency.keyFor(body) } });
   };
   const contractError =
     fieldErrorOf(create.error, 'contract') ??

@@ -30,6 +30,7 @@ import {
   rotateApiKeyMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { ApiKey, ApiKeyWithSecret, RotateApiKeyResponse } from '../../../generated/dashboard/types.gen';
+import { useIdempotencyKeyPerBody } from '../api/idempotency';
 import { fieldErrorOf } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -94,8 +95,8 @@ function GenerateKeyButton({
   const [label, setLabel] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
   const [expiryProblem, setExpiryProblem] = useState<string>();
-  // One key per attempt: a retried submit after a lost answer does not mint a second key.
-  const [idempotencyKey, setIdempotencyKey] = useState(() => crypto.randomUUID());
+  // A retried submit after a lost answer does not mint a second key; a corrected form is a new request.
+  const idempotency = useIdempotencyKeyPerBody();
   const queryClient = useQueryClient();
   const create = useMutation({
     ...createApiKeyMutation(),
@@ -114,7 +115,7 @@ function GenerateKeyButton({
     setLabel('');
     setExpiresAt('');
     setExpiryProblem(undefined);
-    setIdempotencyKey(crypto.randomUUID());
+    idempotency.reset();
     create.reset();
     setOpened(true);
   };
@@ -129,11 +130,8 @@ function GenerateKeyButton({
       }
     }
     setExpiryProblem(undefined);
-    create.mutate({
-      path: { appId },
-      body: { type, ...(label.trim() ? { label: label.trim() } : {}), ...(expiry ? { expiresAt: expiry } : {}) },
-      headers: { 'Idempotency-Key': idempotencyKey },
-    });
+    const body = { type, ...(label.trim() ? { label: label.trim() } : {}), ...(expiry ? { expiresAt: expiry } : {}) };
+    create.mutate({ path: { appId }, body, headers: { 'Idempotency-Key': idempotency.keyFor(body) } });
   };
   const labelError = fieldErrorOf(create.error, 'label');
   const expiryError = expiryProblem ?? fieldErrorOf(create.error, 'expiresAt');

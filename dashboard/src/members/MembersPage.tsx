@@ -14,6 +14,7 @@ import {
   updateMemberMutation,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { App, Member } from '../../../generated/dashboard/types.gen';
+import { useIdempotencyKeyPerBody } from '../api/idempotency';
 import { fieldErrorOf, messageOf } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
@@ -34,8 +35,8 @@ function InviteButton({ app }: { app: App }) {
   const [opened, setOpened] = useState(false);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<InvitedRole>('developer');
-  // One key per invitation attempt: a retry after a lost answer does not invite twice.
-  const [idempotencyKey, setIdempotencyKey] = useState(() => crypto.randomUUID());
+  // A retry of the same invitation after a lost answer does not invite twice; a corrected form is a new request.
+  const idempotency = useIdempotencyKeyPerBody();
   const queryClient = useQueryClient();
   const add = useMutation({
     ...addMemberMutation(),
@@ -48,17 +49,14 @@ function InviteButton({ app }: { app: App }) {
   const open = () => {
     setEmail('');
     setRole('developer');
-    setIdempotencyKey(crypto.randomUUID());
+    idempotency.reset();
     add.reset();
     setOpened(true);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    add.mutate({
-      path: { appId: app.appId },
-      body: { email: email.trim(), role },
-      headers: { 'Idempotency-Key': idempotencyKey },
-    });
+    const body = { email: email.trim(), role };
+    add.mutate({ path: { appId: app.appId }, body, headers: { 'Idempotency-Key': idempotency.keyFor(body) } });
   };
   const emailError = fieldErrorOf(add.error, 'email');
   const roleError = fieldErrorOf(add.error, 'role');
