@@ -1,7 +1,8 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run | webhooks | sdk-client | metrics | soroban-auth); unset runs them all.
+// first-run | webhooks | sdk-client | metrics | soroban-auth | distribution); unset runs them all.
 import { runActivation } from './activation';
+import { runDistribution } from './distribution';
 import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
 import { runHttpFoundation } from './http-foundation';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'sdk-client': runSdkClient, // client library bundle size, and one authenticated call vs a bare fetch
   metrics: runMetrics, // the Dashboard's metrics at 1,000,000 transactions vs a bare indexed count of the window
   'soroban-auth': runSorobanAuth, // signing a Soroban auth entry for a custodial wallet vs a bare authorizeEntry
+  distribution: runDistribution, // 1,000 claims at once on 2 API processes: exactly the allocation paid, vs direct payments
 };
 
 const only = process.env.BENCH;

@@ -18,6 +18,8 @@ export interface BatchTurn<I, R> {
   take(): BatchEntry<I, R>[];
   /** Puts these entries back at the front, each to go alone. */
   retryAlone(entries: BatchEntry<I, R>[]): void;
+  /** Puts these entries back at the front as they were (a batch to build again, e.g. after a bad sequence). */
+  retry(entries: BatchEntry<I, R>[]): void;
 }
 
 export interface BatchQueueOptions<I> {
@@ -91,6 +93,9 @@ export class BatchQueue<S, I, R> {
         },
         retryAlone: (entries) => {
           q.pending.unshift(...entries.map((e) => ({ ...e, solo: true })));
+        },
+        retry: (entries) => {
+          q.pending.unshift(...entries);
         },
       };
       void this.run(q.shared, turn)

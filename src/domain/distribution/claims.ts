@@ -5,7 +5,9 @@
 //   1. reserve (one database transaction): the rule's row locked (SELECT ... FOR UPDATE), the refusal checks of
 //      eligibility.ts on facts read under that lock (the user's live claims in the period among them), then the claim
 //      inserted `reserved` and the rule's claimed_count raised. Claims of one rule queue on its row for a few
-//      milliseconds; claims of other rules do not wait.
+//      milliseconds; claims of other rules do not wait. Within a process, claims of one rule take turns before
+//      asking for the lock, and a refusal already true without it (allocation used up, user at the limit) is
+//      answered without it (see inTurn).
 //   2. pay (payouts.ts, batched): the envelope is recorded on the claim (`submitted`, tx_hash, envelope) before it is
 //      sent, then sent and confirmed.
 //   3. settle: `paid` with the transaction in the user's and the distribution wallet's histories and a wallet.funded
@@ -147,20 +149,49 @@ function outcomeOf(claim: ClaimRecord, status: ClaimOutcome['status']): ClaimOut
   };
 }
 
-/** Step 1: the claim reserved under the rule's lock, or the refusal. */
+/**
+ * Reservations of one rule take turns within a process before they ask the database for its row lock. Without this, a
+ * burst of claims of one rule holds every connection of the pool waiting on the lock, and the claims already
+ * reserved cannot get a connection to pay out until the whole burst has passed (bench/results/2026-11-26-distribution.md:
+ * no payment left before the last refusal). With it, one connection per process waits on the lock and the rest of the
+ * pool serves the payouts. Exactness does not rest on it (the row lock does that, across processes); a promise chain
+ * per key is all it takes, so no library.
+ */
+const reservationTurns = new Map<string, Promise<unknown>>();
+
+async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const mine = (reservationTurns.get(key) ?? Promise.resolve()).then(work);
+  const done = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  reservationTurns.set(key, done);
+  try {
+    return await mine;
+  } finally {
+    if (reservationTurns.get(key) === done) reservationTurns.delete(key);
+  }
+}
+
+/**
+ * Step 1: the claim reserved under the rule's lock, or the refusal. What does not change with other claims (the app's
+ * assets, the wallet's state, the distribution wallet) is read first, outside the lock, so the lock is held for the
+ * rule, the user's count and the two writes only.
+ */
 async function reserve(deps: ClaimDeps, input: ClaimInput): Promise<{ claim: ClaimRecord; rule: DistributionRule }> {
-  const now = deps.clock.now();
-  return deps.db.transaction(async (trx) => {
-    const rule = await requireRule(trx, input.app.id, input.ruleId, { lock: true });
+  const [app, wallet, distribution] = await Promise.all([
+    deps.db<{ id: string; assets: string[] | null }>('apps').where({ id: input.app.id }).first('assets'),
+    deps.db<{ id: string; funding_state: string }>('wallets').where({ id: input.wallet.id }).first('funding_state'),
+    appWalletFor(deps.db, input.app.id, input.app.network, 'distribution'),
+  ]);
+  /** The rule (locked when `db` is the reserving transaction) and the refusal a claim gets as of now, if any. */
+  const decide = async (db: Knex, lock: boolean) => {
+    const now = deps.clock.now();
+    const rule = await requireRule(db, input.app.id, input.ruleId, { lock });
     if (rule.network !== input.app.network) {
       throw new AppError('DISTRIBUTION_RULE_NOT_FOUND', { message: 'No distribution rule with this id in the app' });
     }
-    const [app, wallet, distribution, counts] = await Promise.all([
-      trx<{ id: string; assets: string[] | null }>('apps').where({ id: input.app.id }).first('assets'),
-      trx<{ id: string; funding_state: string }>('wallets').where({ id: input.wallet.id }).first('funding_state'),
-      appWalletFor(trx, input.app.id, rule.network, 'distribution'),
-      liveClaimCounts(trx, { userId: input.userId, rules: [rule], now }),
-    ]);
+    const counts = await liveClaimCounts(db, { userId: input.userId, rules: [rule], now });
     const refusal = claimRefusal(rule, {
       now,
       assetEnabled: assetEnabledFor({ assets: app?.assets ?? [] }, rule.asset),
@@ -168,40 +199,58 @@ async function reserve(deps: ClaimDeps, input: ClaimInput): Promise<{ claim: Cla
       userLiveClaimsInPeriod: counts.get(rule.id) ?? 0,
       walletFunded: wallet?.funding_state === 'funded',
     });
-    if (refusal) {
-      const headers: Record<string, string> = {};
-      if (refusal === 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' && rule.rateLimit) {
-        const oldest = await claims(trx)
-          .where({ rule_id: rule.id, user_id: input.userId })
-          .whereNot('status', 'released')
-          .where('created_at', '>', new Date(now.getTime() - rule.rateLimit.periodSeconds * 1000))
-          .min<{ min: Date | null }>('created_at as min')
-          .first();
-        if (oldest?.min) {
-          const freeAt = oldest.min.getTime() + rule.rateLimit.periodSeconds * 1000;
-          headers['Retry-After'] = String(Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000)));
-        }
-      }
-      throw new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
-    }
-    const [row] = await claims(trx)
-      .insert({
-        id: newId('dcl'),
-        rule_id: rule.id,
-        app_id: input.app.id,
-        user_id: input.userId,
-        wallet_id: input.wallet.id,
-        asset: rule.asset,
-        amount_stroops: rule.amountPerClaimStroops.toString(),
-        status: 'reserved',
-        request_key: input.requestKey ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('*');
-    await trx('distribution_rules').where({ id: rule.id }).increment('claimed_count', 1);
-    return { claim: toClaim(row!), rule };
+    if (refusal) throw await refusalError(db, rule, refusal, input.userId, now);
+    return { rule, now };
+  };
+  return inTurn(`${input.app.id}/${input.ruleId}`, async () => {
+    // A refusal true without the lock is true (an allocation used up, a user at the limit, as of this read): it is
+    // answered without queueing on the rule's row, which in a burst most claims would otherwise do.
+    await decide(deps.db, false);
+    return deps.db.transaction(async (trx) => {
+      const { rule, now } = await decide(trx, true);
+      const [row] = await claims(trx)
+        .insert({
+          id: newId('dcl'),
+          rule_id: rule.id,
+          app_id: input.app.id,
+          user_id: input.userId,
+          wallet_id: input.wallet.id,
+          asset: rule.asset,
+          amount_stroops: rule.amountPerClaimStroops.toString(),
+          status: 'reserved',
+          request_key: input.requestKey ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*');
+      await trx('distribution_rules').where({ id: rule.id }).increment('claimed_count', 1);
+      return { claim: toClaim(row!), rule };
+    });
   });
+}
+
+/** The refusal's error: its code and message, and Retry-After for the rate limit (when the oldest counted claim ages out). */
+async function refusalError(
+  db: Knex,
+  rule: DistributionRule,
+  refusal: ClaimRefusal,
+  userId: string,
+  now: Date,
+): Promise<AppError> {
+  const headers: Record<string, string> = {};
+  if (refusal === 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' && rule.rateLimit) {
+    const oldest = await claims(db)
+      .where({ rule_id: rule.id, user_id: userId })
+      .whereNot('status', 'released')
+      .where('created_at', '>', new Date(now.getTime() - rule.rateLimit.periodSeconds * 1000))
+      .min<{ min: Date | null }>('created_at as min')
+      .first();
+    if (oldest?.min) {
+      const freeAt = oldest.min.getTime() + rule.rateLimit.periodSeconds * 1000;
+      headers['Retry-After'] = String(Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000)));
+    }
+  }
+  return new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
 }
 
 /** The app's wallets a payout needs; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET without a distribution wallet. */

@@ -108,7 +108,12 @@ export class PayoutFailed extends Error {
 
 interface Planned extends Payout {
   trustline: boolean;
+  /** Times its batch was built again after a bad sequence (another transaction took the source's number). */
+  rebuilds: number;
 }
+
+/** A batch refused for a bad sequence is built again (with the source's new number) this many times at most. */
+const MAX_REBUILDS = 3;
 
 const opsOf = (p: Planned): number => (p.trustline ? 4 : 1);
 
@@ -178,7 +183,7 @@ export class PayoutQueue {
       trustline = lines.length === 0;
     }
     const key = `${wallets.distribution.id}/${wallets.funding.id}/${wallets.gas.id}`;
-    return this.batches.add(key, { ...wallets }, { ...payout, trustline });
+    return this.batches.add(key, { ...wallets }, { ...payout, trustline, rebuilds: 0 });
   }
 
   /** Keeps, in order, the payouts the app's wallets can still cover now; the others are rejected with why. */
@@ -322,6 +327,13 @@ export class PayoutQueue {
     } catch (err) {
       const rejected = err instanceof TransactionRejectedError ? err : undefined;
       const gasShort = rejected?.stage === 'submission' && rejected.codes.transaction === 'tx_insufficient_balance';
+      const badSeq = rejected?.stage === 'submission' && rejected.codes.transaction === 'tx_bad_seq';
+      if (badSeq && batch.every((e) => e.item.rebuilds < MAX_REBUILDS)) {
+        // Never applied: the same batch again with the source's current number (each records its new envelope).
+        for (const e of batch) e.item.rebuilds += 1;
+        turn.retry(batch);
+        return;
+      }
       if (rejected && sent && batch.length > 1 && !gasShort) {
         // Refused as a whole (one recipient's trustline, a sequence another batch took): each goes again alone. Their
         // intent rows name this envelope, which can never apply now: a later attempt records its own.

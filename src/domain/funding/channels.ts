@@ -112,8 +112,8 @@ export interface ChannelHolder {
 
 /**
  * A channel account of `owner` leased for one batch until `leaseUntil`, its channel accounts created first (once per
- * holder; `sign` adds the owner's signature to the creating transaction, which the gas wallet's fee-bump pays); or
- * undefined when all are busy (other instances): the owner itself is then the batch's source.
+ * holder; `sign` adds the owner's signature to the creating transaction, which the gas wallet's fee-bump pays),
+ * waiting up to CHANNEL_WAIT_MS for one to be free; undefined when none was: the owner itself is then the source.
  */
 export async function leaseBatchChannel(
   deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'secrets'>,
@@ -145,10 +145,21 @@ export async function leaseBatchChannel(
     throw err;
   });
   await holder.channelsReady;
-  return leaseChannel(deps.db, deps.secrets, {
-    sponsorPublicKey: owner.publicKey,
-    count,
-    now: deps.clock.now(),
-    leaseUntil: input.leaseUntil,
-  });
+  // All busy (batches of this or other instances): wait for one rather than use the owner as the source, which two
+  // batches at once would both use with the same sequence number (tx_bad_seq for all but one).
+  const deadline = Date.now() + CHANNEL_WAIT_MS;
+  for (;;) {
+    const leased = await leaseChannel(deps.db, deps.secrets, {
+      sponsorPublicKey: owner.publicKey,
+      count,
+      now: deps.clock.now(),
+      leaseUntil: input.leaseUntil,
+    });
+    if (leased || Date.now() >= deadline) return leased;
+    await new Promise((resolve) => setTimeout(resolve, CHANNEL_RETRY_MS));
+  }
 }
+
+/** How long a batch waits for a free channel account before its owner is the source after all. */
+const CHANNEL_WAIT_MS = 10_000;
+const CHANNEL_RETRY_MS = 100;

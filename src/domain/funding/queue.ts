@@ -192,7 +192,7 @@ export class ActivationQueue {
     try {
       const now = deps.clock.now();
       if (this.channels > 0) {
-        // All busy (other instances): the funding wallet itself is the source of this batch.
+        // None free within the wait: the funding wallet itself is the source of this batch.
         channel = await leaseBatchChannel(deps, q, {
           owner: sponsor,
           gas,
