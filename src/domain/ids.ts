@@ -17,7 +17,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'op' | 'app' | 'key' | 'mem' | 'ses' | 'rt' | 'usr' | 'wal' | 'aud' | 'evt' | 'tx' | 'apr' | 'dst' | 'dcl';
+export type IdPrefix =
+  'op' | 'app' | 'key' | 'mem' | 'ses' | 'rt' | 'usr' | 'wal' | 'aud' | 'evt' | 'tx' | 'apr' | 'dst' | 'dcl';
 
 /** A new id: the prefix, `_`, and 22 base62 characters (about 131 bits). */
 export function newId(prefix: IdPrefix): string {

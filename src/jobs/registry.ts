@@ -13,11 +13,7 @@ import {
 } from '../domain/funding/funding';
 import { runTrustlineBackfill, trustlineBackfillIntervalMs } from '../domain/funding/trustlineBackfill';
 import { CONFIRMATION_BATCH, confirmDue, confirmationIntervalMs } from '../domain/transactions/confirmation';
-import {
-  CLAIM_RECOVERY_BATCH,
-  CLAIM_RECOVERY_INTERVAL_MS,
-  runClaimRecovery,
-} from '../domain/distribution/claims';
+import { CLAIM_RECOVERY_BATCH, CLAIM_RECOVERY_INTERVAL_MS, runClaimRecovery } from '../domain/distribution/claims';
 import { DEFAULT_FOLLOWER_INTERVAL_MS, followNetwork, type FollowerState } from '../domain/transactions/ledgerFollower';
 import {
   SPONSOR_SCAN_FIRST_DELAY_MS,

@@ -196,8 +196,7 @@ const NEWEST_FIRST = [
  * did not hand out.
  */
 export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppTxPage> {
-  const badCursor = () =>
-    fieldError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
+  const badCursor = () => fieldError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'tx');
   if (q.cursor !== undefined && !cursor) throw badCursor();
   await checkWindow(db, q.filters);
