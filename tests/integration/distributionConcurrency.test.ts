@@ -8,7 +8,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
+import { fromStroops } from '../../src/domain/money/amounts';
+import { withWalletKeypair } from '../../src/domain/wallets/custody';
+import { parseAsset } from '../../src/infra/stellar/gateway';
 import { findApp } from '../../src/domain/apps/store';
 import { updateAppSettings } from '../../src/domain/apps/store';
 import { createRule } from '../../src/domain/distribution/rules';
@@ -16,7 +20,7 @@ import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { appWithWallet, closeLedgersEvery, gatewayOf } from '../support/funding';
+import { appWithWallet, closeLedgersEvery, eventually, gatewayOf } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
@@ -138,5 +142,75 @@ describe('distribution claims at once across two instances', () => {
     // Batched: far fewer transactions than claims.
     const hashes = new Set(rows.map((r) => r.tx_hash));
     assert.ok(hashes.size < ALLOCATION, `${hashes.size} transactions for ${ALLOCATION} claims`);
+  });
+
+  test('two payouts sent at once that the distribution wallet can cover only one of: one paid, the other fails in its ledger, is released, and its fee is recorded', async () => {
+    const setup = await appWithWallet(a, { settings: { fundingMode: 'immediate' } });
+    const { asset: usdc, issuer } = await issueDemoUsdc(a.deps, setup.app);
+    const app = (await findApp(a.deps.db, setup.app.id))!;
+    const user = await signInUser(a, setup.creds);
+    const distribution = (await appWalletFor(a.deps.db, app.id, app.network, 'distribution'))!;
+    const rule = await createRule(
+      a.deps,
+      app,
+      { name: 'Last one', asset: usdc, amountPerClaim: '1', rateLimit: { maxClaims: 2, periodSeconds: 3600 } },
+      { actor: SYSTEM_ACTOR, at: new Date() },
+    );
+    // A first claim by someone else while ledgers close: the distribution wallet's channel accounts are created.
+    const other = await signInUser(a, setup.creds);
+    const warmUp = await other.rawCall('POST', `/v1/distribution/rules/${rule.id}/claim`);
+    assert.equal(warmUp.status, 200, warmUp.text);
+    // Leave the distribution wallet exactly one claim's worth: the rest goes back to the issuer.
+    const gw = gatewayOf(a);
+    const [line] = await gw.trustlines(distribution.publicKey, [usdc]);
+    const account = (await gw.loadAccount(distribution.publicKey))!;
+    const drain = new TransactionBuilder(new Account(distribution.publicKey, account.sequence), {
+      fee: '100',
+      networkPassphrase: gw.networkPassphrase,
+    })
+      .addOperation(
+        Operation.payment({
+          destination: issuer.publicKey(),
+          asset: parseAsset(usdc),
+          amount: fromStroops(line!.balanceStroops - 10_000_000n),
+        }),
+      )
+      .setTimeout(60)
+      .build();
+    await withWalletKeypair(a.deps, { walletId: distribution.id, purpose: 'test.drain', actor: SYSTEM_ACTOR }, (kp) =>
+      drain.sign(kp),
+    );
+    await gw.submitAndConfirm(drain);
+    // One user's two claims never share a transaction: two batches. No ledger closes until both are sent, so both
+    // are checked against a balance of 1 USDC; then one ledger applies one and fails the other.
+    const path = `/v1/distribution/rules/${rule.id}/claim`;
+    stopClosing();
+    const sending = Promise.all([user.rawCall('POST', path), user.rawCall('POST', path)]);
+    try {
+      await eventually('both payouts wait in the ledger queue', async () => net.engine.pendingCount() >= 2);
+      await net.closeLedger();
+    } finally {
+      stopClosing = closeLedgersEvery({ localnet: net }, 200);
+    }
+    const answers = await sending;
+    const statuses = answers.map((r) => `${r.status} ${r.body?.code ?? ''} ${r.body?.resultCode ?? ''}`.trim()).sort();
+    assert.equal(answers.filter((r) => r.status === 200).length, 1, JSON.stringify(statuses));
+    const failed = answers.find((r) => r.status !== 200)!;
+    assert.deepEqual([failed.status, failed.body.code], [422, 'TX_SUBMIT_FAILED'], failed.text);
+    const rows = await a.deps.db('distribution_claims').where({ rule_id: rule.id });
+    assert.deepEqual(rows.map((r) => r.status).sort(), ['paid', 'paid', 'released']);
+    assert.equal((await a.deps.db('distribution_rules').where({ id: rule.id }).first()).claimed_count, 2);
+    const [userLine] = await gw.trustlines(user.signIn.wallet.publicKey, [usdc]);
+    assert.equal(userLine!.balanceStroops, 10_000_000n, 'paid once');
+    const released = rows.find((r) => r.status === 'released')!;
+    // Both batches read a balance of 1 USDC before either applied: the second reached its ledger and failed there.
+    assert.equal(released.failure_code, 'op_underfunded', JSON.stringify(released));
+    const tx = await a.deps.db('transactions').where({ hash: released.tx_hash }).first();
+    assert.deepEqual([tx?.status, tx?.origin, tx?.result_code], ['FAILED', 'distribution', 'op_underfunded']);
+    assert.equal(
+      BigInt(tx.fee_stroops),
+      (await gw.transactionDetails(released.tx_hash))!.feeChargedStroops,
+      'the fee the gas wallet paid for it is on the record',
+    );
   });
 });

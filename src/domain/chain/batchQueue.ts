@@ -89,7 +89,10 @@ export class BatchQueue<S, I, R> {
           if (taken) return [];
           taken = true;
           q.gathering -= 1;
-          return this.take(q);
+          const batch = this.take(q);
+          // Entries that did not fit go in another batch now, not after this one ends.
+          if (q.pending.length > 0) this.pump(key, q);
+          return batch;
         },
         retryAlone: (entries) => {
           q.pending.unshift(...entries.map((e) => ({ ...e, solo: true })));

@@ -31,7 +31,7 @@ import { LEASE_MARGIN_MS } from '../funding/queue';
 import { fromStroops } from '../money/amounts';
 import { sponsorFee } from '../transactions/feeBump';
 import { headlineResultCode } from '../transactions/finalize';
-import { registerOwnSubmission } from '../transactions/store';
+import { insertTransaction, registerOwnSubmission } from '../transactions/store';
 import { withWalletKeypair } from '../wallets/custody';
 import type { WalletRecord } from '../wallets/store';
 
@@ -328,6 +328,12 @@ export class PayoutQueue {
       const rejected = err instanceof TransactionRejectedError ? err : undefined;
       const gasShort = rejected?.stage === 'submission' && rejected.codes.transaction === 'tx_insufficient_balance';
       const badSeq = rejected?.stage === 'submission' && rejected.codes.transaction === 'tx_bad_seq';
+      if (rejected?.stage === 'ledger' && sent) {
+        // Failed in its ledger: nothing moved but the fee, which the gas wallet paid. That is recorded too.
+        await recordFailedInLedger(deps, wallets, sent, rejected).catch((e: unknown) =>
+          deps.log.error({ err: e, hash: sent?.hash }, 'could not record a failed distribution payment'),
+        );
+      }
       if (badSeq && batch.every((e) => e.item.rebuilds < MAX_REBUILDS)) {
         // Never applied: the same batch again with the source's current number (each records its new envelope).
         for (const e of batch) e.item.rebuilds += 1;
@@ -366,6 +372,50 @@ export class PayoutQueue {
       });
     }
   }
+}
+
+/** A payout transaction that failed in its ledger, in the app's transactions and the distribution wallet's history. */
+async function recordFailedInLedger(
+  deps: PayoutDeps,
+  wallets: PayoutWallets,
+  sent: PayoutTransaction,
+  err: TransactionRejectedError,
+): Promise<void> {
+  const details = await wallets.gw.transactionDetails(sent.hash);
+  const at = deps.clock.now();
+  await deps.db.transaction((trx) =>
+    insertTransaction(
+      trx,
+      {
+        appId: wallets.distribution.appId,
+        network: wallets.gw.network,
+        walletId: wallets.distribution.id,
+        userId: null,
+        origin: 'distribution',
+        status: 'FAILED',
+        stage: 'failed',
+        operation: 'payment',
+        opsCount: sent.opsCount,
+        summary: 'Distribution payment failed',
+        sourceAccount: sent.sourceAccount,
+        destination: null,
+        asset: null,
+        amount: null,
+        hash: sent.hash,
+        innerHash: sent.innerHash,
+        envelopeXdr: sent.envelopeXdr,
+        feeStroops: details?.feeChargedStroops ?? sent.feeStroops,
+        feeSource: sent.feeSource,
+        resultCode: headlineResultCode(err.codes),
+        ...(details ? { ledger: details.ledger } : {}),
+        validUntil: sent.validUntil,
+        submittedAt: at,
+        confirmedAt: at,
+        at,
+      },
+      [{ walletId: wallets.distribution.id, direction: 'sent', summary: 'Distribution payment failed' }],
+    ),
+  );
 }
 
 function transactionOf(bump: FeeBumpTransaction, validUntil: Date): PayoutTransaction {
