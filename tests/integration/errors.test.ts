@@ -167,10 +167,10 @@ describe('error contract', () => {
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
     const withSession = await withSessions(svc.deps, creds);
-    const res = await call(svc.url, 'listDistributionRules', 'GET', '/v1/distribution/rules', {
+    const res = await call(svc.url, 'listKycProviders', 'GET', '/v1/kyc/providers', {
       headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
         method: 'GET',
-        url: `${svc.url}/v1/distribution/rules`,
+        url: `${svc.url}/v1/kyc/providers`,
       }),
     });
     assert.equal(res.status, 501);
