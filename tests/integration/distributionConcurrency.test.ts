@@ -20,7 +20,7 @@ import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { appWithWallet, closeLedgersEvery, eventually, gatewayOf } from '../support/funding';
+import { appWithWallet, closeLedgersEvery, eventually, gatewayOf, untilFunded } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
@@ -71,7 +71,7 @@ describe('distribution claims at once across two instances', () => {
         ...(await Promise.all(Array.from({ length: Math.min(20, USERS - i) }, () => signInUser(a, setup.creds)))),
       );
     }
-    assert.ok(users.every((u) => u.signIn.wallet.funded === true));
+    for (const u of users) await untilFunded(a, u.signIn.wallet.walletId);
     const rule = await createRule(
       a.deps,
       app,
@@ -149,6 +149,7 @@ describe('distribution claims at once across two instances', () => {
     const { asset: usdc, issuer } = await issueDemoUsdc(a.deps, setup.app);
     const app = (await findApp(a.deps.db, setup.app.id))!;
     const user = await signInUser(a, setup.creds);
+    await untilFunded(a, user.signIn.wallet.walletId);
     const distribution = (await appWalletFor(a.deps.db, app.id, app.network, 'distribution'))!;
     const rule = await createRule(
       a.deps,
@@ -158,6 +159,7 @@ describe('distribution claims at once across two instances', () => {
     );
     // A first claim by someone else while ledgers close: the distribution wallet's channel accounts are created.
     const other = await signInUser(a, setup.creds);
+    await untilFunded(a, other.signIn.wallet.walletId);
     const warmUp = await other.rawCall('POST', `/v1/distribution/rules/${rule.id}/claim`);
     assert.equal(warmUp.status, 200, warmUp.text);
     // Leave the distribution wallet exactly one claim's worth: the rest goes back to the issuer.

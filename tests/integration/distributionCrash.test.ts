@@ -20,7 +20,7 @@ import { createStellarGateway, type StellarGateway } from '../../src/infra/stell
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { killChild, startChildService, type ChildService } from '../support/childService';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { appWithWallet, closeLedgersEvery, eventually } from '../support/funding';
+import { appWithWallet, closeLedgersEvery, eventually, untilFunded } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
@@ -63,6 +63,7 @@ describe('distribution claims: crash with payments in flight', () => {
       ({ asset: usdc } = await issueDemoUsdc(seeding.deps, setup.app));
       const app = (await findApp(seeding.deps.db, setup.app.id))!;
       users = await Promise.all(Array.from({ length: USERS }, () => signInUser(seeding, setup.creds)));
+      for (const u of users) await untilFunded(seeding, u.signIn.wallet.walletId);
       const rule = await createRule(
         seeding.deps,
         app,

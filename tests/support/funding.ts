@@ -140,3 +140,16 @@ export async function eventually(what: string, check: () => Promise<boolean>, ti
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Waits until the wallet of a user who signed in (Immediate funding) is funded: a sign-in answers `funded: false` when
+ * its activation takes longer than the sign-in waits (a busy machine), and the activation finishes in the background.
+ */
+export async function untilFunded(svc: Pick<TestService, 'deps'>, walletId: string, timeoutMs = 60_000): Promise<void> {
+  await eventually(
+    `wallet ${walletId} is funded`,
+    async () =>
+      (await svc.deps.db('wallets').where({ id: walletId }).first('funding_state'))?.funding_state === 'funded',
+    timeoutMs,
+  );
+}

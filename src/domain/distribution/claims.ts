@@ -398,7 +398,7 @@ function payoutError(failure: PayoutFailed): AppError {
 
 /** The service's queue; without one (a bare Deps), a queue of this call's own: no batching, same outcome. */
 function queueOf(deps: ClaimDeps): PayoutQueue {
-  return deps.payoutQueue ?? new PayoutQueue(deps, 0);
+  return deps.payoutQueue ?? new PayoutQueue(deps, 1);
 }
 
 /** Claims `input.ruleId` for the user (see the file comment); answers SUCCESS, or PENDING when not confirmed yet. */

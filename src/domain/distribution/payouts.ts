@@ -5,8 +5,9 @@
 //   endSponsoringFutureReserves            source: the wallet           } is the funding wallet's, as at activation
 //   payment(wallet, asset, amount)         source: the distribution wallet
 // The transaction source is a channel account of the distribution wallet (channels.ts: it only provides the sequence
-// number, so several batches of one distribution wallet land in the same ledger) or the distribution wallet itself,
-// and the whole is wrapped in a fee-bump paid by the app's gas wallet: nobody else pays a fee. Before anything is sent
+// number, so several batches of one distribution wallet land in the same ledger, and none competes with the funding
+// wallet's own sequence, which activations use), and the whole is wrapped in a fee-bump paid by the app's gas wallet:
+// nobody else pays a fee. Before anything is sent
 // each payout records the envelope it goes in (`recordIntent`, in one database transaction with the hash registered as
 // the service's own), so a crash after sending is reconciled with the chain by that hash, never paid again.
 import {
@@ -151,15 +152,23 @@ type Entry = BatchEntry<Planned, PayoutApplied>;
 export class PayoutQueue {
   private readonly batches: BatchQueue<PayoutWallets & ChannelHolder, Planned, PayoutApplied>;
 
-  /** `channels`: channel accounts per distribution wallet (0: the distribution wallet is the transaction source). */
+  /**
+   * `channels`: channel accounts per distribution wallet, at least one. Payouts never use the distribution wallet
+   * itself as the transaction source: in the single layout it is also the funding wallet, which the activation queue
+   * uses as its source when it has no channels, and two queues building on one account's sequence number would refuse
+   * each other's transactions (tx_bad_seq).
+   */
+  private readonly channels: number;
+
   constructor(
     private readonly deps: PayoutDeps,
-    private readonly channels: number,
+    channels: number,
   ) {
+    this.channels = Math.max(1, channels);
     this.batches = new BatchQueue(
       {
         gatherMs: GATHER_MS,
-        concurrency: channels,
+        concurrency: this.channels,
         maxItems: MAX_OPERATIONS_PER_TRANSACTION,
         // `fits` cannot see the wallets: the signature count is checked with the worst case (a separate funding wallet).
         // One payout per recipient per transaction: a wallet's history shows each transaction once, with its amount.
@@ -261,16 +270,15 @@ export class PayoutQueue {
     let sent: PayoutTransaction | undefined;
     try {
       const now = deps.clock.now();
-      if (this.channels > 0) {
-        channel = await leaseBatchChannel(deps, wallets, {
-          owner: distribution,
-          gas,
-          gw,
-          count: this.channels,
-          leaseUntil: new Date(now.getTime() + timeoutSeconds * 1000 + LEASE_MARGIN_MS),
-          sign: (tx) => this.signWith([distribution], tx, SYSTEM_ACTOR),
-        });
-      }
+      // Undefined only when none was free for CHANNEL_WAIT_MS: then the distribution wallet is the source after all.
+      channel = await leaseBatchChannel(deps, wallets, {
+        owner: distribution,
+        gas,
+        gw,
+        count: this.channels,
+        leaseUntil: new Date(now.getTime() + timeoutSeconds * 1000 + LEASE_MARGIN_MS),
+        sign: (tx) => this.signWith([distribution], tx, SYSTEM_ACTOR),
+      });
       batch = turn.take();
       if (batch.length === 0) return;
       const sourceKey = channel?.keypair.publicKey() ?? distribution.publicKey;

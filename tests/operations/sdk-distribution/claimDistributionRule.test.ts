@@ -12,7 +12,7 @@ import { runClaimRecovery } from '../../../src/domain/distribution/claims';
 import { createRule, type NewRule } from '../../../src/domain/distribution/rules';
 import { issueDemoUsdc } from '../../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../../src/domain/wallets/treasuryWallets';
-import { appWithWallet, gatewayOf } from '../../support/funding';
+import { appWithWallet, gatewayOf, untilFunded } from '../../support/funding';
 import { startTestService, type TestService } from '../../support/service';
 import { signInUser, type UserClient } from '../../support/users';
 
@@ -35,6 +35,12 @@ after(async () => {
 const ctx = () => ({ actor: SYSTEM_ACTOR, at: new Date() });
 const newRule = async (input: Partial<NewRule> = {}) =>
   createRule(svc.deps, app, { name: 'Welcome bonus', asset: 'native', amountPerClaim: '1.5', ...input }, ctx());
+/** A user of the app whose wallet is funded (the claims' precondition). */
+async function fundedUser(): Promise<UserClient> {
+  const user = await signInUser(svc, creds);
+  await untilFunded(svc, user.signIn.wallet.walletId);
+  return user;
+}
 const claim = (user: UserClient, ruleId: string, key?: string) =>
   user.call('claimDistributionRule', 'POST', `/v1/distribution/rules/${ruleId}/claim`, {
     ...(key ? { headers: { 'Idempotency-Key': key } } : {}),
@@ -55,7 +61,7 @@ async function assetOf(address: string, asset: string): Promise<bigint | undefin
 
 describe('claimDistributionRule', () => {
   test('XLM: 200 SUCCESS, the balance moves, both histories, the app transaction and wallet.funded', async () => {
-    const user = await signInUser(svc, creds);
+    const user = await fundedUser();
     const rule = await newRule();
     const wallet = user.signIn.wallet.publicKey as string;
     const before = await xlmOf(wallet);
@@ -96,7 +102,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('an issued asset the wallet does not trust yet: the trustline is added, sponsored, and the amount arrives', async () => {
-    const user = await signInUser(svc, creds); // activated before the app has USDC: no line
+    const user = await fundedUser(); // activated before the app has USDC: no line
     ({ asset: usdc } = await issueDemoUsdc(svc.deps, app));
     app = { ...app, assets: [...app.assets, usdc] };
     const wallet = user.signIn.wallet.publicKey as string;
@@ -112,7 +118,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('every refusal: 404, 409 disabled / not started / expired / exhausted, 429 with Retry-After, 422; nothing paid', async () => {
-    const user = await signInUser(svc, creds);
+    const user = await fundedUser();
     const now = Date.now();
     const cases: [string, Partial<NewRule> | undefined, number, string][] = [
       ['unknown', undefined, 404, 'DISTRIBUTION_RULE_NOT_FOUND'],
@@ -163,7 +169,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('the distribution wallet too short: 422 TX_SUBMIT_FAILED op_underfunded, the claim given back', async () => {
-    const user = await signInUser(svc, creds);
+    const user = await fundedUser();
     const rule = await newRule({ asset: usdc, amountPerClaim: '100000000' });
     const res = await claim(user, rule.id);
     assert.equal(res.status, 422, res.text);
@@ -174,7 +180,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('the same Idempotency-Key replays the claim; nothing is paid twice', async () => {
-    const user = await signInUser(svc, creds);
+    const user = await fundedUser();
     const rule = await newRule({ rateLimit: { maxClaims: 5, periodSeconds: 60 } });
     const wallet = user.signIn.wallet.publicKey as string;
     const before = await xlmOf(wallet);
@@ -188,7 +194,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('30 claims at once from 10 users, allocation 12, 2 per user: exactly 12 paid, none over the rate limit', async () => {
-    const users = await Promise.all(Array.from({ length: 10 }, () => signInUser(svc, creds)));
+    const users = await Promise.all(Array.from({ length: 10 }, () => fundedUser()));
     const rule = await newRule({
       amountPerClaim: '0.1',
       totalAllocation: 12,
@@ -228,7 +234,7 @@ describe('claimDistributionRule', () => {
   });
 
   test('recovery: a claim never sent is released; a sent one found on the chain is paid; one past its time bound is released', async () => {
-    const user = await signInUser(svc, creds);
+    const user = await fundedUser();
     const rule = await newRule({ rateLimit: { maxClaims: 10, periodSeconds: 3600 } });
     const old = new Date(Date.now() - 3_600_000);
 
