@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, BuildTransactionData, BuildTransactionErrors, BuildTransactionResponses, ClaimDistributionRuleData, ClaimDistributionRuleErrors, ClaimDistributionRuleResponses, CompleteOAuthSignInData, CompleteOAuthSignInErrors, CompleteOAuthSignInResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateAuthPolicyRowData, CreateAuthPolicyRowErrors, CreateAuthPolicyRowResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateRampQuoteData, CreateRampQuoteErrors, CreateRampQuoteResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, CreateWalletSignInChallengeData, CreateWalletSignInChallengeErrors, CreateWalletSignInChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteAuthPolicyRowData, DeleteAuthPolicyRowErrors, DeleteAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetKycVerificationData, GetKycVerificationErrors, GetKycVerificationResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetRampTransactionData, GetRampTransactionErrors, GetRampTransactionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetTxHistoryData, GetTxHistoryErrors, GetTxHistoryResponses, GetUserData, GetUserErrors, GetUserResponses, GetWalletBalancesData, GetWalletBalancesErrors, GetWalletBalancesResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, IntrospectUserTokenData, IntrospectUserTokenErrors, IntrospectUserTokenResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListAuthPolicyRowsData, ListAuthPolicyRowsErrors, ListAuthPolicyRowsResponses, ListDistributionRulesData, ListDistributionRulesErrors, ListDistributionRulesResponses, ListKycProvidersData, ListKycProvidersErrors, ListKycProvidersResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListRampProvidersData, ListRampProvidersErrors, ListRampProvidersResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunTransactionData, RunTransactionErrors, RunTransactionResponses, SetUserExternalIdData, SetUserExternalIdErrors, SetUserExternalIdResponses, SignAuthEntryData, SignAuthEntryErrors, SignAuthEntryResponses, SignOutData, SignOutErrors, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, SignOutResponses, SignTransactionData, SignTransactionErrors, SignTransactionResponses, StartEmailSignInData, StartEmailSignInErrors, StartEmailSignInResponses, StartKycSessionData, StartKycSessionErrors, StartKycSessionResponses, StartOAuthSignInData, StartOAuthSignInErrors, StartOAuthSignInResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, StartRampData, StartRampErrors, StartRampResponses, SubmitTransactionData, SubmitTransactionErrors, SubmitTransactionResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthPolicyRowData, UpdateAuthPolicyRowErrors, UpdateAuthPolicyRowResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyEmailSignInData, VerifyEmailSignInErrors, VerifyEmailSignInResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses, VerifyWalletSignInData, VerifyWalletSignInErrors, VerifyWalletSignInResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, BuildTransactionData, BuildTransactionErrors, BuildTransactionResponses, ClaimDistributionRuleData, ClaimDistributionRuleErrors, ClaimDistributionRuleResponses, CompleteOAuthSignInData, CompleteOAuthSignInErrors, CompleteOAuthSignInResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateAuthPolicyRowData, CreateAuthPolicyRowErrors, CreateAuthPolicyRowResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateRampQuoteData, CreateRampQuoteErrors, CreateRampQuoteResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, CreateServerDistributionRuleData, CreateServerDistributionRuleErrors, CreateServerDistributionRuleResponses, CreateWalletSignInChallengeData, CreateWalletSignInChallengeErrors, CreateWalletSignInChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteAuthPolicyRowData, DeleteAuthPolicyRowErrors, DeleteAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, DeleteServerDistributionRuleData, DeleteServerDistributionRuleErrors, DeleteServerDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetKycVerificationData, GetKycVerificationErrors, GetKycVerificationResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetRampTransactionData, GetRampTransactionErrors, GetRampTransactionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetTxHistoryData, GetTxHistoryErrors, GetTxHistoryResponses, GetUserData, GetUserErrors, GetUserResponses, GetWalletBalancesData, GetWalletBalancesErrors, GetWalletBalancesResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, IntrospectUserTokenData, IntrospectUserTokenErrors, IntrospectUserTokenResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListAuthPolicyRowsData, ListAuthPolicyRowsErrors, ListAuthPolicyRowsResponses, ListDistributionRulesData, ListDistributionRulesErrors, ListDistributionRulesResponses, ListKycProvidersData, ListKycProvidersErrors, ListKycProvidersResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListRampProvidersData, ListRampProvidersErrors, ListRampProvidersResponses, ListServerDistributionRulesData, ListServerDistributionRulesErrors, ListServerDistributionRulesResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunTransactionData, RunTransactionErrors, RunTransactionResponses, SetUserExternalIdData, SetUserExternalIdErrors, SetUserExternalIdResponses, SignAuthEntryData, SignAuthEntryErrors, SignAuthEntryResponses, SignOutData, SignOutErrors, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, SignOutResponses, SignTransactionData, SignTransactionErrors, SignTransactionResponses, StartEmailSignInData, StartEmailSignInErrors, StartEmailSignInResponses, StartKycSessionData, StartKycSessionErrors, StartKycSessionResponses, StartOAuthSignInData, StartOAuthSignInErrors, StartOAuthSignInResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, StartRampData, StartRampErrors, StartRampResponses, SubmitTransactionData, SubmitTransactionErrors, SubmitTransactionResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthPolicyRowData, UpdateAuthPolicyRowErrors, UpdateAuthPolicyRowResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateServerDistributionRuleData, UpdateServerDistributionRuleErrors, UpdateServerDistributionRuleResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyEmailSignInData, VerifyEmailSignInErrors, VerifyEmailSignInResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses, VerifyWalletSignInData, VerifyWalletSignInErrors, VerifyWalletSignInResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -224,6 +224,96 @@ export const updateAuthPolicyRow = <ThrowOnError extends boolean = false>(option
             type: 'apiKey'
         }],
     url: '/v1/auth-policy/rows/{rowId}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the app's distribution rules
+ *
+ * Every token distribution rule of the app (Treasury, Token Distribution), enabled or not, oldest first, with the
+ * number of claims made so far. Claims debit the app's distribution wallet. The per-user `claimable` and `reason`
+ * fields appear only in the SDK's list, not here.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const listServerDistributionRules = <ThrowOnError extends boolean = false>(options?: Options<ListServerDistributionRulesData, ThrowOnError>): RequestResult<ListServerDistributionRulesResponses, ListServerDistributionRulesErrors, ThrowOnError> => (options?.client ?? client).get<ListServerDistributionRulesResponses, ListServerDistributionRulesErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-rules',
+    ...options
+});
+
+/**
+ * Create a distribution rule
+ *
+ * Adds a token distribution rule: signed-in users can then claim `amountPerClaim` of `asset` from the app's
+ * distribution wallet, within the validity window, up to `totalAllocation` claims in all and `rateLimit` claims per
+ * user (one claim per user ever when `rateLimit` is null). The asset must be configured for the app (422
+ * DISTRIBUTION_ASSET_NOT_ENABLED) and the app needs a distribution wallet (409 DISTRIBUTION_NO_DISTRIBUTION_WALLET).
+ * Nothing is reserved in advance: claims fail once the distribution wallet runs out of the asset.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const createServerDistributionRule = <ThrowOnError extends boolean = false>(options: Options<CreateServerDistributionRuleData, ThrowOnError>): RequestResult<CreateServerDistributionRuleResponses, CreateServerDistributionRuleErrors, ThrowOnError> => (options.client ?? client).post<CreateServerDistributionRuleResponses, CreateServerDistributionRuleErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-rules',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a distribution rule
+ *
+ * Deletes a rule: it disappears from the SDK's list and cannot be claimed any more. Claims already made stay on-chain
+ * and in the transaction history. To pause a rule instead, set `enabled: false` with updateDistributionRule.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const deleteServerDistributionRule = <ThrowOnError extends boolean = false>(options: Options<DeleteServerDistributionRuleData, ThrowOnError>): RequestResult<DeleteServerDistributionRuleResponses, DeleteServerDistributionRuleErrors, ThrowOnError> => (options.client ?? client).delete<DeleteServerDistributionRuleResponses, DeleteServerDistributionRuleErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-rules/{ruleId}',
+    ...options
+});
+
+/**
+ * Change a distribution rule
+ *
+ * Changes a rule; omitted fields are unchanged and `null` clears a nullable field (no end date, unlimited allocation,
+ * one claim per user ever). Changes apply to later claims only; claims already made are kept. The asset cannot be
+ * changed (create a new rule instead), and `totalAllocation` cannot go below the claims already made. Set
+ * `enabled: false` to pause a rule without losing its claim count.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const updateServerDistributionRule = <ThrowOnError extends boolean = false>(options: Options<UpdateServerDistributionRuleData, ThrowOnError>): RequestResult<UpdateServerDistributionRuleResponses, UpdateServerDistributionRuleErrors, ThrowOnError> => (options.client ?? client).patch<UpdateServerDistributionRuleResponses, UpdateServerDistributionRuleErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-rules/{ruleId}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -11,7 +11,7 @@ export type Webhooks = OnStellarTxWebhookRequest | OnWalletCreatedWebhookRequest
  *
  * Stable machine-readable error code. The HTTP status of each code is fixed by this catalogue.
  */
-export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
+export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'DISTRIBUTION_RULE_WINDOW_INVALID' | 'DISTRIBUTION_ALLOCATION_BELOW_CLAIMED' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
 
 /**
  * Error
@@ -232,6 +232,111 @@ export type AuthPolicyRowPatch = {
 };
 
 /**
+ * Asset
+ *
+ * A Stellar asset: `native` for XLM, or `CODE:ISSUER` for an issued asset (code 1-12 alphanumerics, issuer a G-address), e.g. `USDC:GA5Z...`.
+ */
+export type Asset = string;
+
+/**
+ * DistributionRule
+ *
+ * A token distribution rule (Treasury, Token Distribution). Claims debit the distribution wallet. The SDK's list adds `claimable` and `reason` for the session user.
+ */
+export type DistributionRule = {
+    ruleId: string;
+    name: string;
+    asset: Asset;
+    amountPerClaim: Amount;
+    /**
+     * Maximum number of claims for the rule; null means unlimited.
+     */
+    totalAllocation?: number | null;
+    claimedCount: number;
+    validFrom?: Timestamp | null;
+    validUntil?: Timestamp | null;
+    /**
+     * At most `maxClaims` claims per user per `periodSeconds`; null means one claim per user ever.
+     */
+    rateLimit?: {
+        maxClaims: number;
+        periodSeconds: number;
+    } | null;
+    enabled: boolean;
+    /**
+     * SDK list only - whether the session user can claim now.
+     */
+    claimable?: boolean;
+    /**
+     * SDK list only - why not claimable (a distribution error code), or null.
+     */
+    reason?: string | null;
+    createdAt: Timestamp;
+};
+
+/**
+ * PositiveAmount
+ *
+ * An exact decimal amount greater than 0, as a string, up to 7 decimal places (stroop precision) and at most 99,999,999,999.9999999 (within what one Stellar payment carries). Never a float.
+ */
+export type PositiveAmount = string;
+
+/**
+ * DistributionRuleInput
+ *
+ * A new token distribution rule. The asset must be configured for the app (otherwise DISTRIBUTION_ASSET_NOT_ENABLED) and the app must have a distribution wallet on its network (otherwise DISTRIBUTION_NO_DISTRIBUTION_WALLET). `validFrom` must be before `validUntil` when both are given (422 DISTRIBUTION_RULE_WINDOW_INVALID).
+ */
+export type DistributionRuleInput = {
+    name: string;
+    asset: Asset;
+    /**
+     * Amount sent per claim; must be greater than 0.
+     */
+    amountPerClaim: PositiveAmount;
+    /**
+     * Maximum number of claims for the rule; null or omitted means unlimited.
+     */
+    totalAllocation?: number | null;
+    /**
+     * Claims open at this time; null or omitted means at once.
+     */
+    validFrom?: Timestamp | null;
+    /**
+     * Claims close at this time; null or omitted means never.
+     */
+    validUntil?: Timestamp | null;
+    /**
+     * At most `maxClaims` claims per user per `periodSeconds`; null or omitted means one claim per user ever.
+     */
+    rateLimit?: {
+        maxClaims: number;
+        periodSeconds: number;
+    } | null;
+    enabled?: boolean;
+};
+
+/**
+ * DistributionRulePatch
+ *
+ * Changes to a distribution rule; omitted fields are unchanged, null clears a nullable field. The asset cannot be changed (create a new rule instead). `totalAllocation` cannot go below the rule's `claimedCount` (422 DISTRIBUTION_ALLOCATION_BELOW_CLAIMED), and the window must stay open before it closes (422 DISTRIBUTION_RULE_WINDOW_INVALID).
+ */
+export type DistributionRulePatch = {
+    name?: string;
+    /**
+     * Amount sent per claim; must be greater than 0. Applies to later claims only.
+     */
+    amountPerClaim?: PositiveAmount;
+    totalAllocation?: number | null;
+    validFrom?: Timestamp | null;
+    validUntil?: Timestamp | null;
+    rateLimit?: {
+        maxClaims: number;
+        periodSeconds: number;
+    } | null;
+    enabled?: boolean;
+};
+
+/**
  * SessionTokens
  *
  * Tokens issued at sign-in and on refresh. The access token is DPoP-bound (`cnf.jkt` = thumbprint of the key that signed the proof sent with the request); send it as `Authorization: DPoP <accessToken>` with a fresh `DPoP` proof. The refresh token is opaque, single-use (rotated on every refresh) and must be stored like a password.
@@ -269,13 +374,6 @@ export type SdkSignInResult = {
     };
     wallet: Wallet;
 };
-
-/**
- * Asset
- *
- * A Stellar asset: `native` for XLM, or `CODE:ISSUER` for an issued asset (code 1-12 alphanumerics, issuer a G-address), e.g. `USDC:GA5Z...`.
- */
-export type Asset = string;
 
 /**
  * Balance
@@ -531,42 +629,6 @@ export type SorobanAuthDenial = {
      * Unused on denials (kept so the shape matches Error).
      */
     kycUrl?: string;
-};
-
-/**
- * DistributionRule
- *
- * A token distribution rule (Treasury, Token Distribution). Claims debit the distribution wallet. The SDK's list adds `claimable` and `reason` for the session user.
- */
-export type DistributionRule = {
-    ruleId: string;
-    name: string;
-    asset: Asset;
-    amountPerClaim: Amount;
-    /**
-     * Maximum number of claims for the rule; null means unlimited.
-     */
-    totalAllocation?: number | null;
-    claimedCount: number;
-    validFrom?: Timestamp | null;
-    validUntil?: Timestamp | null;
-    /**
-     * At most `maxClaims` claims per user per `periodSeconds`; null means one claim per user ever.
-     */
-    rateLimit?: {
-        maxClaims: number;
-        periodSeconds: number;
-    } | null;
-    enabled: boolean;
-    /**
-     * SDK list only - whether the session user can claim now.
-     */
-    claimable?: boolean;
-    /**
-     * SDK list only - why not claimable (a distribution error code), or null.
-     */
-    reason?: string | null;
-    createdAt: Timestamp;
 };
 
 /**
@@ -1076,61 +1138,6 @@ export type ContractInterface = {
      * The function names a row may list, sorted.
      */
     functions: Array<string>;
-};
-
-/**
- * DistributionRuleInput
- *
- * A new token distribution rule. The asset must be configured for the app (otherwise DISTRIBUTION_ASSET_NOT_ENABLED) and the app must have a distribution wallet on its network (otherwise DISTRIBUTION_NO_DISTRIBUTION_WALLET). `validFrom` must be before `validUntil` when both are given.
- */
-export type DistributionRuleInput = {
-    name: string;
-    asset: Asset;
-    /**
-     * Amount sent per claim; must be greater than 0.
-     */
-    amountPerClaim: Amount;
-    /**
-     * Maximum number of claims for the rule; null or omitted means unlimited.
-     */
-    totalAllocation?: number | null;
-    /**
-     * Claims open at this time; null or omitted means at once.
-     */
-    validFrom?: Timestamp | null;
-    /**
-     * Claims close at this time; null or omitted means never.
-     */
-    validUntil?: Timestamp | null;
-    /**
-     * At most `maxClaims` claims per user per `periodSeconds`; null or omitted means one claim per user ever.
-     */
-    rateLimit?: {
-        maxClaims: number;
-        periodSeconds: number;
-    } | null;
-    enabled?: boolean;
-};
-
-/**
- * DistributionRulePatch
- *
- * Changes to a distribution rule; omitted fields are unchanged, null clears a nullable field. The asset cannot be changed (create a new rule instead). `totalAllocation` cannot go below the rule's `claimedCount`.
- */
-export type DistributionRulePatch = {
-    name?: string;
-    /**
-     * Amount sent per claim; must be greater than 0. Applies to later claims only.
-     */
-    amountPerClaim?: Amount;
-    totalAllocation?: number | null;
-    validFrom?: Timestamp | null;
-    validUntil?: Timestamp | null;
-    rateLimit?: {
-        maxClaims: number;
-        periodSeconds: number;
-    } | null;
-    enabled?: boolean;
 };
 
 /**
@@ -4162,7 +4169,7 @@ export type CreateDistributionRuleData = {
 
 export type CreateDistributionRuleErrors = {
     /**
-     * A malformed `appId` or body, `amountPerClaim` of 0, or `validFrom` not before `validUntil` (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     * A malformed `appId` or body, e.g. an `amountPerClaim` of 0 (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
      */
     400: Error;
     /**
@@ -4182,7 +4189,7 @@ export type CreateDistributionRuleErrors = {
      */
     409: Error;
     /**
-     * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
+     * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), `validFrom` is not before `validUntil` (DISTRIBUTION_RULE_WINDOW_INVALID, details.fieldErrors names validUntil), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
     /**
@@ -4289,7 +4296,7 @@ export type UpdateDistributionRuleData = {
 
 export type UpdateDistributionRuleErrors = {
     /**
-     * A malformed `appId`, `ruleId` or body (e.g. empty), `amountPerClaim` of 0, `validFrom` not before `validUntil`, or `totalAllocation` below `claimedCount` (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     * A malformed `appId`, `ruleId` or body (e.g. empty, or an `amountPerClaim` of 0: VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
      */
     400: Error;
     /**
@@ -4304,6 +4311,10 @@ export type UpdateDistributionRuleErrors = {
      * No rule with this id in the app (DISTRIBUTION_RULE_NOT_FOUND), or no app with this id among the operator's apps (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * `totalAllocation` below the claims already made (DISTRIBUTION_ALLOCATION_BELOW_CLAIMED), or a window whose `validFrom` is not before its `validUntil` once the change is applied (DISTRIBUTION_RULE_WINDOW_INVALID); each with details.fieldErrors naming the field. Nothing changed.
+     */
+    422: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */

@@ -71,6 +71,10 @@ import { getAppContractInterface } from './dashboard-auth-policy/getAppContractI
 import { listAppAuthPolicyRows } from './dashboard-auth-policy/listAppAuthPolicyRows';
 import { updateAppAuthPolicyRow } from './dashboard-auth-policy/updateAppAuthPolicyRow';
 import { createAuthPolicyRow } from './server/createAuthPolicyRow';
+import { createServerDistributionRule } from './server/createServerDistributionRule';
+import { deleteServerDistributionRule } from './server/deleteServerDistributionRule';
+import { listServerDistributionRules } from './server/listServerDistributionRules';
+import { updateServerDistributionRule } from './server/updateServerDistributionRule';
 import { deleteAuthPolicyRow } from './server/deleteAuthPolicyRow';
 import { listAuthPolicyRows } from './server/listAuthPolicyRows';
 import { updateAuthPolicyRow } from './server/updateAuthPolicyRow';
@@ -98,6 +102,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     completeOperatorOAuthSignIn: completeOperatorOAuthSignIn(deps),
     createApiKey: createApiKey(deps),
     createApp: createApp(deps),
+    createServerDistributionRule: createServerDistributionRule(deps),
     createWalletSignInChallenge: createWalletSignInChallenge(deps),
     createAppAuthPolicyRow: createAppAuthPolicyRow(deps),
     createAuthPolicyRow: createAuthPolicyRow(deps),
@@ -107,6 +112,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     deleteAppAuthPolicyRow: deleteAppAuthPolicyRow(deps),
     deleteAuthPolicyRow: deleteAuthPolicyRow(deps),
     deleteDistributionRule: deleteDistributionRule(deps),
+    deleteServerDistributionRule: deleteServerDistributionRule(deps),
     fundAppUserWallet: fundAppUserWallet(deps),
     fundWallet: fundWallet(deps),
     getApp: getApp(deps),
@@ -143,6 +149,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listKycProviders: notImplemented('listKycProviders'),
     listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
+    listServerDistributionRules: listServerDistributionRules(deps),
     listSessions: listSessions(deps),
     listWebhookEvents: listWebhookEvents(deps),
     previewFeePolicy: previewFeePolicy(deps),
@@ -178,6 +185,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     updateKycSettings: notImplemented('updateKycSettings'),
     updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),
+    updateServerDistributionRule: updateServerDistributionRule(deps),
     updateTreasuryWallets: updateTreasuryWallets(deps),
     updateWebhookConfig: updateWebhookConfig(deps),
     verifyEmailSignIn: verifyEmailSignIn(deps),

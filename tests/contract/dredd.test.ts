@@ -48,6 +48,8 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
   listSessions: "dredd requires the example's optional userAgent and ip, which the suite's minted sessions lack",
   createAuthPolicyRow:
     "needs the example's contract deployed on localnet (checked in tests/operations/server/createAuthPolicyRow.test.ts)",
+  createServerDistributionRule:
+    "needs the example's asset configured for the app and a distribution wallet (checked in tests/operations/server/createServerDistributionRule.test.ts)",
   signAuthEntry:
     'needs a user with a wallet, an allowlist row and an entry for that wallet (checked in tests/operations/sdk-tx/signAuthEntry.test.ts)',
 };

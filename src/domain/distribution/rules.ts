@@ -209,9 +209,17 @@ function amountStroops(amount: string, errors: FieldErrors): bigint {
   return stroops;
 }
 
-function checkWindow(from: Date | null, until: Date | null, blame: 'validFrom' | 'validUntil', errors: FieldErrors) {
-  if (from !== null && until !== null && from.getTime() >= until.getTime())
-    errors.add(blame, blame === 'validUntil' ? 'must be after validFrom' : 'must be before validUntil');
+/**
+ * 422 DISTRIBUTION_RULE_WINDOW_INVALID when the window closes before it opens: a rule between two valid values, not a
+ * malformed request, so not a VALIDATION_ERROR (details.fieldErrors still names the field, for forms).
+ */
+function checkWindow(from: Date | null, until: Date | null, blame: 'validFrom' | 'validUntil'): void {
+  if (from === null || until === null || from.getTime() < until.getTime()) return;
+  const message = blame === 'validUntil' ? 'must be after validFrom' : 'must be before validUntil';
+  throw new AppError('DISTRIBUTION_RULE_WINDOW_INVALID', {
+    message: `validFrom ${from.toISOString()} is not before validUntil ${until.toISOString()}`,
+    details: { fieldErrors: { [blame]: [message] } },
+  });
 }
 
 /** A request timestamp as a Date (null stays null); a field error for one JavaScript cannot read (a leap second). */
@@ -282,8 +290,8 @@ export interface NewRule {
 }
 
 /**
- * Adds a rule on the app's network: 400 VALIDATION_ERROR for an amount of 0 or a window that closes before it opens,
- * 422 DISTRIBUTION_ASSET_NOT_ENABLED for an asset the app does not configure, 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET
+ * Adds a rule on the app's network: 400 VALIDATION_ERROR for a time JavaScript cannot read, 422
+ * DISTRIBUTION_RULE_WINDOW_INVALID for a window that closes before it opens, 422 DISTRIBUTION_ASSET_NOT_ENABLED for an asset the app does not configure, 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET
  * when the app has no wallet doing distribution. Audited as `distribution_rule.created`.
  */
 export async function createRule(
@@ -297,8 +305,8 @@ export async function createRule(
   const amount = amountStroops(input.amountPerClaim, errors);
   const validFrom = timestamp('validFrom', input.validFrom ?? null, errors);
   const validUntil = timestamp('validUntil', input.validUntil ?? null, errors);
-  checkWindow(validFrom, validUntil, 'validUntil', errors);
   errors.throwIfAny();
+  checkWindow(validFrom, validUntil, 'validUntil');
   // 2. the app: the asset is distributed (422), and a wallet pays the claims (409)
   if (!assetEnabledFor(app, input.asset))
     throw new AppError('DISTRIBUTION_ASSET_NOT_ENABLED', {
@@ -358,7 +366,7 @@ const EDITABLE: readonly EditableField[] = [
 
 /**
  * Changes a rule; omitted fields stay, null clears a nullable one. The row is locked while the change is checked, so
- * `totalAllocation` is compared with the claims made up to that moment (400 naming claimedCount when below) and no
+ * `totalAllocation` is compared with the claims made up to that moment (422 DISTRIBUTION_ALLOCATION_BELOW_CLAIMED) and no
  * claim slips in between. A new amount applies to later claims only. 404 DISTRIBUTION_RULE_NOT_FOUND for a rule of
  * another app or a deleted one. Audited as `distribution_rule.updated` with the fields that changed, before and after;
  * a patch that changes nothing writes nothing.
@@ -380,14 +388,17 @@ export async function updateRule(
       patch.validFrom !== undefined ? timestamp('validFrom', patch.validFrom, errors) : current.validFrom;
     const validUntil =
       patch.validUntil !== undefined ? timestamp('validUntil', patch.validUntil, errors) : current.validUntil;
-    checkWindow(validFrom, validUntil, patch.validUntil !== undefined ? 'validUntil' : 'validFrom', errors);
+    errors.throwIfAny();
+    checkWindow(validFrom, validUntil, patch.validUntil !== undefined ? 'validUntil' : 'validFrom');
     if (
       patch.totalAllocation !== undefined &&
       patch.totalAllocation !== null &&
       patch.totalAllocation < current.claimedCount
     )
-      errors.add('totalAllocation', `must not be below claimedCount (${current.claimedCount})`);
-    errors.throwIfAny();
+      throw new AppError('DISTRIBUTION_ALLOCATION_BELOW_CLAIMED', {
+        message: `totalAllocation ${patch.totalAllocation} is below the ${current.claimedCount} claims already made`,
+        details: { fieldErrors: { totalAllocation: [`must not be below claimedCount (${current.claimedCount})`] } },
+      });
     // 3. the rule as it would be, and what differs
     const next: DistributionRule = {
       ...current,
