@@ -37,6 +37,7 @@ import { fieldErrorOf, messageOf, otherFieldErrors } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { EmptyMessage } from '../components/EmptyMessage';
+import { EnabledSwitch } from '../components/EnabledSwitch';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -267,7 +268,7 @@ function AddRowButton({ appId, disabled }: { appId: string; disabled: boolean })
   );
 }
 
-function EnabledSwitch({ appId, row }: { appId: string; row: AuthPolicyRow }) {
+function RowEnabledSwitch({ appId, row }: { appId: string; row: AuthPolicyRow }) {
   const queryClient = useQueryClient();
   const update = useMutation({
     ...updateAppAuthPolicyRowMutation(),
@@ -280,21 +281,13 @@ function EnabledSwitch({ appId, row }: { appId: string; row: AuthPolicyRow }) {
     },
   });
   return (
-    <Stack gap={4}>
-      <Switch
-        aria-label={`Enabled: ${rowName(row)}`}
-        checked={row.enabled}
-        disabled={update.isPending}
-        onChange={(e) =>
-          update.mutate({ path: { appId, rowId: row.rowId }, body: { enabled: e.currentTarget.checked } })
-        }
-      />
-      {update.error ? (
-        <Text size="xs" c="red" role="alert">
-          {messageOf(update.error)}
-        </Text>
-      ) : null}
-    </Stack>
+    <EnabledSwitch
+      name={rowName(row)}
+      checked={row.enabled}
+      pending={update.isPending}
+      error={update.error}
+      onChange={(enabled) => update.mutate({ path: { appId, rowId: row.rowId }, body: { enabled } })}
+    />
   );
 }
 
@@ -374,7 +367,7 @@ function RowsTable({ appId, rows }: { appId: string; rows: AuthPolicyRow[] }) {
                 </Group>
               </Table.Td>
               <Table.Td>
-                <EnabledSwitch appId={appId} row={row} />
+                <RowEnabledSwitch appId={appId} row={row} />
               </Table.Td>
               <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDate(row.updatedAt)}</Table.Td>
               <Table.Td>

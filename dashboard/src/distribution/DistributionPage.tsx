@@ -39,11 +39,12 @@ import type {
   DistributionRulePatch,
 } from '../../../generated/dashboard/types.gen';
 import { useIdempotencyKeyPerBody } from '../api/idempotency';
-import { failureOf, fieldErrorOf, messageOf, otherFieldErrors } from '../api/errors';
+import { failureOf, fieldErrorOf, otherFieldErrors } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { CopyValue } from '../components/CopyValue';
 import { EmptyMessage } from '../components/EmptyMessage';
+import { EnabledSwitch } from '../components/EnabledSwitch';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { formatDate, shortKey, trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
@@ -636,7 +637,7 @@ function RuleDialogButton({
   );
 }
 
-function EnabledSwitch({ appId, rule }: { appId: string; rule: DistributionRule }) {
+function RuleEnabledSwitch({ appId, rule }: { appId: string; rule: DistributionRule }) {
   const queryClient = useQueryClient();
   const update = useMutation({
     ...updateDistributionRuleMutation(),
@@ -649,21 +650,13 @@ function EnabledSwitch({ appId, rule }: { appId: string; rule: DistributionRule 
     },
   });
   return (
-    <Stack gap={4}>
-      <Switch
-        aria-label={`Enabled: ${rule.name}`}
-        checked={rule.enabled}
-        disabled={update.isPending}
-        onChange={(e) =>
-          update.mutate({ path: { appId, ruleId: rule.ruleId }, body: { enabled: e.currentTarget.checked } })
-        }
-      />
-      {update.error ? (
-        <Text size="xs" c="red" role="alert">
-          {messageOf(update.error)}
-        </Text>
-      ) : null}
-    </Stack>
+    <EnabledSwitch
+      name={rule.name}
+      checked={rule.enabled}
+      pending={update.isPending}
+      error={update.error}
+      onChange={(enabled) => update.mutate({ path: { appId, ruleId: rule.ruleId }, body: { enabled } })}
+    />
   );
 }
 
@@ -804,7 +797,7 @@ function RulesTable({ app, rules }: { app: App; rules: DistributionRule[] }) {
               </Table.Td>
               <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatRateLimit(rule.rateLimit)}</Table.Td>
               <Table.Td>
-                <EnabledSwitch appId={app.appId} rule={rule} />
+                <RuleEnabledSwitch appId={app.appId} rule={rule} />
               </Table.Td>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap">
