@@ -15,6 +15,7 @@ import { withWalletKeypair } from '../../src/domain/wallets/custody';
 import { parseAsset } from '../../src/infra/stellar/gateway';
 import { findApp } from '../../src/domain/apps/store';
 import { updateAppSettings } from '../../src/domain/apps/store';
+import { runClaimRecovery } from '../../src/domain/distribution/claims';
 import { createRule } from '../../src/domain/distribution/rules';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
@@ -214,5 +215,20 @@ describe('distribution claims at once across two instances', () => {
       (await gw.transactionDetails(released.tx_hash))!.feeChargedStroops,
       'the fee the gas wallet paid for it is on the record',
     );
+
+    // Had the sending process died before it could record that, the recovery pass records it from the chain.
+    await a.deps.db('tx_history').where({ transaction_id: tx.id }).delete();
+    await a.deps.db('transactions').where({ id: tx.id }).delete();
+    await a.deps
+      .db('distribution_claims')
+      .where({ id: released.id })
+      .update({ status: 'submitted', failure_code: null, updated_at: new Date(Date.now() - 3_600_000) });
+    await a.deps.db('distribution_rules').where({ id: rule.id }).increment('claimed_count', 1);
+    await runClaimRecovery(a.deps); // the service's own pass may come first: the outcome is the same
+    const recovered = await a.deps.db('distribution_claims').where({ id: released.id }).first();
+    assert.deepEqual([recovered.status, recovered.failure_code], ['released', 'op_underfunded']);
+    assert.equal((await a.deps.db('distribution_rules').where({ id: rule.id }).first()).claimed_count, 2);
+    const again = await a.deps.db('transactions').where({ hash: released.tx_hash }).first();
+    assert.deepEqual([again?.status, again?.origin, again?.fee_stroops], ['FAILED', 'distribution', tx.fee_stroops]);
   });
 });

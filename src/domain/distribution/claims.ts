@@ -39,7 +39,14 @@ import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry
 import { appWalletFor } from '../wallets/treasuryWallets';
 import type { WalletRecord } from '../wallets/store';
 import { claimRefusal, liveClaimCounts, type ClaimRefusal } from './eligibility';
-import { PayoutFailed, PayoutQueue, type PayoutApplied, type PayoutTransaction, type PayoutWallets } from './payouts';
+import {
+  PayoutFailed,
+  PayoutQueue,
+  recordFailedPayout,
+  type PayoutApplied,
+  type PayoutTransaction,
+  type PayoutWallets,
+} from './payouts';
 import { assetEnabledFor, requireRule, type DistributionRule } from './rules';
 
 export type ClaimDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding' | 'stellar' | 'jobs'> & {
@@ -523,31 +530,37 @@ async function recoverClaim(
   }
   const gw = gatewayFor(deps, network);
   const details = await gw.transactionDetails(claim.txHash);
-  if (details?.status === 'SUCCESS') {
-    const distribution = await appWalletFor(deps.db, claim.appId, network, 'distribution');
-    const bump = TransactionBuilder.fromXDR(claim.envelopeXdr, gw.networkPassphrase);
+  if (details) {
+    const envelope = claim.envelopeXdr;
+    const bump = TransactionBuilder.fromXDR(envelope, gw.networkPassphrase);
     const inner = 'innerTransaction' in bump ? bump.innerTransaction : bump;
-    await markPaid(deps, claim, {
-      network,
-      distribution: distribution!,
-      transaction: {
-        hash: claim.txHash,
-        innerHash: Buffer.from(inner.hash()).toString('hex'),
-        envelopeXdr: claim.envelopeXdr,
-        sourceAccount: inner.source,
-        feeSource: 'feeSource' in bump ? bump.feeSource : inner.source,
-        feeStroops: details.feeChargedStroops,
-        opsCount: inner.operations.length,
-        validUntil: claim.validUntil ?? now,
-      },
+    const sent: PayoutTransaction = {
       hash: claim.txHash,
-      ledger: details.ledger,
-      ruleName,
-    });
-    return;
-  }
-  if (details?.status === 'FAILED') {
-    await release(deps.db, claim.id, headlineResultCode(details.codes), now);
+      innerHash: Buffer.from(inner.hash()).toString('hex'),
+      envelopeXdr: envelope,
+      sourceAccount: inner.source,
+      feeSource: 'feeSource' in bump ? bump.feeSource : inner.source,
+      feeStroops: details.feeChargedStroops,
+      opsCount: inner.operations.length,
+      validUntil: claim.validUntil ?? now,
+    };
+    const distribution = await appWalletFor(deps.db, claim.appId, network, 'distribution');
+    if (details.status === 'SUCCESS') {
+      await markPaid(deps, claim, {
+        network,
+        distribution: distribution!,
+        transaction: sent,
+        hash: claim.txHash,
+        ledger: details.ledger,
+        ruleName,
+      });
+      return;
+    }
+    // Failed in its ledger: the fee it cost is recorded (the sending batch's process died before it could), and the
+    // claim is given back.
+    const resultCode = headlineResultCode(details.codes);
+    if (distribution) await recordFailedPayout(deps, { distribution, network, sent, details, resultCode });
+    await release(deps.db, claim.id, resultCode, now);
     return;
   }
   if (claim.validUntil && now.getTime() > claim.validUntil.getTime() + TIME_BOUND_GRACE_MS) {

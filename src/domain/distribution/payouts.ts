@@ -22,7 +22,13 @@ import {
 import type { Knex } from 'knex';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
-import { availableStroops, parseAsset, type StellarGateway } from '../../infra/stellar/gateway';
+import {
+  availableStroops,
+  parseAsset,
+  type StellarGateway,
+  type TransactionDetails,
+} from '../../infra/stellar/gateway';
+import type { NetworkName } from '../../config';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
 import { BatchQueue, type BatchEntry, type BatchTurn } from '../chain/batchQueue';
 import type { Deps } from '../deps';
@@ -338,9 +344,21 @@ export class PayoutQueue {
       const badSeq = rejected?.stage === 'submission' && rejected.codes.transaction === 'tx_bad_seq';
       if (rejected?.stage === 'ledger' && sent) {
         // Failed in its ledger: nothing moved but the fee, which the gas wallet paid. That is recorded too.
-        await recordFailedInLedger(deps, wallets, sent, rejected).catch((e: unknown) =>
-          deps.log.error({ err: e, hash: sent?.hash }, 'could not record a failed distribution payment'),
-        );
+        const failed = sent;
+        await wallets.gw
+          .transactionDetails(failed.hash)
+          .then((details) =>
+            recordFailedPayout(deps, {
+              distribution,
+              network: gw.network,
+              sent: failed,
+              details,
+              resultCode: headlineResultCode(rejected.codes),
+            }),
+          )
+          .catch((e: unknown) =>
+            deps.log.error({ err: e, hash: failed.hash }, 'could not record a failed distribution payment'),
+          );
       }
       if (badSeq && batch.every((e) => e.item.rebuilds < MAX_REBUILDS)) {
         // Never applied: the same batch again with the source's current number (each records its new envelope).
@@ -382,22 +400,30 @@ export class PayoutQueue {
   }
 }
 
-/** A payout transaction that failed in its ledger, in the app's transactions and the distribution wallet's history. */
-async function recordFailedInLedger(
-  deps: PayoutDeps,
-  wallets: PayoutWallets,
-  sent: PayoutTransaction,
-  err: TransactionRejectedError,
+/**
+ * A payout transaction that failed in its ledger (nothing moved but the fee), in the app's transactions with the fee
+ * the gas wallet was charged and in the distribution wallet's history; nothing when its hash is recorded already.
+ * Written by the batch that sent it, or by the claim recovery pass when that batch's process died.
+ */
+export async function recordFailedPayout(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: {
+    distribution: WalletRecord;
+    network: NetworkName;
+    sent: PayoutTransaction;
+    details: TransactionDetails | undefined;
+    resultCode: string;
+  },
 ): Promise<void> {
-  const details = await wallets.gw.transactionDetails(sent.hash);
+  const { sent, details, distribution } = input;
   const at = deps.clock.now();
   await deps.db.transaction((trx) =>
     insertTransaction(
       trx,
       {
-        appId: wallets.distribution.appId,
-        network: wallets.gw.network,
-        walletId: wallets.distribution.id,
+        appId: distribution.appId,
+        network: input.network,
+        walletId: distribution.id,
         userId: null,
         origin: 'distribution',
         status: 'FAILED',
@@ -414,14 +440,14 @@ async function recordFailedInLedger(
         envelopeXdr: sent.envelopeXdr,
         feeStroops: details?.feeChargedStroops ?? sent.feeStroops,
         feeSource: sent.feeSource,
-        resultCode: headlineResultCode(err.codes),
+        resultCode: input.resultCode,
         ...(details ? { ledger: details.ledger } : {}),
         validUntil: sent.validUntil,
         submittedAt: at,
         confirmedAt: at,
         at,
       },
-      [{ walletId: wallets.distribution.id, direction: 'sent', summary: 'Distribution payment failed' }],
+      [{ walletId: distribution.id, direction: 'sent', summary: 'Distribution payment failed' }],
     ),
   );
 }
