@@ -277,4 +277,27 @@ describe('claimDistributionRule', () => {
     assert.equal(history.length, 2, 'the recovered payment is in both histories again');
     assert.equal(await runClaimRecovery(svc.deps), 0, 'nothing left to settle');
   });
+
+  test('recovery: a claim whose recorded envelope does not decode is set aside; the pass goes on with the others', async () => {
+    const user = await fundedUser();
+    const rule = await newRule({ rateLimit: { maxClaims: 10, periodSeconds: 3600 } });
+    const old = new Date(Date.now() - 3_600_000);
+    assert.equal((await claim(user, rule.id)).status, 200);
+    assert.equal((await claim(user, rule.id)).status, 200);
+    const [bad, unsent] = await claimsOf(rule.id);
+    // Its hash is a real, applied transaction; the envelope kept with it is garbage (a corrupted row).
+    await svc.deps
+      .db('distribution_claims')
+      .where({ id: bad.id })
+      .update({ status: 'submitted', envelope_xdr: 'not an envelope \u00ff', updated_at: old });
+    await svc.deps
+      .db('distribution_claims')
+      .where({ id: unsent.id })
+      .update({ status: 'reserved', tx_hash: null, envelope_xdr: null, updated_at: old });
+    await runClaimRecovery(svc.deps); // resolves: one bad row never stops the pass
+    const after = new Map((await claimsOf(rule.id)).map((r) => [r.id, r]));
+    assert.equal(after.get(bad.id).status, 'submitted', 'set aside, looked at again later');
+    assert.ok(after.get(bad.id).updated_at.getTime() > old.getTime(), 'its next look is pushed back');
+    assert.equal(after.get(unsent.id).status, 'released', 'the other claim of the pass was settled');
+  });
 });
