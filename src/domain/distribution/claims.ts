@@ -36,7 +36,7 @@ import { fromStroops } from '../money/amounts';
 import { headlineResultCode } from '../transactions/finalize';
 import { TIME_BOUND_GRACE_MS } from '../transactions/sequences';
 import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry } from '../transactions/store';
-import { appWalletFor } from '../wallets/treasuryWallets';
+import { appTreasuryWallets, appWalletFor, walletsByDuty, type TreasuryDuty } from '../wallets/treasuryWallets';
 import type { WalletRecord } from '../wallets/store';
 import { claimRefusal, liveClaimCounts, type ClaimRefusal } from './eligibility';
 import {
@@ -185,11 +185,14 @@ async function inTurn<T>(key: string, work: () => Promise<T>): Promise<T> {
  * assets, the wallet's state, the distribution wallet) is read first, outside the lock, so the lock is held for the
  * rule, the user's count and the two writes only.
  */
-async function reserve(deps: ClaimDeps, input: ClaimInput): Promise<{ claim: ClaimRecord; rule: DistributionRule }> {
-  const [app, wallet, distribution] = await Promise.all([
+async function reserve(
+  deps: ClaimDeps,
+  input: ClaimInput,
+  distribution: WalletRecord | undefined,
+): Promise<{ claim: ClaimRecord; rule: DistributionRule }> {
+  const [app, wallet] = await Promise.all([
     deps.db<{ id: string; assets: string[] | null }>('apps').where({ id: input.app.id }).first('assets'),
     deps.db<{ id: string; funding_state: string }>('wallets').where({ id: input.wallet.id }).first('funding_state'),
-    appWalletFor(deps.db, input.app.id, input.app.network, 'distribution'),
   ]);
   /** The rule (locked when `db` is the reserving transaction) and the refusal a claim gets as of now, if any. */
   const decide = async (db: Knex, lock: boolean) => {
@@ -260,13 +263,13 @@ async function refusalError(
   return new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
 }
 
-/** The app's wallets a payout needs; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET without a distribution wallet. */
-async function payoutWallets(deps: ClaimDeps, appId: string, network: NetworkName): Promise<PayoutWallets> {
-  const [distribution, funding, gas] = await Promise.all([
-    appWalletFor(deps.db, appId, network, 'distribution'),
-    appWalletFor(deps.db, appId, network, 'funding'),
-    appWalletFor(deps.db, appId, network, 'gas'),
-  ]);
+/** The app's wallets a payout needs, read once per claim; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET when one is missing. */
+function payoutWallets(
+  deps: ClaimDeps,
+  duties: Record<TreasuryDuty, WalletRecord | undefined>,
+  network: NetworkName,
+): PayoutWallets {
+  const { distribution, funding, gas } = duties;
   if (!distribution || !funding || !gas) {
     throw new AppError('DISTRIBUTION_NO_DISTRIBUTION_WALLET', {
       message: 'The app has no distribution wallet on this network',
@@ -414,10 +417,12 @@ export async function claimRule(deps: ClaimDeps, input: ClaimInput): Promise<Cla
     const earlier = await claims(deps.db).where({ user_id: input.userId, request_key: input.requestKey }).first();
     if (earlier) return replay(toClaim(earlier));
   }
-  const { claim, rule } = await reserve(deps, input);
+  // The app's wallets, read once: whether one does distribution is a refusal fact; all three pay the claim.
+  const duties = walletsByDuty(await appTreasuryWallets(deps.db, input.app.id, input.app.network));
+  const { claim, rule } = await reserve(deps, input, duties.distribution);
   let wallets: PayoutWallets;
   try {
-    wallets = await payoutWallets(deps, input.app.id, rule.network);
+    wallets = payoutWallets(deps, duties, rule.network);
   } catch (err) {
     await release(deps.db, claim.id, 'no_distribution_wallet', deps.clock.now());
     throw err;

@@ -42,6 +42,15 @@ export async function appTreasuryWallets(
   return split.length ? { layout: 'split', wallets: split } : undefined;
 }
 
+/** The wallet doing each duty in `treasury`: the global one in the single layout, else each role's own (if any). */
+export function walletsByDuty(
+  treasury: AppTreasuryWallets | undefined,
+): Record<TreasuryDuty, WalletRecord | undefined> {
+  const of = (duty: TreasuryDuty) =>
+    treasury?.layout === 'single' ? treasury.wallets[0] : treasury?.wallets.find((w) => w.role === duty);
+  return { funding: of('funding'), gas: of('gas'), distribution: of('distribution') };
+}
+
 /** The wallet doing `duty` for the app: the global one in the single layout, else the role's own. */
 export async function appWalletFor(
   db: Knex,
@@ -49,7 +58,5 @@ export async function appWalletFor(
   network: NetworkName,
   duty: TreasuryDuty,
 ): Promise<WalletRecord | undefined> {
-  const treasury = await appTreasuryWallets(db, appId, network);
-  if (!treasury) return undefined;
-  return treasury.layout === 'single' ? treasury.wallets[0] : treasury.wallets.find((w) => w.role === duty);
+  return walletsByDuty(await appTreasuryWallets(db, appId, network))[duty];
 }
