@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.js';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, BuildTransactionData, BuildTransactionErrors, BuildTransactionResponses, ClaimDistributionRuleData, ClaimDistributionRuleErrors, ClaimDistributionRuleResponses, CompleteOAuthSignInData, CompleteOAuthSignInErrors, CompleteOAuthSignInResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateAuthPolicyRowData, CreateAuthPolicyRowErrors, CreateAuthPolicyRowResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateRampQuoteData, CreateRampQuoteErrors, CreateRampQuoteResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, CreateServerDistributionRuleData, CreateServerDistributionRuleErrors, CreateServerDistributionRuleResponses, CreateWalletSignInChallengeData, CreateWalletSignInChallengeErrors, CreateWalletSignInChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteAuthPolicyRowData, DeleteAuthPolicyRowErrors, DeleteAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, DeleteServerDistributionRuleData, DeleteServerDistributionRuleErrors, DeleteServerDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetKycVerificationData, GetKycVerificationErrors, GetKycVerificationResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetRampTransactionData, GetRampTransactionErrors, GetRampTransactionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetTxHistoryData, GetTxHistoryErrors, GetTxHistoryResponses, GetUserData, GetUserErrors, GetUserResponses, GetWalletBalancesData, GetWalletBalancesErrors, GetWalletBalancesResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, IntrospectUserTokenData, IntrospectUserTokenErrors, IntrospectUserTokenResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListAuthPolicyRowsData, ListAuthPolicyRowsErrors, ListAuthPolicyRowsResponses, ListDistributionRulesData, ListDistributionRulesErrors, ListDistributionRulesResponses, ListKycProvidersData, ListKycProvidersErrors, ListKycProvidersResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListRampProvidersData, ListRampProvidersErrors, ListRampProvidersResponses, ListServerDistributionRulesData, ListServerDistributionRulesErrors, ListServerDistributionRulesResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunTransactionData, RunTransactionErrors, RunTransactionResponses, SetUserExternalIdData, SetUserExternalIdErrors, SetUserExternalIdResponses, SignAuthEntryData, SignAuthEntryErrors, SignAuthEntryResponses, SignOutData, SignOutErrors, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, SignOutResponses, SignTransactionData, SignTransactionErrors, SignTransactionResponses, StartEmailSignInData, StartEmailSignInErrors, StartEmailSignInResponses, StartKycSessionData, StartKycSessionErrors, StartKycSessionResponses, StartOAuthSignInData, StartOAuthSignInErrors, StartOAuthSignInResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, StartRampData, StartRampErrors, StartRampResponses, SubmitTransactionData, SubmitTransactionErrors, SubmitTransactionResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthPolicyRowData, UpdateAuthPolicyRowErrors, UpdateAuthPolicyRowResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateServerDistributionRuleData, UpdateServerDistributionRuleErrors, UpdateServerDistributionRuleResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyEmailSignInData, VerifyEmailSignInErrors, VerifyEmailSignInResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses, VerifyWalletSignInData, VerifyWalletSignInErrors, VerifyWalletSignInResponses } from './types.gen.js';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, BuildTransactionData, BuildTransactionErrors, BuildTransactionResponses, ClaimDistributionRuleData, ClaimDistributionRuleErrors, ClaimDistributionRuleResponses, CompleteOAuthSignInData, CompleteOAuthSignInErrors, CompleteOAuthSignInResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateAuthPolicyRowData, CreateAuthPolicyRowErrors, CreateAuthPolicyRowResponses, CreateDistributionPushData, CreateDistributionPushErrors, CreateDistributionPushResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateRampQuoteData, CreateRampQuoteErrors, CreateRampQuoteResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, CreateServerDistributionPushData, CreateServerDistributionPushErrors, CreateServerDistributionPushResponses, CreateServerDistributionRuleData, CreateServerDistributionRuleErrors, CreateServerDistributionRuleResponses, CreateWalletSignInChallengeData, CreateWalletSignInChallengeErrors, CreateWalletSignInChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteAuthPolicyRowData, DeleteAuthPolicyRowErrors, DeleteAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, DeleteServerDistributionRuleData, DeleteServerDistributionRuleErrors, DeleteServerDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetDistributionClaimSeriesData, GetDistributionClaimSeriesErrors, GetDistributionClaimSeriesResponses, GetDistributionPushData, GetDistributionPushErrors, GetDistributionPushResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetKycVerificationData, GetKycVerificationErrors, GetKycVerificationResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetRampTransactionData, GetRampTransactionErrors, GetRampTransactionResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetServerDistributionPushData, GetServerDistributionPushErrors, GetServerDistributionPushResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetTxHistoryData, GetTxHistoryErrors, GetTxHistoryResponses, GetUserData, GetUserErrors, GetUserResponses, GetWalletBalancesData, GetWalletBalancesErrors, GetWalletBalancesResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, IntrospectUserTokenData, IntrospectUserTokenErrors, IntrospectUserTokenResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListAuthPolicyRowsData, ListAuthPolicyRowsErrors, ListAuthPolicyRowsResponses, ListDistributionPushesData, ListDistributionPushesErrors, ListDistributionPushesResponses, ListDistributionPushRecipientsData, ListDistributionPushRecipientsErrors, ListDistributionPushRecipientsResponses, ListDistributionRulesData, ListDistributionRulesErrors, ListDistributionRulesResponses, ListKycProvidersData, ListKycProvidersErrors, ListKycProvidersResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListRampProvidersData, ListRampProvidersErrors, ListRampProvidersResponses, ListServerDistributionPushesData, ListServerDistributionPushesErrors, ListServerDistributionPushesResponses, ListServerDistributionPushRecipientsData, ListServerDistributionPushRecipientsErrors, ListServerDistributionPushRecipientsResponses, ListServerDistributionRulesData, ListServerDistributionRulesErrors, ListServerDistributionRulesResponses, ListSessionsData, ListSessionsErrors, ListSessionsResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RefreshSessionData, RefreshSessionErrors, RefreshSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RetryDistributionPushData, RetryDistributionPushErrors, RetryDistributionPushResponses, RetryServerDistributionPushData, RetryServerDistributionPushErrors, RetryServerDistributionPushResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeSessionData, RevokeSessionErrors, RevokeSessionResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, RunTransactionData, RunTransactionErrors, RunTransactionResponses, SetUserExternalIdData, SetUserExternalIdErrors, SetUserExternalIdResponses, SignAuthEntryData, SignAuthEntryErrors, SignAuthEntryResponses, SignOutData, SignOutErrors, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, SignOutResponses, SignTransactionData, SignTransactionErrors, SignTransactionResponses, StartEmailSignInData, StartEmailSignInErrors, StartEmailSignInResponses, StartKycSessionData, StartKycSessionErrors, StartKycSessionResponses, StartOAuthSignInData, StartOAuthSignInErrors, StartOAuthSignInResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, StartRampData, StartRampErrors, StartRampResponses, SubmitTransactionData, SubmitTransactionErrors, SubmitTransactionResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthPolicyRowData, UpdateAuthPolicyRowErrors, UpdateAuthPolicyRowResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateServerDistributionRuleData, UpdateServerDistributionRuleErrors, UpdateServerDistributionRuleResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyEmailSignInData, VerifyEmailSignInErrors, VerifyEmailSignInResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses, VerifyWalletSignInData, VerifyWalletSignInErrors, VerifyWalletSignInResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -319,6 +319,116 @@ export const updateServerDistributionRule = <ThrowOnError extends boolean = fals
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List the app's pushes
+ *
+ * The app's pushes, newest first, each with its progress (recipients by status). Cursor paging: pass `nextCursor`
+ * as `cursor` for the next page.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const listServerDistributionPushes = <ThrowOnError extends boolean = false>(options?: Options<ListServerDistributionPushesData, ThrowOnError>): RequestResult<ListServerDistributionPushesResponses, ListServerDistributionPushesErrors, ThrowOnError> => (options?.client ?? client).get<ListServerDistributionPushesResponses, ListServerDistributionPushesErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-pushes',
+    ...options
+});
+
+/**
+ * Push an asset to a list of users
+ *
+ * Pays `amount` of `asset` from the app's distribution wallet to each recipient: up to 10,000 of the app's users,
+ * named by user id, external id or wallet address. The push is recorded with every recipient before anything is
+ * sent, then paid in the background, batched into transactions through the distribution wallet's channel accounts
+ * (up to 100 payments a transaction, fees paid by the gas wallet's fee-bump); a recipient's wallet without a trustline
+ * for the asset gets one, sponsored by the funding wallet, as a claim does. Each payment is recorded in the user's and
+ * the distribution wallet's histories and emits `wallet.funded`. Follow it with getDistributionPush and its recipients.
+ *
+ * A recipient that matches no user of the app, or a wallet already named in the push, is `skipped` (the rest is
+ * paid); a wallet not activated yet, or a payment the chain refuses, is `failed` and can be retried. The asset must be
+ * enabled for the app (422 DISTRIBUTION_ASSET_NOT_ENABLED) and the app needs a distribution wallet (409
+ * DISTRIBUTION_NO_DISTRIBUTION_WALLET). The body is at most 1 MiB.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const createServerDistributionPush = <ThrowOnError extends boolean = false>(options: Options<CreateServerDistributionPushData, ThrowOnError>): RequestResult<CreateServerDistributionPushResponses, CreateServerDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<CreateServerDistributionPushResponses, CreateServerDistributionPushErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-pushes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get a push and its progress
+ *
+ * One push with its progress: recipients by status and what was paid so far. Its recipients, one by one, are
+ * read with listServerDistributionPushRecipients.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const getServerDistributionPush = <ThrowOnError extends boolean = false>(options: Options<GetServerDistributionPushData, ThrowOnError>): RequestResult<GetServerDistributionPushResponses, GetServerDistributionPushErrors, ThrowOnError> => (options.client ?? client).get<GetServerDistributionPushResponses, GetServerDistributionPushErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-pushes/{pushId}',
+    ...options
+});
+
+/**
+ * List a push's recipients
+ *
+ * A push's recipients in the order the push named them (user ids, then external ids, then wallet addresses), each
+ * with its status, its transaction and why it failed or was skipped. `status` keeps only one state (e.g. `failed`,
+ * to see what a retry would send). Cursor paging: pass `nextCursor` as `cursor` for the next page.
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const listServerDistributionPushRecipients = <ThrowOnError extends boolean = false>(options: Options<ListServerDistributionPushRecipientsData, ThrowOnError>): RequestResult<ListServerDistributionPushRecipientsResponses, ListServerDistributionPushRecipientsErrors, ThrowOnError> => (options.client ?? client).get<ListServerDistributionPushRecipientsResponses, ListServerDistributionPushRecipientsErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-pushes/{pushId}/recipients',
+    ...options
+});
+
+/**
+ * Retry a push's failed recipients
+ *
+ * Sends the push's `failed` recipients again (a wallet activated since, a distribution wallet topped up): they
+ * become `pending` and the push `running`. `skipped` recipients are never sent. A push with nothing failed is answered
+ * as it stands (`retried: 0`).
+ *
+ * **Backend only.** It needs the secret key: never call it from a browser or a mobile app.
+ *
+ */
+export const retryServerDistributionPush = <ThrowOnError extends boolean = false>(options: Options<RetryServerDistributionPushData, ThrowOnError>): RequestResult<RetryServerDistributionPushResponses, RetryServerDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<RetryServerDistributionPushResponses, RetryServerDistributionPushErrors, ThrowOnError>({
+    security: [{
+            key: 'secretKey',
+            name: 'x-service-api-key',
+            type: 'apiKey'
+        }],
+    url: '/v1/distribution-pushes/{pushId}/retry',
+    ...options
 });
 
 /**
@@ -1937,6 +2047,119 @@ export const updateDistributionRule = <ThrowOnError extends boolean = false>(opt
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Claims paid per day, by rule
+ *
+ * The distribution claims paid per day (UTC) over the last `days` days, today included, for each rule of the app that
+ * has claims in that span (deleted rules too, by name): the "claims over time" chart of the Distribution page.
+ * `dates` lists every day of the span, oldest first, and each rule's `claims` has one count per date. Claims counted
+ * are the paid ones, on the day they were claimed; released claims are not counted.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const getDistributionClaimSeries = <ThrowOnError extends boolean = false>(options: Options<GetDistributionClaimSeriesData, ThrowOnError>): RequestResult<GetDistributionClaimSeriesResponses, GetDistributionClaimSeriesErrors, ThrowOnError> => (options.client ?? client).get<GetDistributionClaimSeriesResponses, GetDistributionClaimSeriesErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/claims/daily',
+    ...options
+});
+
+/**
+ * List the app's pushes
+ *
+ * The app's pushes, newest first, each with its progress (recipients by status). Cursor paging: pass `nextCursor`
+ * as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushes = <ThrowOnError extends boolean = false>(options: Options<ListDistributionPushesData, ThrowOnError>): RequestResult<ListDistributionPushesResponses, ListDistributionPushesErrors, ThrowOnError> => (options.client ?? client).get<ListDistributionPushesResponses, ListDistributionPushesErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes',
+    ...options
+});
+
+/**
+ * Push an asset to a list of users
+ *
+ * Pays `amount` of `asset` from the app's distribution wallet to each recipient: up to 10,000 of the app's users,
+ * named by user id, external id or wallet address. The push is recorded with every recipient before anything is
+ * sent, then paid in the background, batched into transactions through the distribution wallet's channel accounts
+ * (up to 100 payments a transaction, fees paid by the gas wallet's fee-bump); a recipient's wallet without a trustline
+ * for the asset gets one, sponsored by the funding wallet, as a claim does. Each payment is recorded in the user's and
+ * the distribution wallet's histories and emits `wallet.funded`. Follow it with getDistributionPush and its recipients.
+ *
+ * A recipient that matches no user of the app, or a wallet already named in the push, is `skipped` (the rest is
+ * paid); a wallet not activated yet, or a payment the chain refuses, is `failed` and can be retried. The asset must be
+ * enabled for the app (422 DISTRIBUTION_ASSET_NOT_ENABLED) and the app needs a distribution wallet (409
+ * DISTRIBUTION_NO_DISTRIBUTION_WALLET). The body is at most 1 MiB.
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const createDistributionPush = <ThrowOnError extends boolean = false>(options: Options<CreateDistributionPushData, ThrowOnError>): RequestResult<CreateDistributionPushResponses, CreateDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<CreateDistributionPushResponses, CreateDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get a push and its progress
+ *
+ * One push with its progress: recipients by status and what was paid so far. Its recipients, one by one, are
+ * read with listDistributionPushRecipients.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const getDistributionPush = <ThrowOnError extends boolean = false>(options: Options<GetDistributionPushData, ThrowOnError>): RequestResult<GetDistributionPushResponses, GetDistributionPushErrors, ThrowOnError> => (options.client ?? client).get<GetDistributionPushResponses, GetDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}',
+    ...options
+});
+
+/**
+ * List a push's recipients
+ *
+ * A push's recipients in the order the push named them (user ids, then external ids, then wallet addresses), each
+ * with its status, its transaction and why it failed or was skipped. `status` keeps only one state (e.g. `failed`,
+ * to see what a retry would send). Cursor paging: pass `nextCursor` as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushRecipients = <ThrowOnError extends boolean = false>(options: Options<ListDistributionPushRecipientsData, ThrowOnError>): RequestResult<ListDistributionPushRecipientsResponses, ListDistributionPushRecipientsErrors, ThrowOnError> => (options.client ?? client).get<ListDistributionPushRecipientsResponses, ListDistributionPushRecipientsErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/recipients',
+    ...options
+});
+
+/**
+ * Retry a push's failed recipients
+ *
+ * Sends the push's `failed` recipients again (a wallet activated since, a distribution wallet topped up): they
+ * become `pending` and the push `running`. `skipped` recipients are never sent. A push with nothing failed is answered
+ * as it stands (`retried: 0`).
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const retryDistributionPush = <ThrowOnError extends boolean = false>(options: Options<RetryDistributionPushData, ThrowOnError>): RequestResult<RetryDistributionPushResponses, RetryDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<RetryDistributionPushResponses, RetryDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/retry',
+    ...options
 });
 
 /**

@@ -11,7 +11,7 @@ export type Webhooks = OnStellarTxWebhookRequest | OnWalletCreatedWebhookRequest
  *
  * Stable machine-readable error code. The HTTP status of each code is fixed by this catalogue.
  */
-export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'DISTRIBUTION_RULE_WINDOW_INVALID' | 'DISTRIBUTION_ALLOCATION_BELOW_CLAIMED' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
+export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'DISTRIBUTION_RULE_WINDOW_INVALID' | 'DISTRIBUTION_PUSH_NOT_FOUND' | 'DISTRIBUTION_PUSH_RECIPIENTS_INVALID' | 'DISTRIBUTION_ALLOCATION_BELOW_CLAIMED' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
 
 /**
  * Error
@@ -337,6 +337,104 @@ export type DistributionRulePatch = {
 };
 
 /**
+ * DistributionPush
+ *
+ * A push of an asset from the app's distribution wallet to a list of the app's users (Treasury, Token Distribution), with its progress. `status` is `running` while any recipient is `pending` or `submitted`, `completed` once every recipient is `paid`, `failed` or `skipped` (failed recipients can be retried, which makes the push `running` again).
+ */
+export type DistributionPush = {
+    pushId: string;
+    name: string;
+    asset: Asset;
+    /**
+     * What each recipient is paid.
+     */
+    amount: Amount;
+    status: 'running' | 'completed';
+    /**
+     * Recipients by status.
+     */
+    counts: {
+        total: number;
+        pending: number;
+        submitted: number;
+        paid: number;
+        failed: number;
+        skipped: number;
+    };
+    /**
+     * What was paid so far (paid recipients x amount), as an exact decimal string.
+     */
+    paidAmount: string;
+    createdAt: Timestamp;
+    /**
+     * When the last recipient was settled; null while running.
+     */
+    completedAt: Timestamp | null;
+};
+
+/**
+ * DistributionPushInput
+ *
+ * A push: `amount` of `asset` to each recipient, named by user id, by the app's external id or by wallet address (a custodial wallet of one of the app's users). 1 to 10,000 recipients in all, across the three lists. A recipient that matches no user or wallet of the app, or names a wallet already named, is kept in the push as `skipped` with why; the others are paid.
+ */
+export type DistributionPushInput = {
+    /**
+     * A label for the dashboard and the history (default "Push").
+     */
+    name?: string;
+    asset: Asset;
+    amount: PositiveAmount;
+    /**
+     * Who is paid. At least one entry and at most 10,000 in all (422 DISTRIBUTION_PUSH_RECIPIENTS_INVALID).
+     */
+    recipients: {
+        userIds?: Array<string>;
+        externalIds?: Array<string>;
+        walletAddresses?: Array<PublicKey>;
+    };
+};
+
+/**
+ * TxHash
+ *
+ * A Stellar transaction hash, 64 lowercase hex characters. For a fee-bump, the outer hash.
+ */
+export type TxHash = string;
+
+/**
+ * DistributionPushRecipient
+ *
+ * One recipient of a push and what became of it. `pending`: waiting to be sent; `submitted`: in a transaction not confirmed yet; `paid`; `failed` (`failureCode` says why; retryDistributionPush sends it again); `skipped` (never sent and never retried: RECIPIENT_NOT_FOUND, DUPLICATE_RECIPIENT).
+ */
+export type DistributionPushRecipient = {
+    /**
+     * The recipient as the push named it.
+     */
+    recipient: {
+        kind: 'userId' | 'externalId' | 'walletAddress';
+        value: string;
+    };
+    /**
+     * The user it resolved to; null when skipped as not found.
+     */
+    userId: string | null;
+    /**
+     * The wallet paid; null when skipped as not found.
+     */
+    walletAddress: PublicKey | null;
+    status: 'pending' | 'submitted' | 'paid' | 'failed' | 'skipped';
+    /**
+     * The transaction that paid it (or was sent to); null before sending.
+     */
+    txHash: TxHash | null;
+    /**
+     * Why it failed or was skipped: RECIPIENT_NOT_FOUND, DUPLICATE_RECIPIENT, WALLET_NOT_FUNDED, DISTRIBUTION_NO_DISTRIBUTION_WALLET, INSUFFICIENT_FUNDS_FOR_TRUSTLINE, TX_POLICY_GAS_BALANCE_LOW, or the Stellar result code (e.g. op_underfunded: the distribution wallet holds too little; tx_too_late); null otherwise.
+     */
+    failureCode: string | null;
+    updatedAt: Timestamp;
+};
+
+/**
  * SessionTokens
  *
  * Tokens issued at sign-in and on refresh. The access token is DPoP-bound (`cnf.jkt` = thumbprint of the key that signed the proof sent with the request); send it as `Authorization: DPoP <accessToken>` with a fresh `DPoP` proof. The refresh token is opaque, single-use (rotated on every refresh) and must be stored like a password.
@@ -486,13 +584,6 @@ export type BuiltTransaction = {
         lines: Array<string>;
     };
 };
-
-/**
- * TxHash
- *
- * A Stellar transaction hash, 64 lowercase hex characters. For a fee-bump, the outer hash.
- */
-export type TxHash = string;
 
 /**
  * TxOutcome
@@ -1615,14 +1706,14 @@ export type IdempotencyKey = string;
 export type Limit = number;
 
 /**
- * Records to skip (offset paging).
- */
-export type Offset = number;
-
-/**
  * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
  */
 export type Cursor = string;
+
+/**
+ * Records to skip (offset paging).
+ */
+export type Offset = number;
 
 /**
  * The app's id.
@@ -2477,6 +2568,358 @@ export type UpdateServerDistributionRuleResponses = {
 };
 
 export type UpdateServerDistributionRuleResponse = UpdateServerDistributionRuleResponses[keyof UpdateServerDistributionRuleResponses];
+
+export type ListServerDistributionPushesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Records per page (default 20, maximum 100).
+         */
+        limit?: number;
+        /**
+         * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
+         */
+        cursor?: string;
+    };
+    url: '/v1/distribution-pushes';
+};
+
+export type ListServerDistributionPushesErrors = {
+    /**
+     * A malformed `limit` or `cursor` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No active application for the key (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type ListServerDistributionPushesError = ListServerDistributionPushesErrors[keyof ListServerDistributionPushesErrors];
+
+export type ListServerDistributionPushesResponses = {
+    /**
+     * A page of pushes.
+     */
+    200: {
+        content: {
+            pushes: Array<DistributionPush>;
+            /**
+             * Opaque cursor for the next page; null on the last page.
+             */
+            nextCursor: string | null;
+        };
+        code: 'SERVER_DISTRIBUTION_PUSHES_LISTED';
+        success: true;
+    };
+};
+
+export type ListServerDistributionPushesResponse = ListServerDistributionPushesResponses[keyof ListServerDistributionPushesResponses];
+
+export type CreateServerDistributionPushData = {
+    body: DistributionPushInput;
+    headers?: {
+        /**
+         * Visible ASCII, e.g. a UUID.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/distribution-pushes';
+};
+
+export type CreateServerDistributionPushErrors = {
+    /**
+     * A malformed body (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No active application for the key (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * The app has no distribution wallet on its network (DISTRIBUTION_NO_DISTRIBUTION_WALLET; set one under Treasury), or a request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
+     */
+    409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE): split the recipients into several pushes.
+     */
+    413: Error;
+    /**
+     * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), no recipient or more than 10,000 in all (DISTRIBUTION_PUSH_RECIPIENTS_INVALID, details.fieldErrors names recipients), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
+     */
+    422: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type CreateServerDistributionPushError = CreateServerDistributionPushErrors[keyof CreateServerDistributionPushErrors];
+
+export type CreateServerDistributionPushResponses = {
+    /**
+     * The push was recorded and is being paid.
+     */
+    201: {
+        content: DistributionPush;
+        code: 'SERVER_DISTRIBUTION_PUSH_CREATED';
+        success: true;
+    };
+};
+
+export type CreateServerDistributionPushResponse = CreateServerDistributionPushResponses[keyof CreateServerDistributionPushResponses];
+
+export type GetServerDistributionPushData = {
+    body?: never;
+    path: {
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: never;
+    url: '/v1/distribution-pushes/{pushId}';
+};
+
+export type GetServerDistributionPushErrors = {
+    /**
+     * A malformed `pushId` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No active application for the key (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type GetServerDistributionPushError = GetServerDistributionPushErrors[keyof GetServerDistributionPushErrors];
+
+export type GetServerDistributionPushResponses = {
+    /**
+     * The push.
+     */
+    200: {
+        content: DistributionPush;
+        code: 'SERVER_DISTRIBUTION_PUSH_FETCHED';
+        success: true;
+    };
+};
+
+export type GetServerDistributionPushResponse = GetServerDistributionPushResponses[keyof GetServerDistributionPushResponses];
+
+export type ListServerDistributionPushRecipientsData = {
+    body?: never;
+    path: {
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: {
+        /**
+         * Only recipients in this state.
+         */
+        status?: 'pending' | 'submitted' | 'paid' | 'failed' | 'skipped';
+        /**
+         * Records per page (default 20, maximum 100).
+         */
+        limit?: number;
+        /**
+         * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
+         */
+        cursor?: string;
+    };
+    url: '/v1/distribution-pushes/{pushId}/recipients';
+};
+
+export type ListServerDistributionPushRecipientsErrors = {
+    /**
+     * A malformed `pushId`, `status`, `limit` or `cursor` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No active application for the key (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type ListServerDistributionPushRecipientsError = ListServerDistributionPushRecipientsErrors[keyof ListServerDistributionPushRecipientsErrors];
+
+export type ListServerDistributionPushRecipientsResponses = {
+    /**
+     * A page of recipients.
+     */
+    200: {
+        content: {
+            recipients: Array<DistributionPushRecipient>;
+            /**
+             * Opaque cursor for the next page; null on the last page.
+             */
+            nextCursor: string | null;
+        };
+        code: 'SERVER_DISTRIBUTION_PUSH_RECIPIENTS_LISTED';
+        success: true;
+    };
+};
+
+export type ListServerDistributionPushRecipientsResponse = ListServerDistributionPushRecipientsResponses[keyof ListServerDistributionPushRecipientsResponses];
+
+export type RetryServerDistributionPushData = {
+    body?: never;
+    headers?: {
+        /**
+         * Visible ASCII, e.g. a UUID.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: never;
+    url: '/v1/distribution-pushes/{pushId}/retry';
+};
+
+export type RetryServerDistributionPushErrors = {
+    /**
+     * A malformed `pushId` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No active application for the key (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * A request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
+     */
+    409: Error;
+    /**
+     * The Idempotency-Key was used with another request (IDEMPOTENCY_KEY_REUSED).
+     */
+    422: Error;
+    /**
+     * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
+     */
+    429: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type RetryServerDistributionPushError = RetryServerDistributionPushErrors[keyof RetryServerDistributionPushErrors];
+
+export type RetryServerDistributionPushResponses = {
+    /**
+     * The failed recipients are pending again.
+     */
+    200: {
+        content: {
+            push: DistributionPush;
+            /**
+             * Recipients sent again.
+             */
+            retried: number;
+        };
+        code: 'SERVER_DISTRIBUTION_PUSH_RETRIED';
+        success: true;
+    };
+};
+
+export type RetryServerDistributionPushResponse = RetryServerDistributionPushResponses[keyof RetryServerDistributionPushResponses];
 
 export type StartEmailSignInData = {
     body: {
@@ -7149,6 +7592,427 @@ export type UpdateDistributionRuleResponses = {
 };
 
 export type UpdateDistributionRuleResponse = UpdateDistributionRuleResponses[keyof UpdateDistributionRuleResponses];
+
+export type GetDistributionClaimSeriesData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+    };
+    query?: {
+        /**
+         * How many days, today included (default 30, at most 90).
+         */
+        days?: number;
+    };
+    url: '/api/v1/apps/{appId}/distribution/claims/daily';
+};
+
+export type GetDistributionClaimSeriesErrors = {
+    /**
+     * A malformed `appId` or `days` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type GetDistributionClaimSeriesError = GetDistributionClaimSeriesErrors[keyof GetDistributionClaimSeriesErrors];
+
+export type GetDistributionClaimSeriesResponses = {
+    /**
+     * The series.
+     */
+    200: {
+        content: {
+            dates: Array<string>;
+            rules: Array<{
+                ruleId: string;
+                name: string;
+                asset: Asset;
+                claims: Array<number>;
+            }>;
+        };
+        code: 'DISTRIBUTION_CLAIM_SERIES_FETCHED';
+        success: true;
+    };
+};
+
+export type GetDistributionClaimSeriesResponse = GetDistributionClaimSeriesResponses[keyof GetDistributionClaimSeriesResponses];
+
+export type ListDistributionPushesData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+    };
+    query?: {
+        /**
+         * Records per page (default 20, maximum 100).
+         */
+        limit?: number;
+        /**
+         * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
+         */
+        cursor?: string;
+    };
+    url: '/api/v1/apps/{appId}/distribution/pushes';
+};
+
+export type ListDistributionPushesErrors = {
+    /**
+     * A malformed `appId`, `limit` or `cursor` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type ListDistributionPushesError = ListDistributionPushesErrors[keyof ListDistributionPushesErrors];
+
+export type ListDistributionPushesResponses = {
+    /**
+     * A page of pushes.
+     */
+    200: {
+        content: {
+            pushes: Array<DistributionPush>;
+            /**
+             * Opaque cursor for the next page; null on the last page.
+             */
+            nextCursor: string | null;
+        };
+        code: 'DISTRIBUTION_PUSHES_LISTED';
+        success: true;
+    };
+};
+
+export type ListDistributionPushesResponse = ListDistributionPushesResponses[keyof ListDistributionPushesResponses];
+
+export type CreateDistributionPushData = {
+    body: DistributionPushInput;
+    headers?: {
+        /**
+         * Visible ASCII, e.g. a UUID.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+    };
+    query?: never;
+    url: '/api/v1/apps/{appId}/distribution/pushes';
+};
+
+export type CreateDistributionPushErrors = {
+    /**
+     * A malformed `appId` or body (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * The app has no distribution wallet on its network (DISTRIBUTION_NO_DISTRIBUTION_WALLET; set one under Treasury), or a request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
+     */
+    409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE): split the recipients into several pushes.
+     */
+    413: Error;
+    /**
+     * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), no recipient or more than 10,000 in all (DISTRIBUTION_PUSH_RECIPIENTS_INVALID, details.fieldErrors names recipients), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
+     */
+    422: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type CreateDistributionPushError = CreateDistributionPushErrors[keyof CreateDistributionPushErrors];
+
+export type CreateDistributionPushResponses = {
+    /**
+     * The push was recorded and is being paid.
+     */
+    201: {
+        content: DistributionPush;
+        code: 'DISTRIBUTION_PUSH_CREATED';
+        success: true;
+    };
+};
+
+export type CreateDistributionPushResponse = CreateDistributionPushResponses[keyof CreateDistributionPushResponses];
+
+export type GetDistributionPushData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: never;
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}';
+};
+
+export type GetDistributionPushErrors = {
+    /**
+     * A malformed `appId` or `pushId` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type GetDistributionPushError = GetDistributionPushErrors[keyof GetDistributionPushErrors];
+
+export type GetDistributionPushResponses = {
+    /**
+     * The push.
+     */
+    200: {
+        content: DistributionPush;
+        code: 'DISTRIBUTION_PUSH_FETCHED';
+        success: true;
+    };
+};
+
+export type GetDistributionPushResponse = GetDistributionPushResponses[keyof GetDistributionPushResponses];
+
+export type ListDistributionPushRecipientsData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: {
+        /**
+         * Only recipients in this state.
+         */
+        status?: 'pending' | 'submitted' | 'paid' | 'failed' | 'skipped';
+        /**
+         * Records per page (default 20, maximum 100).
+         */
+        limit?: number;
+        /**
+         * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
+         */
+        cursor?: string;
+    };
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/recipients';
+};
+
+export type ListDistributionPushRecipientsErrors = {
+    /**
+     * A malformed `appId`, `pushId`, `status`, `limit` or `cursor` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type ListDistributionPushRecipientsError = ListDistributionPushRecipientsErrors[keyof ListDistributionPushRecipientsErrors];
+
+export type ListDistributionPushRecipientsResponses = {
+    /**
+     * A page of recipients.
+     */
+    200: {
+        content: {
+            recipients: Array<DistributionPushRecipient>;
+            /**
+             * Opaque cursor for the next page; null on the last page.
+             */
+            nextCursor: string | null;
+        };
+        code: 'DISTRIBUTION_PUSH_RECIPIENTS_LISTED';
+        success: true;
+    };
+};
+
+export type ListDistributionPushRecipientsResponse = ListDistributionPushRecipientsResponses[keyof ListDistributionPushRecipientsResponses];
+
+export type RetryDistributionPushData = {
+    body?: never;
+    headers?: {
+        /**
+         * Visible ASCII, e.g. a UUID.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+        /**
+         * The push's id.
+         */
+        pushId: string;
+    };
+    query?: never;
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/retry';
+};
+
+export type RetryDistributionPushErrors = {
+    /**
+     * A malformed `appId` or `pushId` (VALIDATION_ERROR with details.fieldErrors).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND), or no push with this id in the app (DISTRIBUTION_PUSH_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * A request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
+     */
+    409: Error;
+    /**
+     * The Idempotency-Key was used with another request (IDEMPOTENCY_KEY_REUSED).
+     */
+    422: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+    /**
+     * The operation is in the contract but not wired up yet (see the README's status table).
+     */
+    501: Error;
+};
+
+export type RetryDistributionPushError = RetryDistributionPushErrors[keyof RetryDistributionPushErrors];
+
+export type RetryDistributionPushResponses = {
+    /**
+     * The failed recipients are pending again.
+     */
+    200: {
+        content: {
+            push: DistributionPush;
+            /**
+             * Recipients sent again.
+             */
+            retried: number;
+        };
+        code: 'DISTRIBUTION_PUSH_RETRIED';
+        success: true;
+    };
+};
+
+export type RetryDistributionPushResponse = RetryDistributionPushResponses[keyof RetryDistributionPushResponses];
 
 export type ListAppUsersData = {
     body?: never;

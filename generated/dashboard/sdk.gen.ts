@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses } from './types.gen';
+import type { AddMemberData, AddMemberErrors, AddMemberResponses, ArchiveAppData, ArchiveAppErrors, ArchiveAppResponses, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInErrors, CompleteOperatorOAuthSignInResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowErrors, CreateAppAuthPolicyRowResponses, CreateAppData, CreateAppErrors, CreateAppResponses, CreateDistributionPushData, CreateDistributionPushErrors, CreateDistributionPushResponses, CreateDistributionRuleData, CreateDistributionRuleErrors, CreateDistributionRuleResponses, CreateSep10ChallengeData, CreateSep10ChallengeErrors, CreateSep10ChallengeResponses, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowErrors, DeleteAppAuthPolicyRowResponses, DeleteDistributionRuleData, DeleteDistributionRuleErrors, DeleteDistributionRuleResponses, FundAppUserWalletData, FundAppUserWalletErrors, FundAppUserWalletResponses, GetAppContractInterfaceData, GetAppContractInterfaceErrors, GetAppContractInterfaceResponses, GetAppData, GetAppDomainsData, GetAppDomainsErrors, GetAppDomainsResponses, GetAppErrors, GetAppMetricsData, GetAppMetricsErrors, GetAppMetricsResponses, GetAppResponses, GetAppUserData, GetAppUserErrors, GetAppUserResponses, GetAuthProvidersData, GetAuthProvidersErrors, GetAuthProvidersResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetDistributionClaimSeriesData, GetDistributionClaimSeriesErrors, GetDistributionClaimSeriesResponses, GetDistributionPushData, GetDistributionPushErrors, GetDistributionPushResponses, GetFeePolicyData, GetFeePolicyErrors, GetFeePolicyResponses, GetKycSettingsData, GetKycSettingsErrors, GetKycSettingsResponses, GetRampSettingsData, GetRampSettingsErrors, GetRampSettingsResponses, GetTreasuryData, GetTreasuryErrors, GetTreasuryResponses, GetWebhookConfigData, GetWebhookConfigErrors, GetWebhookConfigResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsErrors, ListAppAuthPolicyRowsResponses, ListAppDistributionRulesData, ListAppDistributionRulesErrors, ListAppDistributionRulesResponses, ListAppsData, ListAppsErrors, ListAppsResponses, ListAppTransactionsData, ListAppTransactionsErrors, ListAppTransactionsResponses, ListAppUsersData, ListAppUsersErrors, ListAppUsersResponses, ListAuditLogData, ListAuditLogErrors, ListAuditLogResponses, ListDistributionPushesData, ListDistributionPushesErrors, ListDistributionPushesResponses, ListDistributionPushRecipientsData, ListDistributionPushRecipientsErrors, ListDistributionPushRecipientsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListWebhookEventsData, ListWebhookEventsErrors, ListWebhookEventsResponses, PreviewFeePolicyData, PreviewFeePolicyErrors, PreviewFeePolicyResponses, RedeliverWebhookEventData, RedeliverWebhookEventErrors, RedeliverWebhookEventResponses, RefreshOperatorSessionData, RefreshOperatorSessionErrors, RefreshOperatorSessionResponses, RemoveMemberData, RemoveMemberErrors, RemoveMemberResponses, RestoreAppData, RestoreAppErrors, RestoreAppResponses, RetryDistributionPushData, RetryDistributionPushErrors, RetryDistributionPushResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RotateApiKeyData, RotateApiKeyErrors, RotateApiKeyResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, SignOutOperatorData, SignOutOperatorErrors, SignOutOperatorResponses, StartOperatorEmailSignInData, StartOperatorEmailSignInErrors, StartOperatorEmailSignInResponses, StartOperatorOAuthSignInData, StartOperatorOAuthSignInErrors, StartOperatorOAuthSignInResponses, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowErrors, UpdateAppAuthPolicyRowResponses, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsErrors, UpdateAppDomainsResponses, UpdateAppErrors, UpdateAppResponses, UpdateAuthProvidersData, UpdateAuthProvidersErrors, UpdateAuthProvidersResponses, UpdateDistributionRuleData, UpdateDistributionRuleErrors, UpdateDistributionRuleResponses, UpdateFeePolicyData, UpdateFeePolicyErrors, UpdateFeePolicyResponses, UpdateKycSettingsData, UpdateKycSettingsErrors, UpdateKycSettingsResponses, UpdateMemberData, UpdateMemberErrors, UpdateMemberResponses, UpdateRampSettingsData, UpdateRampSettingsErrors, UpdateRampSettingsResponses, UpdateTreasuryWalletsData, UpdateTreasuryWalletsErrors, UpdateTreasuryWalletsResponses, UpdateWebhookConfigData, UpdateWebhookConfigErrors, UpdateWebhookConfigResponses, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInErrors, VerifyOperatorEmailSignInResponses, VerifySep10ChallengeData, VerifySep10ChallengeErrors, VerifySep10ChallengeResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -931,6 +931,119 @@ export const updateDistributionRule = <ThrowOnError extends boolean = false>(opt
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Claims paid per day, by rule
+ *
+ * The distribution claims paid per day (UTC) over the last `days` days, today included, for each rule of the app that
+ * has claims in that span (deleted rules too, by name): the "claims over time" chart of the Distribution page.
+ * `dates` lists every day of the span, oldest first, and each rule's `claims` has one count per date. Claims counted
+ * are the paid ones, on the day they were claimed; released claims are not counted.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const getDistributionClaimSeries = <ThrowOnError extends boolean = false>(options: Options<GetDistributionClaimSeriesData, ThrowOnError>): RequestResult<GetDistributionClaimSeriesResponses, GetDistributionClaimSeriesErrors, ThrowOnError> => (options.client ?? client).get<GetDistributionClaimSeriesResponses, GetDistributionClaimSeriesErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/claims/daily',
+    ...options
+});
+
+/**
+ * List the app's pushes
+ *
+ * The app's pushes, newest first, each with its progress (recipients by status). Cursor paging: pass `nextCursor`
+ * as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushes = <ThrowOnError extends boolean = false>(options: Options<ListDistributionPushesData, ThrowOnError>): RequestResult<ListDistributionPushesResponses, ListDistributionPushesErrors, ThrowOnError> => (options.client ?? client).get<ListDistributionPushesResponses, ListDistributionPushesErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes',
+    ...options
+});
+
+/**
+ * Push an asset to a list of users
+ *
+ * Pays `amount` of `asset` from the app's distribution wallet to each recipient: up to 10,000 of the app's users,
+ * named by user id, external id or wallet address. The push is recorded with every recipient before anything is
+ * sent, then paid in the background, batched into transactions through the distribution wallet's channel accounts
+ * (up to 100 payments a transaction, fees paid by the gas wallet's fee-bump); a recipient's wallet without a trustline
+ * for the asset gets one, sponsored by the funding wallet, as a claim does. Each payment is recorded in the user's and
+ * the distribution wallet's histories and emits `wallet.funded`. Follow it with getDistributionPush and its recipients.
+ *
+ * A recipient that matches no user of the app, or a wallet already named in the push, is `skipped` (the rest is
+ * paid); a wallet not activated yet, or a payment the chain refuses, is `failed` and can be retried. The asset must be
+ * enabled for the app (422 DISTRIBUTION_ASSET_NOT_ENABLED) and the app needs a distribution wallet (409
+ * DISTRIBUTION_NO_DISTRIBUTION_WALLET). The body is at most 1 MiB.
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const createDistributionPush = <ThrowOnError extends boolean = false>(options: Options<CreateDistributionPushData, ThrowOnError>): RequestResult<CreateDistributionPushResponses, CreateDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<CreateDistributionPushResponses, CreateDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get a push and its progress
+ *
+ * One push with its progress: recipients by status and what was paid so far. Its recipients, one by one, are
+ * read with listDistributionPushRecipients.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const getDistributionPush = <ThrowOnError extends boolean = false>(options: Options<GetDistributionPushData, ThrowOnError>): RequestResult<GetDistributionPushResponses, GetDistributionPushErrors, ThrowOnError> => (options.client ?? client).get<GetDistributionPushResponses, GetDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}',
+    ...options
+});
+
+/**
+ * List a push's recipients
+ *
+ * A push's recipients in the order the push named them (user ids, then external ids, then wallet addresses), each
+ * with its status, its transaction and why it failed or was skipped. `status` keeps only one state (e.g. `failed`,
+ * to see what a retry would send). Cursor paging: pass `nextCursor` as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushRecipients = <ThrowOnError extends boolean = false>(options: Options<ListDistributionPushRecipientsData, ThrowOnError>): RequestResult<ListDistributionPushRecipientsResponses, ListDistributionPushRecipientsErrors, ThrowOnError> => (options.client ?? client).get<ListDistributionPushRecipientsResponses, ListDistributionPushRecipientsErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/recipients',
+    ...options
+});
+
+/**
+ * Retry a push's failed recipients
+ *
+ * Sends the push's `failed` recipients again (a wallet activated since, a distribution wallet topped up): they
+ * become `pending` and the push `running`. `skipped` recipients are never sent. A push with nothing failed is answered
+ * as it stands (`retried: 0`).
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const retryDistributionPush = <ThrowOnError extends boolean = false>(options: Options<RetryDistributionPushData, ThrowOnError>): RequestResult<RetryDistributionPushResponses, RetryDistributionPushErrors, ThrowOnError> => (options.client ?? client).post<RetryDistributionPushResponses, RetryDistributionPushErrors, ThrowOnError>({
+    security: [{ name: 'DPoP', type: 'apiKey' }],
+    url: '/api/v1/apps/{appId}/distribution/pushes/{pushId}/retry',
+    ...options
 });
 
 /**

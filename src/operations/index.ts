@@ -95,6 +95,17 @@ import type { HandlerRegistry, ServiceDeps } from './types';
 export function createHandlers(deps: ServiceDeps): HandlerRegistry {
   return {
     addMember: addMember(deps),
+    createDistributionPush: notImplemented('createDistributionPush'),
+    listDistributionPushes: notImplemented('listDistributionPushes'),
+    getDistributionPush: notImplemented('getDistributionPush'),
+    listDistributionPushRecipients: notImplemented('listDistributionPushRecipients'),
+    retryDistributionPush: notImplemented('retryDistributionPush'),
+    getDistributionClaimSeries: notImplemented('getDistributionClaimSeries'),
+    createServerDistributionPush: notImplemented('createServerDistributionPush'),
+    listServerDistributionPushes: notImplemented('listServerDistributionPushes'),
+    getServerDistributionPush: notImplemented('getServerDistributionPush'),
+    listServerDistributionPushRecipients: notImplemented('listServerDistributionPushRecipients'),
+    retryServerDistributionPush: notImplemented('retryServerDistributionPush'),
     archiveApp: archiveApp(deps),
     buildTransaction: buildTransaction(deps),
     claimDistributionRule: claimDistributionRule(deps),

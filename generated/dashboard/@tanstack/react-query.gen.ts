@@ -3,8 +3,8 @@
 import { type InfiniteData, infiniteQueryOptions, queryOptions, type UseMutationOptions } from '@tanstack/react-query';
 
 import { client } from '../client.gen';
-import { addMember, archiveApp, completeOperatorOAuthSignIn, createApiKey, createApp, createAppAuthPolicyRow, createDistributionRule, createSep10Challenge, deleteAppAuthPolicyRow, deleteDistributionRule, fundAppUserWallet, getApp, getAppContractInterface, getAppDomains, getAppMetrics, getAppUser, getAuthProviders, getCurrentOperator, getFeePolicy, getKycSettings, getRampSettings, getTreasury, getWebhookConfig, listApiKeys, listAppAuthPolicyRows, listAppDistributionRules, listApps, listAppTransactions, listAppUsers, listAuditLog, listMembers, listWebhookEvents, type Options, previewFeePolicy, redeliverWebhookEvent, refreshOperatorSession, removeMember, restoreApp, revokeApiKey, rotateApiKey, rotateWebhookSecret, signOutOperator, startOperatorEmailSignIn, startOperatorOAuthSignIn, updateApp, updateAppAuthPolicyRow, updateAppDomains, updateAuthProviders, updateDistributionRule, updateFeePolicy, updateKycSettings, updateMember, updateRampSettings, updateTreasuryWallets, updateWebhookConfig, verifyOperatorEmailSignIn, verifySep10Challenge } from '../sdk.gen';
-import type { AddMemberData, AddMemberError, AddMemberResponse, ArchiveAppData, ArchiveAppError, ArchiveAppResponse, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInError, CompleteOperatorOAuthSignInResponse, CreateApiKeyData, CreateApiKeyError, CreateApiKeyResponse, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowError, CreateAppAuthPolicyRowResponse, CreateAppData, CreateAppError, CreateAppResponse, CreateDistributionRuleData, CreateDistributionRuleError, CreateDistributionRuleResponse, CreateSep10ChallengeData, CreateSep10ChallengeError, CreateSep10ChallengeResponse, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowError, DeleteAppAuthPolicyRowResponse, DeleteDistributionRuleData, DeleteDistributionRuleError, DeleteDistributionRuleResponse, FundAppUserWalletData, FundAppUserWalletError, FundAppUserWalletResponse, GetAppContractInterfaceData, GetAppContractInterfaceError, GetAppContractInterfaceResponse, GetAppData, GetAppDomainsData, GetAppDomainsError, GetAppDomainsResponse, GetAppError, GetAppMetricsData, GetAppMetricsError, GetAppMetricsResponse, GetAppResponse, GetAppUserData, GetAppUserError, GetAppUserResponse, GetAuthProvidersData, GetAuthProvidersError, GetAuthProvidersResponse, GetCurrentOperatorData, GetCurrentOperatorError, GetCurrentOperatorResponse, GetFeePolicyData, GetFeePolicyError, GetFeePolicyResponse, GetKycSettingsData, GetKycSettingsError, GetKycSettingsResponse, GetRampSettingsData, GetRampSettingsError, GetRampSettingsResponse, GetTreasuryData, GetTreasuryError, GetTreasuryResponse, GetWebhookConfigData, GetWebhookConfigError, GetWebhookConfigResponse, ListApiKeysData, ListApiKeysError, ListApiKeysResponse, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsError, ListAppAuthPolicyRowsResponse, ListAppDistributionRulesData, ListAppDistributionRulesError, ListAppDistributionRulesResponse, ListAppsData, ListAppsError, ListAppsResponse, ListAppTransactionsData, ListAppTransactionsError, ListAppTransactionsResponse, ListAppUsersData, ListAppUsersError, ListAppUsersResponse, ListAuditLogData, ListAuditLogError, ListAuditLogResponse, ListMembersData, ListMembersError, ListMembersResponse, ListWebhookEventsData, ListWebhookEventsError, ListWebhookEventsResponse, PreviewFeePolicyData, PreviewFeePolicyError, PreviewFeePolicyResponse, RedeliverWebhookEventData, RedeliverWebhookEventError, RedeliverWebhookEventResponse, RefreshOperatorSessionData, RefreshOperatorSessionError, RefreshOperatorSessionResponse, RemoveMemberData, RemoveMemberError, RemoveMemberResponse, RestoreAppData, RestoreAppError, RestoreAppResponse, RevokeApiKeyData, RevokeApiKeyError, RevokeApiKeyResponse, RotateApiKeyData, RotateApiKeyError, RotateApiKeyResponse, RotateWebhookSecretData, RotateWebhookSecretError, RotateWebhookSecretResponse, SignOutOperatorData, SignOutOperatorError, SignOutOperatorResponse, StartOperatorEmailSignInData, StartOperatorEmailSignInError, StartOperatorEmailSignInResponse, StartOperatorOAuthSignInData, StartOperatorOAuthSignInError, StartOperatorOAuthSignInResponse, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowError, UpdateAppAuthPolicyRowResponse, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsError, UpdateAppDomainsResponse, UpdateAppError, UpdateAppResponse, UpdateAuthProvidersData, UpdateAuthProvidersError, UpdateAuthProvidersResponse, UpdateDistributionRuleData, UpdateDistributionRuleError, UpdateDistributionRuleResponse, UpdateFeePolicyData, UpdateFeePolicyError, UpdateFeePolicyResponse, UpdateKycSettingsData, UpdateKycSettingsError, UpdateKycSettingsResponse, UpdateMemberData, UpdateMemberError, UpdateMemberResponse, UpdateRampSettingsData, UpdateRampSettingsError, UpdateRampSettingsResponse, UpdateTreasuryWalletsData, UpdateTreasuryWalletsError, UpdateTreasuryWalletsResponse, UpdateWebhookConfigData, UpdateWebhookConfigError, UpdateWebhookConfigResponse, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInError, VerifyOperatorEmailSignInResponse, VerifySep10ChallengeData, VerifySep10ChallengeError, VerifySep10ChallengeResponse } from '../types.gen';
+import { addMember, archiveApp, completeOperatorOAuthSignIn, createApiKey, createApp, createAppAuthPolicyRow, createDistributionPush, createDistributionRule, createSep10Challenge, deleteAppAuthPolicyRow, deleteDistributionRule, fundAppUserWallet, getApp, getAppContractInterface, getAppDomains, getAppMetrics, getAppUser, getAuthProviders, getCurrentOperator, getDistributionClaimSeries, getDistributionPush, getFeePolicy, getKycSettings, getRampSettings, getTreasury, getWebhookConfig, listApiKeys, listAppAuthPolicyRows, listAppDistributionRules, listApps, listAppTransactions, listAppUsers, listAuditLog, listDistributionPushes, listDistributionPushRecipients, listMembers, listWebhookEvents, type Options, previewFeePolicy, redeliverWebhookEvent, refreshOperatorSession, removeMember, restoreApp, retryDistributionPush, revokeApiKey, rotateApiKey, rotateWebhookSecret, signOutOperator, startOperatorEmailSignIn, startOperatorOAuthSignIn, updateApp, updateAppAuthPolicyRow, updateAppDomains, updateAuthProviders, updateDistributionRule, updateFeePolicy, updateKycSettings, updateMember, updateRampSettings, updateTreasuryWallets, updateWebhookConfig, verifyOperatorEmailSignIn, verifySep10Challenge } from '../sdk.gen';
+import type { AddMemberData, AddMemberError, AddMemberResponse, ArchiveAppData, ArchiveAppError, ArchiveAppResponse, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInError, CompleteOperatorOAuthSignInResponse, CreateApiKeyData, CreateApiKeyError, CreateApiKeyResponse, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowError, CreateAppAuthPolicyRowResponse, CreateAppData, CreateAppError, CreateAppResponse, CreateDistributionPushData, CreateDistributionPushError, CreateDistributionPushResponse, CreateDistributionRuleData, CreateDistributionRuleError, CreateDistributionRuleResponse, CreateSep10ChallengeData, CreateSep10ChallengeError, CreateSep10ChallengeResponse, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowError, DeleteAppAuthPolicyRowResponse, DeleteDistributionRuleData, DeleteDistributionRuleError, DeleteDistributionRuleResponse, FundAppUserWalletData, FundAppUserWalletError, FundAppUserWalletResponse, GetAppContractInterfaceData, GetAppContractInterfaceError, GetAppContractInterfaceResponse, GetAppData, GetAppDomainsData, GetAppDomainsError, GetAppDomainsResponse, GetAppError, GetAppMetricsData, GetAppMetricsError, GetAppMetricsResponse, GetAppResponse, GetAppUserData, GetAppUserError, GetAppUserResponse, GetAuthProvidersData, GetAuthProvidersError, GetAuthProvidersResponse, GetCurrentOperatorData, GetCurrentOperatorError, GetCurrentOperatorResponse, GetDistributionClaimSeriesData, GetDistributionClaimSeriesError, GetDistributionClaimSeriesResponse, GetDistributionPushData, GetDistributionPushError, GetDistributionPushResponse, GetFeePolicyData, GetFeePolicyError, GetFeePolicyResponse, GetKycSettingsData, GetKycSettingsError, GetKycSettingsResponse, GetRampSettingsData, GetRampSettingsError, GetRampSettingsResponse, GetTreasuryData, GetTreasuryError, GetTreasuryResponse, GetWebhookConfigData, GetWebhookConfigError, GetWebhookConfigResponse, ListApiKeysData, ListApiKeysError, ListApiKeysResponse, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsError, ListAppAuthPolicyRowsResponse, ListAppDistributionRulesData, ListAppDistributionRulesError, ListAppDistributionRulesResponse, ListAppsData, ListAppsError, ListAppsResponse, ListAppTransactionsData, ListAppTransactionsError, ListAppTransactionsResponse, ListAppUsersData, ListAppUsersError, ListAppUsersResponse, ListAuditLogData, ListAuditLogError, ListAuditLogResponse, ListDistributionPushesData, ListDistributionPushesError, ListDistributionPushesResponse, ListDistributionPushRecipientsData, ListDistributionPushRecipientsError, ListDistributionPushRecipientsResponse, ListMembersData, ListMembersError, ListMembersResponse, ListWebhookEventsData, ListWebhookEventsError, ListWebhookEventsResponse, PreviewFeePolicyData, PreviewFeePolicyError, PreviewFeePolicyResponse, RedeliverWebhookEventData, RedeliverWebhookEventError, RedeliverWebhookEventResponse, RefreshOperatorSessionData, RefreshOperatorSessionError, RefreshOperatorSessionResponse, RemoveMemberData, RemoveMemberError, RemoveMemberResponse, RestoreAppData, RestoreAppError, RestoreAppResponse, RetryDistributionPushData, RetryDistributionPushError, RetryDistributionPushResponse, RevokeApiKeyData, RevokeApiKeyError, RevokeApiKeyResponse, RotateApiKeyData, RotateApiKeyError, RotateApiKeyResponse, RotateWebhookSecretData, RotateWebhookSecretError, RotateWebhookSecretResponse, SignOutOperatorData, SignOutOperatorError, SignOutOperatorResponse, StartOperatorEmailSignInData, StartOperatorEmailSignInError, StartOperatorEmailSignInResponse, StartOperatorOAuthSignInData, StartOperatorOAuthSignInError, StartOperatorOAuthSignInResponse, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowError, UpdateAppAuthPolicyRowResponse, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsError, UpdateAppDomainsResponse, UpdateAppError, UpdateAppResponse, UpdateAuthProvidersData, UpdateAuthProvidersError, UpdateAuthProvidersResponse, UpdateDistributionRuleData, UpdateDistributionRuleError, UpdateDistributionRuleResponse, UpdateFeePolicyData, UpdateFeePolicyError, UpdateFeePolicyResponse, UpdateKycSettingsData, UpdateKycSettingsError, UpdateKycSettingsResponse, UpdateMemberData, UpdateMemberError, UpdateMemberResponse, UpdateRampSettingsData, UpdateRampSettingsError, UpdateRampSettingsResponse, UpdateTreasuryWalletsData, UpdateTreasuryWalletsError, UpdateTreasuryWalletsResponse, UpdateWebhookConfigData, UpdateWebhookConfigError, UpdateWebhookConfigResponse, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInError, VerifyOperatorEmailSignInResponse, VerifySep10ChallengeData, VerifySep10ChallengeError, VerifySep10ChallengeResponse } from '../types.gen';
 
 export type QueryKey<TOptions extends Options> = [
     Pick<TOptions, 'baseUrl' | 'body' | 'headers' | 'path' | 'query'> & {
@@ -1247,22 +1247,23 @@ export const updateDistributionRuleMutation = (options?: Partial<Options<UpdateD
     return mutationOptions;
 };
 
-export const listAppUsersQueryKey = (options: Options<ListAppUsersData>) => createQueryKey('listAppUsers', options);
+export const getDistributionClaimSeriesQueryKey = (options: Options<GetDistributionClaimSeriesData>) => createQueryKey('getDistributionClaimSeries', options);
 
 /**
- * List the app's users
+ * Claims paid per day, by rule
  *
- * The app's end users (Users page), newest first, each with their sign-in provider and their wallet on the app's
- * network. `search` matches an email, `externalId` or `userId` exactly or by prefix, or a wallet's G-address exactly.
- * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).
+ * The distribution claims paid per day (UTC) over the last `days` days, today included, for each rule of the app that
+ * has claims in that span (deleted rules too, by name): the "claims over time" chart of the Distribution page.
+ * `dates` lists every day of the span, oldest first, and each rule's `claims` has one count per date. Claims counted
+ * are the paid ones, on the day they were claimed; released claims are not counted.
  *
  * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
  * APPLICATION_NOT_FOUND.
  *
  */
-export const listAppUsersOptions = (options: Options<ListAppUsersData>) => queryOptions<ListAppUsersResponse, ListAppUsersError, ListAppUsersResponse, ReturnType<typeof listAppUsersQueryKey>>({
+export const getDistributionClaimSeriesOptions = (options: Options<GetDistributionClaimSeriesData>) => queryOptions<GetDistributionClaimSeriesResponse, GetDistributionClaimSeriesError, GetDistributionClaimSeriesResponse, ReturnType<typeof getDistributionClaimSeriesQueryKey>>({
     queryFn: async ({ queryKey, signal }) => {
-        const { data } = await listAppUsers({
+        const { data } = await getDistributionClaimSeries({
             ...options,
             ...queryKey[0],
             signal,
@@ -1270,7 +1271,32 @@ export const listAppUsersOptions = (options: Options<ListAppUsersData>) => query
         });
         return data;
     },
-    queryKey: listAppUsersQueryKey(options)
+    queryKey: getDistributionClaimSeriesQueryKey(options)
+});
+
+export const listDistributionPushesQueryKey = (options: Options<ListDistributionPushesData>) => createQueryKey('listDistributionPushes', options);
+
+/**
+ * List the app's pushes
+ *
+ * The app's pushes, newest first, each with its progress (recipients by status). Cursor paging: pass `nextCursor`
+ * as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushesOptions = (options: Options<ListDistributionPushesData>) => queryOptions<ListDistributionPushesResponse, ListDistributionPushesError, ListDistributionPushesResponse, ReturnType<typeof listDistributionPushesQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await listDistributionPushes({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: listDistributionPushesQueryKey(options)
 });
 
 const createInfiniteParams = <K extends Pick<QueryKey<Options>[0], 'body' | 'headers' | 'path' | 'query'>>(queryKey: QueryKey<Options>, page: K) => {
@@ -1301,6 +1327,216 @@ const createInfiniteParams = <K extends Pick<QueryKey<Options>[0], 'body' | 'hea
     }
     return params as unknown as typeof page;
 };
+
+export const listDistributionPushesInfiniteQueryKey = (options: Options<ListDistributionPushesData>): QueryKey<Options<ListDistributionPushesData>> => createQueryKey('listDistributionPushes', options, true);
+
+/**
+ * List the app's pushes
+ *
+ * The app's pushes, newest first, each with its progress (recipients by status). Cursor paging: pass `nextCursor`
+ * as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushesInfiniteOptions = (options: Options<ListDistributionPushesData>) => {
+    const opts = infiniteQueryOptions<ListDistributionPushesResponse, ListDistributionPushesError, InfiniteData<ListDistributionPushesResponse>, QueryKey<Options<ListDistributionPushesData>>, string | Pick<QueryKey<Options<ListDistributionPushesData>>[0], 'body' | 'headers' | 'path' | 'query'>>(
+    // @ts-ignore
+    {
+        queryFn: async ({ pageParam, queryKey, signal }) => {
+            // @ts-ignore
+            const page: Pick<QueryKey<Options<ListDistributionPushesData>>[0], 'body' | 'headers' | 'path' | 'query'> = typeof pageParam === 'object' ? pageParam : {
+                query: {
+                    cursor: pageParam
+                }
+            };
+            const params = createInfiniteParams(queryKey, page);
+            const { data } = await listDistributionPushes({
+                ...options,
+                ...params,
+                signal,
+                throwOnError: true
+            });
+            return data;
+        },
+        queryKey: listDistributionPushesInfiniteQueryKey(options)
+    });
+    return opts as Omit<typeof opts, 'initialData'>;
+};
+
+/**
+ * Push an asset to a list of users
+ *
+ * Pays `amount` of `asset` from the app's distribution wallet to each recipient: up to 10,000 of the app's users,
+ * named by user id, external id or wallet address. The push is recorded with every recipient before anything is
+ * sent, then paid in the background, batched into transactions through the distribution wallet's channel accounts
+ * (up to 100 payments a transaction, fees paid by the gas wallet's fee-bump); a recipient's wallet without a trustline
+ * for the asset gets one, sponsored by the funding wallet, as a claim does. Each payment is recorded in the user's and
+ * the distribution wallet's histories and emits `wallet.funded`. Follow it with getDistributionPush and its recipients.
+ *
+ * A recipient that matches no user of the app, or a wallet already named in the push, is `skipped` (the rest is
+ * paid); a wallet not activated yet, or a payment the chain refuses, is `failed` and can be retried. The asset must be
+ * enabled for the app (422 DISTRIBUTION_ASSET_NOT_ENABLED) and the app needs a distribution wallet (409
+ * DISTRIBUTION_NO_DISTRIBUTION_WALLET). The body is at most 1 MiB.
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const createDistributionPushMutation = (options?: Partial<Options<CreateDistributionPushData>>): UseMutationOptions<CreateDistributionPushResponse, CreateDistributionPushError, Options<CreateDistributionPushData>> => {
+    const mutationOptions: UseMutationOptions<CreateDistributionPushResponse, CreateDistributionPushError, Options<CreateDistributionPushData>> = {
+        mutationFn: async (fnOptions) => {
+            const { data } = await createDistributionPush({
+                ...options,
+                ...fnOptions,
+                throwOnError: true
+            });
+            return data;
+        }
+    };
+    return mutationOptions;
+};
+
+export const getDistributionPushQueryKey = (options: Options<GetDistributionPushData>) => createQueryKey('getDistributionPush', options);
+
+/**
+ * Get a push and its progress
+ *
+ * One push with its progress: recipients by status and what was paid so far. Its recipients, one by one, are
+ * read with listDistributionPushRecipients.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const getDistributionPushOptions = (options: Options<GetDistributionPushData>) => queryOptions<GetDistributionPushResponse, GetDistributionPushError, GetDistributionPushResponse, ReturnType<typeof getDistributionPushQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await getDistributionPush({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: getDistributionPushQueryKey(options)
+});
+
+export const listDistributionPushRecipientsQueryKey = (options: Options<ListDistributionPushRecipientsData>) => createQueryKey('listDistributionPushRecipients', options);
+
+/**
+ * List a push's recipients
+ *
+ * A push's recipients in the order the push named them (user ids, then external ids, then wallet addresses), each
+ * with its status, its transaction and why it failed or was skipped. `status` keeps only one state (e.g. `failed`,
+ * to see what a retry would send). Cursor paging: pass `nextCursor` as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushRecipientsOptions = (options: Options<ListDistributionPushRecipientsData>) => queryOptions<ListDistributionPushRecipientsResponse, ListDistributionPushRecipientsError, ListDistributionPushRecipientsResponse, ReturnType<typeof listDistributionPushRecipientsQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await listDistributionPushRecipients({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: listDistributionPushRecipientsQueryKey(options)
+});
+
+export const listDistributionPushRecipientsInfiniteQueryKey = (options: Options<ListDistributionPushRecipientsData>): QueryKey<Options<ListDistributionPushRecipientsData>> => createQueryKey('listDistributionPushRecipients', options, true);
+
+/**
+ * List a push's recipients
+ *
+ * A push's recipients in the order the push named them (user ids, then external ids, then wallet addresses), each
+ * with its status, its transaction and why it failed or was skipped. `status` keeps only one state (e.g. `failed`,
+ * to see what a retry would send). Cursor paging: pass `nextCursor` as `cursor` for the next page.
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listDistributionPushRecipientsInfiniteOptions = (options: Options<ListDistributionPushRecipientsData>) => {
+    const opts = infiniteQueryOptions<ListDistributionPushRecipientsResponse, ListDistributionPushRecipientsError, InfiniteData<ListDistributionPushRecipientsResponse>, QueryKey<Options<ListDistributionPushRecipientsData>>, string | Pick<QueryKey<Options<ListDistributionPushRecipientsData>>[0], 'body' | 'headers' | 'path' | 'query'>>(
+    // @ts-ignore
+    {
+        queryFn: async ({ pageParam, queryKey, signal }) => {
+            // @ts-ignore
+            const page: Pick<QueryKey<Options<ListDistributionPushRecipientsData>>[0], 'body' | 'headers' | 'path' | 'query'> = typeof pageParam === 'object' ? pageParam : {
+                query: {
+                    cursor: pageParam
+                }
+            };
+            const params = createInfiniteParams(queryKey, page);
+            const { data } = await listDistributionPushRecipients({
+                ...options,
+                ...params,
+                signal,
+                throwOnError: true
+            });
+            return data;
+        },
+        queryKey: listDistributionPushRecipientsInfiniteQueryKey(options)
+    });
+    return opts as Omit<typeof opts, 'initialData'>;
+};
+
+/**
+ * Retry a push's failed recipients
+ *
+ * Sends the push's `failed` recipients again (a wallet activated since, a distribution wallet topped up): they
+ * become `pending` and the push `running`. `skipped` recipients are never sent. A push with nothing failed is answered
+ * as it stands (`retried: 0`).
+ *
+ * Dashboard API (operator session). A member whose role may not change settings gets 403 FORBIDDEN. An app of
+ * another operator answers 404 APPLICATION_NOT_FOUND.
+ *
+ */
+export const retryDistributionPushMutation = (options?: Partial<Options<RetryDistributionPushData>>): UseMutationOptions<RetryDistributionPushResponse, RetryDistributionPushError, Options<RetryDistributionPushData>> => {
+    const mutationOptions: UseMutationOptions<RetryDistributionPushResponse, RetryDistributionPushError, Options<RetryDistributionPushData>> = {
+        mutationFn: async (fnOptions) => {
+            const { data } = await retryDistributionPush({
+                ...options,
+                ...fnOptions,
+                throwOnError: true
+            });
+            return data;
+        }
+    };
+    return mutationOptions;
+};
+
+export const listAppUsersQueryKey = (options: Options<ListAppUsersData>) => createQueryKey('listAppUsers', options);
+
+/**
+ * List the app's users
+ *
+ * The app's end users (Users page), newest first, each with their sign-in provider and their wallet on the app's
+ * network. `search` matches an email, `externalId` or `userId` exactly or by prefix, or a wallet's G-address exactly.
+ * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listAppUsersOptions = (options: Options<ListAppUsersData>) => queryOptions<ListAppUsersResponse, ListAppUsersError, ListAppUsersResponse, ReturnType<typeof listAppUsersQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await listAppUsers({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: listAppUsersQueryKey(options)
+});
 
 export const listAppUsersInfiniteQueryKey = (options: Options<ListAppUsersData>): QueryKey<Options<ListAppUsersData>> => createQueryKey('listAppUsers', options, true);
 
