@@ -81,12 +81,19 @@ export interface FundingSettings {
    * per ledger, locks 1 XLM of reserve in the funding wallet and holds a 2 XLM fee float.
    */
   channels: number;
+  /**
+   * DISTRIBUTION_CHANNELS (10): channel accounts per distribution wallet for claims and pushes, at least 1. Each lets
+   * one more transaction of up to 100 payments into a ledger (10 fill a ledger of 1,000 operations); each locks 1 XLM
+   * of reserve in the distribution wallet and holds a 2 XLM fee float. Created on first use.
+   */
+  payoutChannels: number;
 }
 
 export const DEFAULT_FUNDING_SETTINGS: FundingSettings = {
   activationTimeoutSeconds: 30,
   retryIntervalSeconds: 10,
   channels: 0,
+  payoutChannels: 10,
 };
 
 /** Webhook delivery (src/domain/webhooks). */
@@ -418,6 +425,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         3600,
       ),
       channels: intFrom(env, 'ACTIVATION_CHANNELS', DEFAULT_FUNDING_SETTINGS.channels, 0, 20),
+      payoutChannels: intFrom(env, 'DISTRIBUTION_CHANNELS', DEFAULT_FUNDING_SETTINGS.payoutChannels, 1, 20),
     },
     transactions: {
       confirmWaitMs: intFrom(env, 'TX_CONFIRM_WAIT_MS', DEFAULT_TRANSACTION_SETTINGS.confirmWaitMs, 0, 60_000),

@@ -184,7 +184,7 @@ export async function startService(
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
-    deps.payoutQueue = new PayoutQueue(deps, config.funding.channels);
+    deps.payoutQueue = new PayoutQueue(deps, config.funding.payoutChannels);
     // Before the first request: a write enqueues its jobs in its own transaction, into queues that must exist.
     await createQueues(deps, jobs);
     let server: Server | undefined;

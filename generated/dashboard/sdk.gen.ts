@@ -1276,7 +1276,8 @@ export const listAppTransactions = <ThrowOnError extends boolean = false>(option
  * `member.added`, `member.removed`, `wallet.funded` (the Fund action), `fee_policy.updated`, `webhook.updated`,
  * `webhook.secret_rotated`, `auth_policy_row.created` / `.updated` / `.deleted` (the Soroban auth allowlist) or
  * `distribution_rule.created` / `.updated` / `.deleted` (token distribution rules; details name the rule and, for a
- * change, each changed field before and after). Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
+ * change, each changed field before and after), `distribution_push.created` / `.retried` (pushes: the push, its asset,
+ * amount and recipient count). Entries cannot be changed or deleted. Filter by `action` and by `walletId` (for example
  * to see every decryption of one wallet's key).
  *
  * Offset paging: advance `offset` by `limit` while `offset < total`; for deep pages use `cursor` (from `nextCursor`).

@@ -14,6 +14,7 @@ import {
 import { runTrustlineBackfill, trustlineBackfillIntervalMs } from '../domain/funding/trustlineBackfill';
 import { CONFIRMATION_BATCH, confirmDue, confirmationIntervalMs } from '../domain/transactions/confirmation';
 import { CLAIM_RECOVERY_BATCH, CLAIM_RECOVERY_INTERVAL_MS, runClaimRecovery } from '../domain/distribution/claims';
+import { PUSH_RUNNER_INTERVAL_MS, runPushPass } from '../domain/distribution/pushRunner';
 import { DEFAULT_FOLLOWER_INTERVAL_MS, followNetwork, type FollowerState } from '../domain/transactions/ledgerFollower';
 import {
   SPONSOR_SCAN_FIRST_DELAY_MS,
@@ -103,6 +104,14 @@ export const periodicJobs: PeriodicJob[] = [
     failureLevel: 'warn',
     // Claims whose request ended before they settled (not confirmed in time, or the process died): see claims.ts.
     create: (deps) => async () => ((await runClaimRecovery(deps)) >= CLAIM_RECOVERY_BATCH ? 'more' : 'idle'),
+  },
+  {
+    kind: 'periodic',
+    name: 'distribution-pushes',
+    everyMs: () => PUSH_RUNNER_INTERVAL_MS,
+    failureLevel: 'warn',
+    // Pays the pending recipients of pushes a chunk at a time and settles what a dead pass left: see pushRunner.ts.
+    create: (deps) => () => runPushPass(deps),
   },
   {
     kind: 'periodic',

@@ -56,6 +56,16 @@ import { verifyEmailSignIn } from './sdk-auth/verifyEmailSignIn';
 import { createWalletSignInChallenge } from './sdk-auth/createWalletSignInChallenge';
 import { verifyWalletSignIn } from './sdk-auth/verifyWalletSignIn';
 import { fundWallet } from './server/fundWallet';
+import { retryServerDistributionPush } from './server/retryServerDistributionPush';
+import { listServerDistributionPushRecipients } from './server/listServerDistributionPushRecipients';
+import { getServerDistributionPush } from './server/getServerDistributionPush';
+import { listServerDistributionPushes } from './server/listServerDistributionPushes';
+import { createServerDistributionPush } from './server/createServerDistributionPush';
+import { retryDistributionPush } from './dashboard-distribution/retryDistributionPush';
+import { listDistributionPushRecipients } from './dashboard-distribution/listDistributionPushRecipients';
+import { getDistributionPush } from './dashboard-distribution/getDistributionPush';
+import { listDistributionPushes } from './dashboard-distribution/listDistributionPushes';
+import { createDistributionPush } from './dashboard-distribution/createDistributionPush';
 import { buildTransaction } from './sdk-tx/buildTransaction';
 import { getTransaction } from './sdk-tx/getTransaction';
 import { getTxHistory } from './sdk-tx/getTxHistory';
@@ -81,6 +91,7 @@ import { updateAuthPolicyRow } from './server/updateAuthPolicyRow';
 import { signAuthEntry } from './sdk-tx/signAuthEntry';
 import { createDistributionRule } from './dashboard-distribution/createDistributionRule';
 import { deleteDistributionRule } from './dashboard-distribution/deleteDistributionRule';
+import { getDistributionClaimSeries } from './dashboard-distribution/getDistributionClaimSeries';
 import { listAppDistributionRules } from './dashboard-distribution/listAppDistributionRules';
 import { updateDistributionRule } from './dashboard-distribution/updateDistributionRule';
 import { listDistributionRules } from './sdk-distribution/listDistributionRules';
@@ -95,17 +106,17 @@ import type { HandlerRegistry, ServiceDeps } from './types';
 export function createHandlers(deps: ServiceDeps): HandlerRegistry {
   return {
     addMember: addMember(deps),
-    createDistributionPush: notImplemented('createDistributionPush'),
-    listDistributionPushes: notImplemented('listDistributionPushes'),
-    getDistributionPush: notImplemented('getDistributionPush'),
-    listDistributionPushRecipients: notImplemented('listDistributionPushRecipients'),
-    retryDistributionPush: notImplemented('retryDistributionPush'),
-    getDistributionClaimSeries: notImplemented('getDistributionClaimSeries'),
-    createServerDistributionPush: notImplemented('createServerDistributionPush'),
-    listServerDistributionPushes: notImplemented('listServerDistributionPushes'),
-    getServerDistributionPush: notImplemented('getServerDistributionPush'),
-    listServerDistributionPushRecipients: notImplemented('listServerDistributionPushRecipients'),
-    retryServerDistributionPush: notImplemented('retryServerDistributionPush'),
+    createDistributionPush: createDistributionPush(deps),
+    listDistributionPushes: listDistributionPushes(deps),
+    getDistributionPush: getDistributionPush(deps),
+    listDistributionPushRecipients: listDistributionPushRecipients(deps),
+    retryDistributionPush: retryDistributionPush(deps),
+    getDistributionClaimSeries: getDistributionClaimSeries(deps),
+    createServerDistributionPush: createServerDistributionPush(deps),
+    listServerDistributionPushes: listServerDistributionPushes(deps),
+    getServerDistributionPush: getServerDistributionPush(deps),
+    listServerDistributionPushRecipients: listServerDistributionPushRecipients(deps),
+    retryServerDistributionPush: retryServerDistributionPush(deps),
     archiveApp: archiveApp(deps),
     buildTransaction: buildTransaction(deps),
     claimDistributionRule: claimDistributionRule(deps),

@@ -22,6 +22,8 @@ export type AuditAction =
   | 'auth_policy_row.updated'
   | 'auth_policy_row.deleted'
   | 'distribution_rule.created'
+  | 'distribution_push.created'
+  | 'distribution_push.retried'
   | 'distribution_rule.updated'
   | 'distribution_rule.deleted';
 

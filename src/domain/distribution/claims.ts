@@ -19,35 +19,29 @@
 // envelope while it can still apply, released once its time bound has passed unapplied), a `reserved` claim with no
 // envelope after the lease time by releasing it. Settling is conditional on the claim's status, so the request and
 // the recovery pass may race: one of them settles, the other finds nothing to do.
-import { TransactionBuilder } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
-import { TransactionRejectedError } from '../../infra/stellar/errors';
 import type { App } from '../apps/store';
 import type { AuditActor } from '../audit/auditLog';
-import { gatewayFor } from '../chain/gateways';
 import type { Deps } from '../deps';
 import { AppError } from '../errors';
-import { recordOutboxEvent } from '../events/outbox';
 import { LEASE_MARGIN_MS } from '../funding/queue';
 import { newId } from '../ids';
 import { fromStroops } from '../money/amounts';
-import { headlineResultCode } from '../transactions/finalize';
-import { TIME_BOUND_GRACE_MS } from '../transactions/sequences';
-import { addHistory, findTransactionByHash, insertTransaction, type HistoryEntry } from '../transactions/store';
-import { appTreasuryWallets, appWalletFor, walletsByDuty, type TreasuryDuty } from '../wallets/treasuryWallets';
+import { appTreasuryWallets, walletsByDuty } from '../wallets/treasuryWallets';
 import type { WalletRecord } from '../wallets/store';
 import { claimRefusal, liveClaimCounts, type ClaimRefusal } from './eligibility';
 import {
   PayoutFailed,
   PayoutQueue,
-  recordFailedPayout,
+  payoutWalletsOf,
   type PayoutApplied,
   type PayoutTransaction,
   type PayoutWallets,
 } from './payouts';
 import { assetEnabledFor, requireRule, type DistributionRule } from './rules';
+import { assetCodeOf, recordPaidPayout, reconcilePayout } from './settlement';
 
 export type ClaimDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding' | 'stellar' | 'jobs'> & {
   payoutQueue?: PayoutQueue;
@@ -125,8 +119,6 @@ export interface ClaimInput {
   requestKey?: string;
   actor: AuditActor;
 }
-
-const assetCodeOf = (asset: string): string => (asset === 'native' ? 'XLM' : asset.split(':')[0]!);
 
 const REFUSAL_MESSAGES: Record<ClaimRefusal, (rule: DistributionRule) => string> = {
   DISTRIBUTION_RULE_DISABLED: (r) => `The rule "${r.name}" is disabled`,
@@ -263,21 +255,6 @@ async function refusalError(
   return new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
 }
 
-/** The app's wallets a payout needs, read once per claim; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET when one is missing. */
-function payoutWallets(
-  deps: ClaimDeps,
-  duties: Record<TreasuryDuty, WalletRecord | undefined>,
-  network: NetworkName,
-): PayoutWallets {
-  const { distribution, funding, gas } = duties;
-  if (!distribution || !funding || !gas) {
-    throw new AppError('DISTRIBUTION_NO_DISTRIBUTION_WALLET', {
-      message: 'The app has no distribution wallet on this network',
-    });
-  }
-  return { distribution, funding, gas, gw: gatewayFor(deps, network) };
-}
-
 /** The claim's envelope, recorded before it is sent; fails when the claim was settled meanwhile (recovery). */
 async function recordIntent(trx: Knex.Transaction, claimId: string, sent: PayoutTransaction, at: Date): Promise<void> {
   const updated = await claims(trx).where({ id: claimId }).whereIn('status', ['reserved', 'submitted']).update({
@@ -291,9 +268,8 @@ async function recordIntent(trx: Knex.Transaction, claimId: string, sent: Payout
 }
 
 /**
- * reserved|submitted -> paid: the payment in the transactions (one row per batch, written by the first of its claims
- * to settle) with the user's wallet `received` and the distribution wallet `sent` in their histories, and wallet.funded.
- * False when the claim was already settled.
+ * reserved|submitted -> paid, with the payout's records (settlement.ts) in the same database transaction. False when
+ * the claim was already settled.
  */
 async function markPaid(
   deps: ClaimDeps,
@@ -307,68 +283,27 @@ async function markPaid(
     ruleName: string;
   },
 ): Promise<boolean> {
-  const at = deps.clock.now();
   return deps.db.transaction(async (trx) => {
-    const amount = fromStroops(claim.amountStroops);
-    const code = assetCodeOf(claim.asset);
-    const history: HistoryEntry[] = [
-      { walletId: claim.walletId, direction: 'received', summary: `Received ${amount} ${code} (${input.ruleName})` },
-      {
-        walletId: input.distribution.id,
-        direction: 'sent',
-        summary: `Distributed ${amount} ${code} (${input.ruleName})`,
-      },
-    ];
-    let txId: string | undefined;
-    const existing = await findTransactionByHash(trx, input.network, input.hash);
-    if (existing) {
-      txId = existing.id;
-    } else if (input.transaction) {
-      const inserted = await insertTransaction(
-        trx,
-        {
-          appId: claim.appId,
-          network: input.network,
-          walletId: claim.walletId,
-          userId: claim.userId,
-          origin: 'distribution',
-          status: 'SUCCESS',
-          stage: 'confirmed',
-          operation: 'payment',
-          opsCount: input.transaction.opsCount,
-          summary: `Received ${amount} ${code} (${input.ruleName})`,
-          sourceAccount: input.transaction.sourceAccount,
-          destination: null,
-          asset: claim.asset,
-          amount,
-          hash: input.hash,
-          innerHash: input.transaction.innerHash,
-          envelopeXdr: input.transaction.envelopeXdr,
-          feeStroops: input.transaction.feeStroops,
-          feeSource: input.transaction.feeSource,
-          resultCode: 'tx_success',
-          ledger: input.ledger,
-          validUntil: input.transaction.validUntil,
-          submittedAt: at,
-          confirmedAt: at,
-          at,
-        },
-        [],
-      );
-      txId = inserted?.id ?? (await findTransactionByHash(trx, input.network, input.hash))?.id;
-    }
+    const at = deps.clock.now();
     const updated = await claims(trx)
       .where({ id: claim.id })
       .whereIn('status', ['reserved', 'submitted'])
-      .update({ status: 'paid', tx_id: txId ?? null, tx_hash: input.hash, updated_at: at });
+      .update({ status: 'paid', tx_hash: input.hash, updated_at: at });
     if (updated === 0) return false;
-    if (txId) await addHistory(trx, txId, history, at);
-    await recordOutboxEvent(deps, trx, {
+    const txId = await recordPaidPayout(deps, trx, {
       appId: claim.appId,
-      type: 'wallet.funded',
-      data: { walletId: claim.walletId, asset: claim.asset, amount, txHash: input.hash },
-      at,
+      network: input.network,
+      userId: claim.userId,
+      walletId: claim.walletId,
+      asset: claim.asset,
+      amountStroops: claim.amountStroops,
+      label: input.ruleName,
+      distribution: input.distribution,
+      transaction: input.transaction,
+      hash: input.hash,
+      ledger: input.ledger,
     });
+    if (txId) await claims(trx).where({ id: claim.id }).update({ tx_id: txId });
     return true;
   });
 }
@@ -422,7 +357,7 @@ export async function claimRule(deps: ClaimDeps, input: ClaimInput): Promise<Cla
   const { claim, rule } = await reserve(deps, input, duties.distribution);
   let wallets: PayoutWallets;
   try {
-    wallets = payoutWallets(deps, duties, rule.network);
+    wallets = payoutWalletsOf(deps, duties, rule.network);
   } catch (err) {
     await release(deps.db, claim.id, 'no_distribution_wallet', deps.clock.now());
     throw err;
@@ -533,53 +468,31 @@ async function recoverClaim(
     await release(deps.db, claim.id, 'not_sent', now);
     return;
   }
-  const gw = gatewayFor(deps, network);
-  const details = await gw.transactionDetails(claim.txHash);
-  if (details) {
-    const envelope = claim.envelopeXdr;
-    const bump = TransactionBuilder.fromXDR(envelope, gw.networkPassphrase);
-    const inner = 'innerTransaction' in bump ? bump.innerTransaction : bump;
-    const sent: PayoutTransaction = {
-      hash: claim.txHash,
-      innerHash: Buffer.from(inner.hash()).toString('hex'),
-      envelopeXdr: envelope,
-      sourceAccount: inner.source,
-      feeSource: 'feeSource' in bump ? bump.feeSource : inner.source,
-      feeStroops: details.feeChargedStroops,
-      opsCount: inner.operations.length,
-      validUntil: claim.validUntil ?? now,
-    };
-    const distribution = await appWalletFor(deps.db, claim.appId, network, 'distribution');
-    if (details.status === 'SUCCESS') {
+  const outcome = await reconcilePayout(
+    deps,
+    { appId: claim.appId, network, txHash: claim.txHash, envelopeXdr: claim.envelopeXdr, validUntil: claim.validUntil },
+    now,
+  );
+  switch (outcome.kind) {
+    case 'paid':
       await markPaid(deps, claim, {
         network,
-        distribution: distribution!,
-        transaction: sent,
+        distribution: outcome.distribution!,
+        transaction: outcome.sent,
         hash: claim.txHash,
-        ledger: details.ledger,
+        ledger: outcome.ledger,
         ruleName,
       });
       return;
-    }
-    // Failed in its ledger: the fee it cost is recorded (the sending batch's process died before it could), and the
-    // claim is given back.
-    const resultCode = headlineResultCode(details.codes);
-    if (distribution) await recordFailedPayout(deps, { distribution, network, sent, details, resultCode });
-    await release(deps.db, claim.id, resultCode, now);
-    return;
+    case 'failed':
+      await release(deps.db, claim.id, outcome.resultCode, now);
+      return;
+    case 'expired':
+      await release(deps.db, claim.id, 'tx_too_late', now);
+      return;
+    case 'waiting':
+      await claims(deps.db).where({ id: claim.id, status: 'submitted' }).update({ updated_at: now });
   }
-  if (claim.validUntil && now.getTime() > claim.validUntil.getTime() + TIME_BOUND_GRACE_MS) {
-    // Never in a ledger, and past its time bound it never can be.
-    await release(deps.db, claim.id, 'tx_too_late', now);
-    return;
-  }
-  // Maybe never sent (the claimer died right after recording it): sent again verbatim, the same hash.
-  try {
-    await gw.submit(TransactionBuilder.fromXDR(claim.envelopeXdr, gw.networkPassphrase));
-  } catch (err) {
-    if (!(err instanceof TransactionRejectedError)) throw err;
-  }
-  await claims(deps.db).where({ id: claim.id, status: 'submitted' }).update({ updated_at: now });
 }
 
 /** How often the claim recovery pass runs. */

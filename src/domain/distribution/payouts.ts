@@ -41,6 +41,9 @@ import { headlineResultCode } from '../transactions/finalize';
 import { insertTransaction, registerOwnSubmission } from '../transactions/store';
 import { withWalletKeypair } from '../wallets/custody';
 import type { WalletRecord } from '../wallets/store';
+import type { TreasuryDuty } from '../wallets/treasuryWallets';
+import { gatewayFor } from '../chain/gateways';
+import { AppError } from '../errors';
 
 export type PayoutDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
 
@@ -59,6 +62,11 @@ export interface Payout {
   amountStroops: bigint;
   /** Who the key decryptions are recorded for. */
   actor: AuditActor;
+  /**
+   * Whether the recipient lacks a trustline for the asset, when the caller read it already (a push reads a whole chunk
+   * of recipients in one call); otherwise it is read from the chain for this payout.
+   */
+  needsTrustline?: boolean;
   /** Records that this payout goes in `sent`, in the database transaction that registers it before it is sent. */
   recordIntent(trx: Knex.Transaction, sent: PayoutTransaction): Promise<void>;
 }
@@ -192,8 +200,8 @@ export class PayoutQueue {
    * recipient needs a trustline is read from the chain first.
    */
   async pay(wallets: PayoutWallets, payout: Payout): Promise<PayoutApplied> {
-    let trustline = false;
-    if (payout.asset !== 'native') {
+    let trustline = payout.needsTrustline ?? false;
+    if (payout.asset !== 'native' && payout.needsTrustline === undefined) {
       const lines = await wallets.gw.trustlines(payout.wallet.publicKey, [payout.asset]);
       trustline = lines.length === 0;
     }
@@ -398,6 +406,21 @@ export class PayoutQueue {
       });
     }
   }
+}
+
+/** The app's wallets a payout needs; 409 DISTRIBUTION_NO_DISTRIBUTION_WALLET when one is missing. */
+export function payoutWalletsOf(
+  deps: Pick<Deps, 'stellar'>,
+  duties: Record<TreasuryDuty, WalletRecord | undefined>,
+  network: NetworkName,
+): PayoutWallets {
+  const { distribution, funding, gas } = duties;
+  if (!distribution || !funding || !gas) {
+    throw new AppError('DISTRIBUTION_NO_DISTRIBUTION_WALLET', {
+      message: 'The app has no distribution wallet on this network',
+    });
+  }
+  return { distribution, funding, gas, gw: gatewayFor(deps, network) };
 }
 
 /**

@@ -106,6 +106,8 @@ export interface StellarGateway {
   loadAccounts(addresses: string[]): Promise<Map<string, AccountState>>;
   /** The trustlines `address` holds among `assets` (`CODE:ISSUER`), in the order asked; missing ones are left out. */
   trustlines(address: string, assets: string[]): Promise<TrustlineState[]>;
+  /** Which of `addresses` (at most 200) hold a trustline for `asset` (`CODE:ISSUER`): one getLedgerEntries call. */
+  trustlineHolders(asset: string, addresses: string[]): Promise<Set<string>>;
   /**
    * The assets on the ledger behind claimable balances (by their hex id, as operations carry it) and liquidity pools
    * (by their hex id): `native` | `CODE:ISSUER`. Ids the ledger does not have (or that are malformed) are left out.
@@ -379,6 +381,16 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     health: () => probeRpcHealth(options.rpcUrl),
     loadAccount: async (address) => (await loadAccounts([address])).get(address),
     loadAccounts,
+    trustlineHolders: async (asset, addresses) => {
+      const line = parseAsset(asset).toTrustLineXdrObject();
+      const keys = addresses.map((address) =>
+        xdr.LedgerKey.trustline(
+          new xdr.LedgerKeyTrustLine({ accountId: Keypair.fromPublicKey(address).xdrAccountId(), asset: line }),
+        ),
+      );
+      const present = new Set((await rawEntries(keys)).map((e) => e.key));
+      return new Set(addresses.filter((_, i) => present.has(keys[i]!.toXdr('base64'))));
+    },
     trustlines: async (address, assets) => {
       const accountId = Keypair.fromPublicKey(address).xdrAccountId();
       const keys = assets.map((a) =>

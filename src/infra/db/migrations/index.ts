@@ -24,6 +24,8 @@ import * as m0022 from './0022_external_wallets';
 import * as m0023 from './0023_metrics_indexes';
 import * as m0024 from './0024_auth_policy_rows';
 import * as m0025 from './0025_distribution';
+import * as m0026 from './0026_distribution_pushes';
+import * as m0027 from './0027_distribution_claim_series';
 
 export interface Migration {
   name: string;
@@ -56,4 +58,6 @@ export const migrations: Migration[] = [
   { name: '0023_metrics_indexes', ...m0023 },
   { name: '0024_auth_policy_rows', ...m0024 },
   { name: '0025_distribution', ...m0025 },
+  { name: '0026_distribution_pushes', ...m0026 },
+  { name: '0027_distribution_claim_series', ...m0027 },
 ];
