@@ -19,31 +19,39 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Account, Keypair, Operation, TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config';
 import { createApiKey } from '../src/domain/apiKeys/apiKeys';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, findApp, updateAppSettings, type App } from '../src/domain/apps/store';
 import { createRule } from '../src/domain/distribution/rules';
-import { fundUserWallet } from '../src/domain/funding/funding';
 import { createDpopVerifier } from '../src/domain/sessions/dpop';
 import { sessionServiceFor } from '../src/domain/sessions/sessions';
 import { issueDemoUsdc } from '../src/domain/treasury/demoUsdc';
 import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
 import { userSessionPolicy } from '../src/domain/users/userSessions';
-import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
-import { createWallet } from '../src/domain/wallets/custody';
 import { appWalletFor } from '../src/domain/wallets/treasuryWallets';
 import { createDb, type Db } from '../src/infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
-import { createStellarGateway, parseAsset, type StellarGateway } from '../src/infra/stellar/gateway';
+import { createStellarGateway } from '../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../src/localnet/index';
 import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
 import { createDpopKey, dpopProof, type DpopKey } from '../tests/support/dpop';
+import {
+  BASELINE_OPS_PER_TX,
+  activatedUsers,
+  baselineAccounts,
+  baselineTransactions,
+  countBy,
+  inChunks,
+  justAfterClose,
+  perLedgerText,
+  sleep,
+  usdcOf,
+} from './payoutSupport';
 import { percentile } from './support';
 
 const USERS = Number(process.env.BENCH_DISTRIBUTION_USERS ?? 500);
@@ -53,8 +61,6 @@ const AMOUNT = '1';
 const AMOUNT_STROOPS = 10_000_000n;
 const LEDGER_MS = 1000;
 const CHANNELS = 8;
-/** Payment operations per baseline transaction (a transaction's maximum). */
-const BASELINE_OPS_PER_TX = 100;
 /** Requests per process before the measured burst (a rules list: session, proof, one read; no claim). */
 const WARM_UP = 20;
 
@@ -75,28 +81,6 @@ interface Answer {
   ms: number;
   /** Milliseconds from the first request to this answer. */
   at: number;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits for the next ledger close, so that both measured runs start at the same point of the ledger cycle. */
-async function justAfterClose(net: Localnet): Promise<number> {
-  const last = net.engine.latestLedger().sequence;
-  while (net.engine.latestLedger().sequence === last) await sleep(2);
-  return net.engine.latestLedger().sequence;
-}
-
-/** `fn` over `items`, `width` at a time, results in order. */
-async function inChunks<T, R>(items: T[], width: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += width)
-    out.push(...(await Promise.all(items.slice(i, i + width).map((item, j) => fn(item, i + j)))));
-  return out;
-}
-
-async function usdcOf(gw: StellarGateway, address: string, asset: string): Promise<bigint> {
-  const [line] = await gw.trustlines(address, [asset]);
-  return line?.balanceStroops ?? 0n;
 }
 
 /** `make run`'s entry point as a process of its own, with the last of its stderr kept for a post-mortem. */
@@ -164,36 +148,7 @@ async function seed(env: Record<string, string>) {
     const app: App = (await findApp(db, created.id))!;
     if (!app.assets.includes(usdc)) throw new Error('the demo USDC is not an asset of the app');
 
-    console.log(`seeding ${USERS} users with custodial wallets...`);
-    const wallets = await inChunks(
-      Array.from({ length: USERS }, (_, i) => i),
-      50,
-      async (i) => {
-        const email = `bench-claimer-${i}@example.com`;
-        const user = await findOrCreateUser(db, {
-          appId: app.id,
-          identity: { provider: 'email', subject: email, email },
-          now: new Date(),
-        });
-        const { wallet } = await createWallet(svc.deps, { appId: app.id, network: app.network, userId: user.id });
-        return { userId: user.id, wallet };
-      },
-    );
-    console.log(`activating ${USERS} wallets (${CHANNELS} channel accounts, USDC trustline at activation)...`);
-    const activated = await Promise.allSettled(
-      wallets.map(({ wallet }) =>
-        fundUserWallet(svc.deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR }),
-      ),
-    );
-    const failed = activated.filter((r) => r.status === 'rejected');
-    if (failed.length)
-      throw new Error(`${failed.length} activations failed: ${String((failed[0] as PromiseRejectedResult).reason)}`);
-    const gw = svc.deps.stellar!.gateways!.testnet!;
-    const untrusting = (
-      await inChunks(wallets, 50, async ({ wallet }) => (await gw.trustlines(wallet.publicKey, [usdc])).length)
-    ).filter((n) => n === 0).length;
-    if (untrusting) throw new Error(`${untrusting} activated wallets have no USDC trustline`);
-
+    const wallets = await activatedUsers(svc.deps, { app, usdc, count: USERS, emailPrefix: 'bench-claimer' });
     console.log('user sessions and DPoP keys...');
     const sessions = sessionServiceFor(svc.deps);
     const policy = userSessionPolicy(app);
@@ -240,77 +195,6 @@ async function seed(env: Record<string, string>) {
     await svc.close();
   }
 }
-
-/** A fresh account holding `amount` demo USDC (trustline, then paid by the issuer), and `sources` funded accounts. */
-async function baselineAccounts(
-  gw: StellarGateway,
-  input: { usdc: string; issuer: Keypair; amount: string; sources: number },
-): Promise<{ holder: Keypair; sources: Keypair[] }> {
-  const holder = Keypair.random();
-  const sources = Array.from({ length: input.sources }, () => Keypair.random());
-  await Promise.all([holder, ...sources].map((kp) => gw.fundWithFriendbot(kp.publicKey())));
-  const build = async (source: Keypair) =>
-    new TransactionBuilder(new Account(source.publicKey(), (await gw.loadAccount(source.publicKey()))!.sequence), {
-      fee: '100',
-      networkPassphrase: gw.networkPassphrase,
-    });
-  const trust = (await build(holder))
-    .addOperation(Operation.changeTrust({ asset: parseAsset(input.usdc) }))
-    .setTimeout(60)
-    .build();
-  trust.sign(holder);
-  await gw.submitAndConfirm(trust);
-  const pay = (await build(input.issuer))
-    .addOperation(
-      Operation.payment({ destination: holder.publicKey(), asset: parseAsset(input.usdc), amount: input.amount }),
-    )
-    .setTimeout(60)
-    .build();
-  pay.sign(input.issuer);
-  await gw.submitAndConfirm(pay);
-  return { holder, sources };
-}
-
-/** The baseline's transactions: `destinations` paid 1 USDC each by `holder`, 100 payments a transaction, one source each. */
-async function baselineTransactions(
-  gw: StellarGateway,
-  input: { usdc: string; holder: Keypair; sources: Keypair[]; destinations: string[] },
-): Promise<Transaction[]> {
-  const txs: Transaction[] = [];
-  for (let t = 0; t * BASELINE_OPS_PER_TX < input.destinations.length; t++) {
-    const source = input.sources[t]!;
-    const account = (await gw.loadAccount(source.publicKey()))!;
-    const builder = new TransactionBuilder(new Account(source.publicKey(), account.sequence), {
-      fee: '100',
-      networkPassphrase: gw.networkPassphrase,
-    });
-    for (const destination of input.destinations.slice(t * BASELINE_OPS_PER_TX, (t + 1) * BASELINE_OPS_PER_TX))
-      builder.addOperation(
-        Operation.payment({
-          destination,
-          asset: parseAsset(input.usdc),
-          amount: AMOUNT,
-          source: input.holder.publicKey(),
-        }),
-      );
-    const tx = builder.setTimeout(60).build();
-    tx.sign(source, input.holder);
-    txs.push(tx);
-  }
-  return txs;
-}
-
-const countBy = <T>(values: T[]): Map<T, number> => {
-  const m = new Map<T, number>();
-  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
-  return m;
-};
-
-const perLedgerText = (perLedger: Map<number, number>) =>
-  [...perLedger.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([ledger, n]) => `${ledger}: ${n}`)
-    .join(', ');
 
 export async function runDistribution(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-distribution-'));
@@ -525,7 +409,7 @@ export async function runDistribution(): Promise<void> {
       amount: String(destinations.length),
       sources: txCount,
     });
-    const txs = await baselineTransactions(gw, { usdc, holder, sources, destinations });
+    const txs = await baselineTransactions(gw, { usdc, holder, sources, destinations, amount: AMOUNT });
     const baseLedgerAtStart = await justAfterClose(net);
     const baseStarted = performance.now();
     const confirmed = await Promise.all(txs.map((tx) => gw.submitAndConfirm(tx)));

@@ -66,11 +66,15 @@ export async function releaseChannel(db: Knex, sponsorPublicKey: string, positio
   await db('funding_channels').where({ sponsor_public_key: sponsorPublicKey, position }).update({ lease_until: null });
 }
 
+/** A transaction carries at most 20 signatures: the sponsor's and one per channel account it creates. */
+const CHANNELS_PER_CREATION = 19;
+
 /**
- * Creates the funding wallet's channel accounts that do not exist yet, in one transaction from the funding wallet:
- * each with 0 XLM, its reserve sponsored (1 XLM locked in the funding wallet). `seal` adds the funding wallet's
- * signature and wraps the transaction in the gas wallet's fee-bump. A concurrent creation by another instance is not
- * an error: the accounts are then there.
+ * Creates the funding wallet's channel accounts that do not exist yet, from the funding wallet, up to 19 a
+ * transaction (the 20-signature limit: each new account signs the end of its sponsorship): each with 0 XLM, its
+ * reserve sponsored (1 XLM locked in the funding wallet). `seal` adds the funding wallet's signature and wraps the
+ * transaction in the gas wallet's fee-bump. A concurrent creation by another instance is not an error: the accounts
+ * are then there.
  */
 export async function ensureChannelAccounts(
   gw: StellarGateway,
@@ -80,7 +84,15 @@ export async function ensureChannelAccounts(
   const channels = Array.from({ length: input.count }, (_, i) => channelKeypair(secrets, input.sponsorPublicKey, i));
   const existing = await gw.loadAccounts(channels.map((c) => c.publicKey()));
   const missing = channels.filter((c) => !existing.has(c.publicKey()));
-  if (missing.length === 0) return;
+  for (let i = 0; i < missing.length; i += CHANNELS_PER_CREATION)
+    await createChannelAccounts(gw, input, missing.slice(i, i + CHANNELS_PER_CREATION));
+}
+
+async function createChannelAccounts(
+  gw: StellarGateway,
+  input: { sponsorPublicKey: string; seal: (tx: Transaction) => Promise<FeeBumpTransaction> },
+  missing: Keypair[],
+): Promise<void> {
   const [figures, sponsor] = await Promise.all([gw.ledgerFigures(), gw.loadAccount(input.sponsorPublicKey)]);
   if (!sponsor) throw new Error(`the funding wallet ${input.sponsorPublicKey} does not exist on-chain`);
   const builder = new TransactionBuilder(new Account(input.sponsorPublicKey, sponsor.sequence), {
