@@ -54,17 +54,17 @@ import {
 } from './payoutSupport';
 import { percentile } from './support';
 
-const USERS = Number(process.env.BENCH_DISTRIBUTION_USERS ?? 500);
+export const USERS = Number(process.env.BENCH_DISTRIBUTION_USERS ?? 500);
 const CLAIMS_PER_USER = 2;
-const ALLOCATION = Number(process.env.BENCH_DISTRIBUTION_ALLOCATION ?? 300);
+export const ALLOCATION = Number(process.env.BENCH_DISTRIBUTION_ALLOCATION ?? 300);
 const AMOUNT = '1';
-const AMOUNT_STROOPS = 10_000_000n;
-const LEDGER_MS = 1000;
-const CHANNELS = 8;
+export const AMOUNT_STROOPS = 10_000_000n;
+export const LEDGER_MS = 1000;
+export const CHANNELS = 8;
 /** Requests per process before the measured burst (a rules list: session, proof, one read; no claim). */
 const WARM_UP = 20;
 
-interface BenchUser {
+export interface BenchUser {
   userId: string;
   publicKey: string;
   key: DpopKey;
@@ -84,14 +84,14 @@ interface Answer {
 }
 
 /** `make run`'s entry point as a process of its own, with the last of its stderr kept for a post-mortem. */
-interface Child {
+export interface Child {
   process: ChildProcess;
   url: string;
   stderr: () => string;
   exited: { code: number | null; signal: string | null } | undefined;
 }
 
-async function startChild(env: Record<string, string>): Promise<Child> {
+export async function startChild(env: Record<string, string>): Promise<Child> {
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
@@ -114,7 +114,7 @@ async function startChild(env: Record<string, string>): Promise<Child> {
   }
 }
 
-async function stopChild(child: Child): Promise<void> {
+export async function stopChild(child: Child): Promise<void> {
   if (child.exited) return;
   const gone = new Promise((resolve) => child.process.once('exit', resolve));
   child.process.kill('SIGTERM');
@@ -124,7 +124,7 @@ async function stopChild(child: Child): Promise<void> {
 }
 
 /** Seeds through the domain in an in-process service on the shared database, chain and data directory, then stops it. */
-async function seed(env: Record<string, string>) {
+export async function seed(env: Record<string, string>) {
   const svc = await startService(loadConfig(env), pino({ level: 'silent' }));
   try {
     const { db } = svc.deps;

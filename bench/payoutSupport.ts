@@ -8,6 +8,7 @@ import { fundUserWallet, type FundingContext } from '../src/domain/funding/fundi
 import { findOrCreateUser } from '../src/domain/users/users';
 import { createWallet } from '../src/domain/wallets/custody';
 import type { WalletRecord } from '../src/domain/wallets/store';
+import { appWalletFor } from '../src/domain/wallets/treasuryWallets';
 import { parseAsset, type StellarGateway } from '../src/infra/stellar/gateway';
 import type { Localnet } from '../src/localnet/index';
 
@@ -134,17 +135,26 @@ export async function activatedUsers(
     },
   );
   progress(`activating ${count} wallets (USDC trustline at activation)...`);
-  let done = 0;
-  const activated = await Promise.allSettled(
-    wallets.map(async ({ wallet }) => {
-      await fundUserWallet(deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR });
-      if (++done % 1000 === 0) progress(`  ${done} of ${count} activated`);
-    }),
-  );
+  // 500 at a time: the activation queue batches them; 10,000 calls at once would only queue for pooled connections.
+  // Each activation locks 1.5 XLM or more of the funding wallet's: friendbot tops it up (it pays 10,000 XLM to an
+  // account holding less) before each 500.
+  const gw = deps.stellar!.gateways![app.network]!;
+  const funding = (await appWalletFor(db, app.id, app.network, 'funding'))!;
+  const activated: PromiseSettledResult<unknown>[] = [];
+  for (let i = 0; i < wallets.length; i += 500) {
+    await gw.fundWithFriendbot(funding.publicKey);
+    activated.push(
+      ...(await Promise.allSettled(
+        wallets
+          .slice(i, i + 500)
+          .map(({ wallet }) => fundUserWallet(deps, { app, wallet, trigger: 'server_api', actor: SYSTEM_ACTOR })),
+      )),
+    );
+    if (count > 500) progress(`  ${Math.min(i + 500, count)} of ${count} activated`);
+  }
   const failed = activated.filter((r) => r.status === 'rejected');
   if (failed.length)
     throw new Error(`${failed.length} activations failed: ${String((failed[0] as PromiseRejectedResult).reason)}`);
-  const gw = deps.stellar!.gateways![app.network]!;
   let untrusting = 0;
   for (let i = 0; i < wallets.length; i += 200) {
     const part = wallets.slice(i, i + 200).map((w) => w.wallet.publicKey);

@@ -1,8 +1,9 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run | webhooks | sdk-client | metrics | soroban-auth | distribution | distribution-push); unset runs them all.
+// first-run | webhooks | sdk-client | metrics | soroban-auth | distribution | distribution-crash | distribution-push); unset runs them all.
 import { runActivation } from './activation';
 import { runDistribution } from './distribution';
+import { runDistributionCrash } from './distributionCrash';
 import { runDistributionPush } from './distributionPush';
 import { runFirstRun } from './firstRun';
 import { runHistory } from './history';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   metrics: runMetrics, // the Dashboard's metrics at 1,000,000 transactions vs a bare indexed count of the window
   'soroban-auth': runSorobanAuth, // signing a Soroban auth entry for a custodial wallet vs a bare authorizeEntry
   distribution: runDistribution, // 1,000 claims at once on 2 API processes: exactly the allocation paid, vs direct payments
+  'distribution-crash': runDistributionCrash, // the same 1,000 claims with one process killed mid-burst: still exact
   'distribution-push': runDistributionPush, // a push to 10,000 recipients: recipients per ledger vs the chain's limit
 };
 

@@ -70,6 +70,15 @@ export const routes: RouteObject[] = [
                     lazy: () =>
                       import('./distribution/DistributionPage').then((m) => ({ Component: m.DistributionPage })),
                   },
+                  {
+                    path: 'distribution/pushes',
+                    lazy: () =>
+                      import('./distribution/DistributionPage').then((m) => ({ Component: m.DistributionPushesPage })),
+                  },
+                  {
+                    path: 'distribution/pushes/:pushId',
+                    lazy: () => import('./distribution/PushDetailPage').then((m) => ({ Component: m.PushDetailPage })),
+                  },
                   { path: 'users', lazy: () => import('./users/UsersPage').then((m) => ({ Component: m.UsersPage })) },
                   {
                     path: 'users/:userId',

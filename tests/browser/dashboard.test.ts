@@ -3,10 +3,10 @@
 // asset, a user signed in through the client library appears, their wallet funded with the Fund action, the funding
 // in the transactions monitor and the overview's chart, a key rotated, the fee policy changed and a dry run denied,
 // an auth policy row added with the contract's functions read live, disabled and deleted, a distribution rule created,
-// disabled and deleted, the app archived and restored by its owner, a member refused what only the owner may do;
-// GitHub and the development Stellar signer as other ways in; a phone-width pass. Every step saves a screenshot under
-// test-output/browser/ (checked not blank); every page is scanned by axe (no serious or critical violation); no page
-// logs a console error.
+// disabled and deleted, a push to the user pasted and paid, the app archived and restored by its owner, a member
+// refused what only the owner may do; GitHub and the development Stellar signer as other ways in; a phone-width pass.
+// Every step saves a screenshot under test-output/browser/ (checked not blank); every page is scanned by axe (no
+// serious or critical violation); no page logs a console error.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -307,6 +307,54 @@ describe('the dashboard, as an operator uses it', () => {
     await row.getByRole('button', { name: 'Delete rule Welcome bonus' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
     await page.getByText('No rules yet').waitFor();
+  });
+
+  test('distribution: a push to the journey\u2019s user, pasted, paid; the pushes list and the push\u2019s page', async () => {
+    // The journey's user as an operator finds them: their user id on the users page.
+    await page.goto(appPage('users'));
+    await page.getByLabel('Search users').fill(userEmail);
+    const userLink = page.getByRole('link', { name: /^usr_/ }).first();
+    await userLink.waitFor();
+    const userId = (await userLink.innerText()).trim();
+
+    await page.goto(appPage('distribution'));
+    await page.getByRole('tab', { name: 'Pushes' }).click();
+    await page.waitForURL(/\/distribution\/pushes$/);
+    await page.getByText('No pushes yet').waitFor();
+    await page.getByRole('button', { name: 'New push' }).click();
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Name').fill('Launch airdrop');
+    await form.getByLabel('Amount per recipient').fill('2');
+    await form.getByLabel('Recipients', { exact: true }).fill(`${userId}\nnot an id!`);
+    await form
+      .getByRole('listitem')
+      .filter({ hasText: /^Line 2 / })
+      .waitFor();
+    await form.getByLabel('Recipients', { exact: true }).fill(userId);
+    await form.getByText('1 recipient read: 1 user id.').waitFor();
+    await step('17-push-new', { dialogOpen: true });
+    await form.getByRole('button', { name: 'Pay 1 recipient' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    // The list follows the running push until it completes.
+    const row = page.getByRole('row', { name: /Launch airdrop/ });
+    await row.getByText('Completed').waitFor({ timeout: 60_000 });
+    await row.getByText('1 of 1 paid').waitFor();
+    const stored = await svc.deps
+      .db('distribution_push_recipients as r')
+      .join('distribution_pushes as p', 'p.id', 'r.push_id')
+      .where({ 'p.app_id': journey.appId, 'p.name': 'Launch airdrop' })
+      .select('p.asset', 'p.amount_stroops', 'r.kind', 'r.value', 'r.status');
+    assert.deepEqual(
+      stored.map((r: Record<string, unknown>) => [r.asset, String(r.amount_stroops), r.kind, r.value, r.status]),
+      [['native', '20000000', 'userId', userId, 'paid']],
+    );
+    await step('18-pushes');
+    await row.getByRole('link', { name: 'Launch airdrop' }).click();
+    await page.getByRole('heading', { name: 'Launch airdrop', level: 1 }).waitFor();
+    const recipient = page.getByRole('row', { name: new RegExp(userId) });
+    await recipient.getByText('Paid', { exact: true }).waitFor();
+    await recipient.getByRole('button', { name: 'Copy transaction hash' }).waitFor();
+    await step('19-push-detail');
   });
 
   test('archive and restore the app as its owner', async () => {

@@ -44,6 +44,10 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
     'This asset is not among the app’s assets. Add it under Settings first, or choose XLM or another of its assets.',
   DISTRIBUTION_NO_DISTRIBUTION_WALLET:
     'The app has no distribution wallet on its network to pay claims from. Set one up on the Treasury page.',
+  DISTRIBUTION_PUSH_NOT_FOUND:
+    'This push does not exist in the app (check the address, or open it again from the list of pushes).',
+  DISTRIBUTION_PUSH_RECIPIENTS_INVALID:
+    'A push pays 1 to 10,000 recipients: name at least one, or split a longer list into several pushes.',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

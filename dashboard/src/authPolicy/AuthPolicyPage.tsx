@@ -38,7 +38,7 @@ import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { EmptyMessage } from '../components/EmptyMessage';
 import { EnabledSwitch } from '../components/EnabledSwitch';
-import { ErrorAlert } from '../components/ErrorAlert';
+import { DialogFormFooter } from '../components/DialogFormFooter';
 import { formatDate } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
@@ -247,20 +247,15 @@ function AddRowButton({ appId, disabled }: { appId: string; disabled: boolean })
               checked={enabled}
               onChange={(e) => setEnabled(e.currentTarget.checked)}
             />
-            {create.error && !explained ? <ErrorAlert error={create.error} /> : null}
-            {others.length > 0 ? (
-              <Text size="sm" c="red" role="alert">
-                {others.join(' ')}
-              </Text>
-            ) : null}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setOpened(false)} disabled={create.isPending}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending} disabled={!ready}>
-                Add row
-              </Button>
-            </Group>
+            <DialogFormFooter
+              error={create.error}
+              explained={Boolean(explained)}
+              others={others}
+              pending={create.isPending}
+              onCancel={() => setOpened(false)}
+              submitLabel="Add row"
+              submitDisabled={!ready}
+            />
           </Stack>
         </form>
       </Modal>

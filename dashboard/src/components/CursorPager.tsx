@@ -40,7 +40,8 @@ export function CursorPager({
   pageSize: number;
   /** How many items the current page holds. */
   shown: number;
-  total: number;
+  /** How many in all; a list that does not count them says only which ones are shown ("Pushes 21–40"). */
+  total?: number;
   nextCursor: string | null | undefined;
   /** True while a page is loading: both buttons wait for it. */
   busy: boolean;
@@ -52,7 +53,9 @@ export function CursorPager({
   return (
     <Group justify="space-between" wrap="wrap" gap="xs">
       <Text size="sm" c="dimmed" aria-live="polite">
-        {first}–{last} of {total} {total === 1 ? noun[0] : noun[1]}
+        {total === undefined
+          ? `${noun[1].charAt(0).toUpperCase()}${noun[1].slice(1)} ${first}–${last}`
+          : `${first}–${last} of ${total} ${total === 1 ? noun[0] : noun[1]}`}
       </Text>
       <Group gap="xs">
         <Button variant="default" size="xs" disabled={pages.pagesBefore === 0 || busy} onClick={pages.back}>

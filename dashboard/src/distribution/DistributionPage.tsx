@@ -1,14 +1,13 @@
-// An app's token distribution rules (Treasury, Token Distribution): what its signed-in users may claim from the
-// client (rewards, airdrops, onboarding bonuses), each claim paid from the app's distribution wallet with the fee
-// paid by its gas wallet. Rules are created and edited in a dialog (the asset is fixed once created; a new amount
-// applies to later claims only), turned on and off in place and deleted after a confirmation; claims already made
-// stay in the history. Every member can change them, as the app's other settings.
+// An app's token distribution (Treasury, Token Distribution), in two tabs. Rules: what its signed-in users may claim
+// from the client (rewards, airdrops, onboarding bonuses), each claim paid from the app's distribution wallet with
+// the fee paid by its gas wallet, and the claims paid per day. Rules are created and edited in a dialog (the asset is
+// fixed once created; a new amount applies to later claims only), turned on and off in place and deleted after a
+// confirmation; claims already made stay in the history. Pushes (PushesPanel.tsx): an amount paid to a list of users
+// at once. Every member can change them, as the app's other settings.
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  Alert,
-  Anchor,
   Badge,
   Button,
   Group,
@@ -21,6 +20,7 @@ import {
   Stack,
   Switch,
   Table,
+  Tabs,
   Text,
   TextInput,
 } from '@mantine/core';
@@ -42,18 +42,19 @@ import { useIdempotencyKeyPerBody } from '../api/idempotency';
 import { failureOf, fieldErrorOf, otherFieldErrors } from '../api/errors';
 import { ActionsColumnHeader } from '../components/ActionsColumnHeader';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { CopyValue } from '../components/CopyValue';
 import { EmptyMessage } from '../components/EmptyMessage';
 import { EnabledSwitch } from '../components/EnabledSwitch';
-import { ErrorAlert } from '../components/ErrorAlert';
-import { formatDate, shortKey, trimAmount } from '../components/format';
+import { DialogFormFooter } from '../components/DialogFormFooter';
+import { formatDate, trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
 import { useCurrentApp } from '../layout/currentApp';
-import { assetLabel } from '../treasury/assets';
+import { ClaimsChart } from './ClaimsChart';
+import { amountProblem, AssetCell, assetCode, distributionAssetOptions, NoDistributionWalletAlert } from './common';
+import { NewPushButton } from './NewPushDialog';
+import { PushesPanel } from './PushesPanel';
 
 // The contract's bounds (DistributionRuleInput.yaml, Amount.yaml), checked here so a mistake is shown before saving.
-const AMOUNT_FORM = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,7})?$/;
 const MAX_ALLOCATION = 1_000_000_000;
 const MAX_CLAIMS_PER_PERIOD = 1_000_000;
 const MAX_PERIOD_SECONDS = 31_536_000; // 365 days
@@ -71,8 +72,6 @@ const OFFERED_UNITS: PeriodUnit[] = ['hours', 'days', 'weeks'];
 
 /** The browser's time zone: the window's times are typed in it and sent in UTC. */
 const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-const assetCode = (asset: string) => (asset === 'native' ? 'XLM' : (asset.split(':')[0] ?? asset));
 
 /** "604800" -> "7 days", "86400" -> "day", "7200" -> "2 hours": the largest unit that divides it, weeks as days. */
 function formatPeriod(seconds: number): string {
@@ -193,15 +192,6 @@ type Problems = Partial<Record<'name' | 'amountPerClaim' | 'totalAllocation' | '
   period?: string;
 };
 
-function amountProblem(value: string): string | undefined {
-  if (!value) return 'Enter what each claim pays, such as 5 or 1.5.';
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(value)) return 'A decimal number such as 5 or 1.5 (with a point, no sign).';
-  if ((value.split('.')[1] ?? '').length > 7) return 'At most 7 decimal places (0.0000001 is the smallest amount).';
-  if (!AMOUNT_FORM.test(value)) return 'At most 12 digits before the point, without leading zeros.';
-  if (!/[1-9]/.test(value)) return 'The amount must be greater than 0.';
-  return undefined;
-}
-
 const wholeNumber = (value: string | number): number | undefined => {
   const n = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
   return Number.isInteger(n) ? n : undefined;
@@ -213,7 +203,10 @@ function checkFields(fields: RuleFields, claimedCount: number): { values: RuleVa
   const name = fields.name.trim();
   if (name.length < 1 || name.length > 100) problems.name = 'Give the rule a name of 1 to 100 characters.';
   const amountPerClaim = fields.amountPerClaim.trim();
-  const amountIssue = amountProblem(amountPerClaim);
+  const amountIssue = amountProblem(amountPerClaim, {
+    empty: 'Enter what each claim pays, such as 5 or 1.5.',
+    maxWholeDigits: 12,
+  });
   if (amountIssue) problems.amountPerClaim = amountIssue;
 
   let totalAllocation: number | null = null;
@@ -392,10 +385,6 @@ function RuleForm({
     SHOWN_FIELDS.some((f) => fieldErrorOf(error, f) !== undefined);
 
   const code = assetCode(fields.asset);
-  const assetOptions = [
-    { value: 'native', label: 'XLM (native)' },
-    ...app.assets.map((asset) => ({ value: asset, label: assetLabel(asset) })),
-  ];
   const units = OFFERED_UNITS.includes(fields.periodUnit) ? OFFERED_UNITS : [fields.periodUnit, ...OFFERED_UNITS];
 
   return (
@@ -429,7 +418,7 @@ function RuleForm({
                 ? 'XLM or one of the app’s assets. It cannot be changed later.'
                 : 'XLM, or first add an issued asset to the app’s assets under Settings. It cannot be changed later.'
             }
-            data={assetOptions}
+            data={distributionAssetOptions(app)}
             value={fields.asset}
             onChange={(v) => v && set('asset', v)}
             allowDeselect={false}
@@ -557,30 +546,16 @@ function RuleForm({
           onChange={(e) => set('enabled', e.currentTarget.checked)}
           error={errorOf('enabled')}
         />
-        {noWallet ? (
-          <Alert color="red" variant="light" title="No distribution wallet" role="alert">
-            Claims are paid from the app’s distribution wallet on {app.network}, and this app has none. Set one up on
-            the{' '}
-            <Anchor component={Link} to={`/apps/${appId}/treasury`}>
-              Treasury page
-            </Anchor>
-            , then create the rule.
-          </Alert>
-        ) : null}
-        {error && !explained ? <ErrorAlert error={error} /> : null}
-        {others.length > 0 ? (
-          <Text size="sm" c="red" role="alert">
-            {others.join(' ')}
-          </Text>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={pending}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={pending} disabled={rule !== undefined && !dirty}>
-            {rule ? 'Save changes' : 'Create rule'}
-          </Button>
-        </Group>
+        {noWallet ? <NoDistributionWalletAlert app={app} paid="Claims are paid" then="create the rule" /> : null}
+        <DialogFormFooter
+          error={error}
+          explained={explained}
+          others={others}
+          pending={pending}
+          onCancel={onCancel}
+          submitLabel={rule ? 'Save changes' : 'Create rule'}
+          submitDisabled={rule !== undefined && !dirty}
+        />
       </Stack>
     </form>
   );
@@ -680,25 +655,6 @@ function DeleteRuleButton({ appId, rule }: { appId: string; rule: DistributionRu
   );
 }
 
-function AssetCell({ app, asset }: { app: App; asset: string }) {
-  const [code, issuer] = asset.split(':');
-  // A rule whose asset was later removed from the app's assets refuses claims (DISTRIBUTION_ASSET_NOT_ENABLED).
-  const removed = asset !== 'native' && !app.assets.includes(asset);
-  return (
-    <Stack gap={2}>
-      <Text size="sm" fw={500}>
-        {asset === 'native' ? 'XLM' : code}
-      </Text>
-      {issuer ? <CopyValue value={issuer} label={`issuer of ${code}`} display={shortKey(issuer)} /> : null}
-      {removed ? (
-        <Text size="xs" c="red">
-          Not among the app’s assets: claims are refused.
-        </Text>
-      ) : null}
-    </Stack>
-  );
-}
-
 function UsageCell({ rule }: { rule: DistributionRule }) {
   const claimed = rule.claimedCount;
   const total = rule.totalAllocation ?? null;
@@ -784,7 +740,9 @@ function RulesTable({ app, rules }: { app: App; rules: DistributionRule[] }) {
                 </Text>
               </Table.Td>
               <Table.Td>
-                <AssetCell app={app} asset={rule.asset} />
+                {/* A rule whose asset was later removed from the app's assets refuses claims
+                    (DISTRIBUTION_ASSET_NOT_ENABLED). */}
+                <AssetCell app={app} asset={rule.asset} removedNote="Not among the app’s assets: claims are refused." />
               </Table.Td>
               <Table.Td style={{ whiteSpace: 'nowrap' }}>
                 {trimAmount(rule.amountPerClaim)} {assetCode(rule.asset)}
@@ -820,27 +778,64 @@ function RulesTable({ app, rules }: { app: App; rules: DistributionRule[] }) {
   );
 }
 
-export function DistributionPage() {
+type DistributionTab = 'rules' | 'pushes';
+
+/** The Distribution page on its Rules tab (`/distribution`) or its Pushes tab (`/distribution/pushes`). */
+export function DistributionPage({ tab = 'rules' }: { tab?: DistributionTab }) {
   const app = useCurrentApp();
+  const navigate = useNavigate();
   const active = app.status === 'active';
-  // An archived app answers 404 to this read: say so instead of "not found".
-  const rules = useQuery({ ...listAppDistributionRulesOptions({ path: { appId: app.appId } }), enabled: active });
+  // An archived app answers 404 to these reads: say so instead of "not found".
+  const rules = useQuery({
+    ...listAppDistributionRulesOptions({ path: { appId: app.appId } }),
+    enabled: active && tab === 'rules',
+  });
+  const archived = (what: string) => (
+    <Text size="sm" c="dimmed">
+      An archived app’s {what} cannot be read or changed until the owner restores it.
+    </Text>
+  );
   return (
     <>
       <PageHeader
         title="Distribution"
-        description={`Rules for handing out tokens (rewards, airdrops, onboarding bonuses): your signed-in users claim them from your app. Each claim is paid from the app’s distribution wallet on ${app.network}, and the gas wallet pays the network fee, so users pay nothing. Every member of the app can change the rules.`}
-        actions={<RuleDialogButton app={app} label="New rule" disabled={!active} />}
+        description={`Hand out tokens (rewards, airdrops, onboarding bonuses): rules your signed-in users claim from your app, and pushes that pay a list of your users at once. Each payment comes from the app’s distribution wallet on ${app.network}, and the gas wallet pays the network fee, so users pay nothing. Every member of the app can change them.`}
+        actions={
+          tab === 'rules' ? (
+            <RuleDialogButton app={app} label="New rule" disabled={!active} />
+          ) : (
+            <NewPushButton app={app} disabled={!active} />
+          )
+        }
       />
-      {active ? (
-        <QueryState query={rules} rows={3}>
-          {(data) => <RulesTable app={app} rules={data.content.rules} />}
-        </QueryState>
-      ) : (
-        <Text size="sm" c="dimmed">
-          An archived app’s distribution rules cannot be read or changed until the owner restores it.
-        </Text>
-      )}
+      <Tabs
+        value={tab}
+        onChange={(value) => void navigate(`/apps/${app.appId}/distribution${value === 'pushes' ? '/pushes' : ''}`)}
+        keepMounted={false}
+      >
+        <Tabs.List mb="md">
+          <Tabs.Tab value="rules">Rules and claims</Tabs.Tab>
+          <Tabs.Tab value="pushes">Pushes</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="rules">
+          {active ? (
+            <Stack gap="lg">
+              <QueryState query={rules} rows={3}>
+                {(data) => <RulesTable app={app} rules={data.content.rules} />}
+              </QueryState>
+              <ClaimsChart appId={app.appId} />
+            </Stack>
+          ) : (
+            archived('distribution rules')
+          )}
+        </Tabs.Panel>
+        <Tabs.Panel value="pushes">{active ? <PushesPanel app={app} /> : archived('pushes')}</Tabs.Panel>
+      </Tabs>
     </>
   );
+}
+
+/** The page's Pushes tab, as its own address. */
+export function DistributionPushesPage() {
+  return <DistributionPage tab="pushes" />;
 }

@@ -26,6 +26,7 @@ import {
   listAppUsersOptions,
 } from '../../../generated/dashboard/@tanstack/react-query.gen';
 import type { GetAppMetricsResponse } from '../../../generated/dashboard/types.gen';
+import { ChartCard } from '../components/ChartCard';
 import { trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
 import { QueryState } from '../components/QueryState';
@@ -130,33 +131,6 @@ function busiest<T>(buckets: T[], value: (b: T) => number): T | undefined {
   let best: T | undefined;
   for (const b of buckets) if (value(b) > 0 && (best === undefined || value(b) > value(best))) best = b;
   return best;
-}
-
-function ChartCard({
-  id,
-  title,
-  summary,
-  children,
-  testId,
-}: {
-  id: string;
-  title: string;
-  summary: string;
-  children: ReactNode;
-  testId?: string;
-}) {
-  return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={id} data-testid={testId}>
-      <Title order={2} size="h4" id={id}>
-        {title}
-      </Title>
-      <Text size="sm" c="dimmed" mb="md">
-        {summary}
-      </Text>
-      {/* The summary above says what the chart shows; the drawing itself is not read out. */}
-      <div aria-hidden="true">{children}</div>
-    </Paper>
-  );
 }
 
 function TransactionsChart({ metrics, phrase }: { metrics: Metrics; phrase: string }) {

@@ -37,6 +37,7 @@ import {
   PayoutQueue,
   payoutWalletsOf,
   type PayoutApplied,
+  type PayoutIntent,
   type PayoutTransaction,
   type PayoutWallets,
 } from './payouts';
@@ -255,16 +256,22 @@ async function refusalError(
   return new AppError(refusal, { message: REFUSAL_MESSAGES[refusal](rule), headers });
 }
 
-/** The claim's envelope, recorded before it is sent; fails when the claim was settled meanwhile (recovery). */
-async function recordIntent(trx: Knex.Transaction, claimId: string, sent: PayoutTransaction, at: Date): Promise<void> {
-  const updated = await claims(trx).where({ id: claimId }).whereIn('status', ['reserved', 'submitted']).update({
-    status: 'submitted',
-    tx_hash: sent.hash,
-    envelope_xdr: sent.envelopeXdr,
-    valid_until: sent.validUntil,
-    updated_at: at,
-  });
-  if (updated === 0) throw new Error(`claim ${claimId} was settled before its payment was sent`);
+/** The claims' envelope, recorded before it is sent; fails when a claim was settled meanwhile (recovery). */
+function claimIntent(deps: Pick<ClaimDeps, 'clock'>, claimId: string): PayoutIntent {
+  return {
+    group: 'claims',
+    key: claimId,
+    record: async (trx, sent, claimIds) => {
+      const updated = await claims(trx).whereIn('id', claimIds).whereIn('status', ['reserved', 'submitted']).update({
+        status: 'submitted',
+        tx_hash: sent.hash,
+        envelope_xdr: sent.envelopeXdr,
+        valid_until: sent.validUntil,
+        updated_at: deps.clock.now(),
+      });
+      if (updated !== claimIds.length) throw new Error('a claim was settled before its payment was sent');
+    },
+  };
 }
 
 /**
@@ -370,7 +377,7 @@ export async function claimRule(deps: ClaimDeps, input: ClaimInput): Promise<Cla
       asset: claim.asset,
       amountStroops: claim.amountStroops,
       actor: input.actor,
-      recordIntent: (trx, sent) => recordIntent(trx, claim.id, sent, deps.clock.now()),
+      intent: claimIntent(deps, claim.id),
     });
   } catch (err) {
     const failure = err instanceof PayoutFailed ? err : undefined;

@@ -8,7 +8,7 @@
 // number, so several batches of one distribution wallet land in the same ledger, and none competes with the funding
 // wallet's own sequence, which activations use), and the whole is wrapped in a fee-bump paid by the app's gas wallet:
 // nobody else pays a fee. Before anything is sent
-// each payout records the envelope it goes in (`recordIntent`, in one database transaction with the hash registered as
+// each payout records the envelope it goes in (its `intent`, in one database transaction with the hash registered as
 // the service's own), so a crash after sending is reconciled with the chain by that hash, never paid again.
 import {
   Account,
@@ -49,6 +49,12 @@ export type PayoutDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' |
 
 /** How long a new batch waits for company: a burst of claims lands in one transaction. */
 const GATHER_MS = 20;
+/**
+ * Operations per payout transaction: one fewer than a transaction may hold. A ledger's limit (1,000 operations on
+ * localnet and the network) counts a fee-bump as its inner operations + 1, so ten transactions of 99 fill a ledger
+ * exactly (990 payments) where only nine of 100 fit (900).
+ */
+export const PAYOUT_OPERATIONS_PER_TRANSACTION = MAX_OPERATIONS_PER_TRANSACTION - 1;
 /** At most 20 signatures: the channel's, the distribution and funding wallets', one per new trustline's wallet. */
 const MAX_SIGNATURES = 20;
 
@@ -67,8 +73,19 @@ export interface Payout {
    * of recipients in one call); otherwise it is read from the chain for this payout.
    */
   needsTrustline?: boolean;
-  /** Records that this payout goes in `sent`, in the database transaction that registers it before it is sent. */
-  recordIntent(trx: Knex.Transaction, sent: PayoutTransaction): Promise<void>;
+  /**
+   * Records that this payout goes in `sent`, in the database transaction that registers the batch before it is sent:
+   * the payouts of a batch with the same `group` are recorded by one `record` call with all their keys (one statement
+   * for a hundred recipients of a push). It throws when one of them can no longer be sent (settled meanwhile): then
+   * nothing of the batch is recorded or sent.
+   */
+  intent: PayoutIntent;
+}
+
+export interface PayoutIntent {
+  group: string;
+  key: string;
+  record(trx: Knex.Transaction, sent: PayoutTransaction, keys: string[]): Promise<void>;
 }
 
 /** The wallets of the app that take part: the distribution wallet pays, the funding wallet sponsors, gas pays fees. */
@@ -183,12 +200,12 @@ export class PayoutQueue {
       {
         gatherMs: GATHER_MS,
         concurrency: this.channels,
-        maxItems: MAX_OPERATIONS_PER_TRANSACTION,
+        maxItems: PAYOUT_OPERATIONS_PER_TRANSACTION,
         // `fits` cannot see the wallets: the signature count is checked with the worst case (a separate funding wallet).
         // One payout per recipient per transaction: a wallet's history shows each transaction once, with its amount.
         fits: (batch, next) =>
           !batch.some((p) => p.wallet.id === next.wallet.id) &&
-          batch.reduce((n, p) => n + opsOf(p), 0) + opsOf(next) <= MAX_OPERATIONS_PER_TRANSACTION &&
+          batch.reduce((n, p) => n + opsOf(p), 0) + opsOf(next) <= PAYOUT_OPERATIONS_PER_TRANSACTION &&
           3 + [...batch, next].filter((p) => p.trustline).length <= MAX_SIGNATURES,
       },
       (wallets, turn) => this.run(wallets, turn),
@@ -338,7 +355,14 @@ export class PayoutQueue {
           hashes: [thisBatch.hash, thisBatch.innerHash],
           at: deps.clock.now(),
         });
-        for (const entry of batch) await entry.item.recordIntent(trx, thisBatch);
+        const groups = new Map<string, Payout[]>();
+        for (const { item } of batch) groups.set(item.intent.group, [...(groups.get(item.intent.group) ?? []), item]);
+        for (const group of groups.values())
+          await group[0]!.intent.record(
+            trx,
+            thisBatch,
+            group.map((p) => p.intent.key),
+          );
       });
       sent = thisBatch;
       await gw.submit(bump);

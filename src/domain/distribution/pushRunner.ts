@@ -3,12 +3,15 @@
 //      recipients sent but not settled (`submitted`, older than a grace) are reconciled with the chain by their
 //      recorded hash (settlement.ts): paid, failed (the fee recorded), or, past their time bound unapplied, pending
 //      again (a new envelope is then safe: the old one can never apply).
-//   2. a chunk of the oldest running push's pending recipients is taken (`queued`, with a lease), checked in bulk (the
-//      wallet activated, its trustline read for a whole chunk in getLedgerEntries calls of 200 keys) and paid through
-//      the payout queue, which batches them into transactions of up to 100 payments on the distribution wallet's
-//      channel accounts; each recipient's envelope is recorded (`submitted`) before it is sent.
-//   3. each recipient settles as its transaction confirms: `paid` (its records and wallet.funded, settlement.ts) or
-//      `failed` with a code; a push with nothing open is `completed`.
+//   2. chunks of the oldest running push's pending recipients are taken (`queued`, with a lease), checked in bulk (the
+//      app active, the asset still its, the wallets activated, their trustlines read in getLedgerEntries calls of 200
+//      keys) and paid through the payout queue, which batches them into transactions of up to 100 payments on the
+//      distribution wallet's channel accounts; each recipient's envelope is recorded (`submitted`) before it is sent.
+//      The pass keeps up to PUSH_CHUNK recipients in flight and takes more as they settle, so the next transactions
+//      are ready when channels free up.
+//   3. each recipient settles as its transaction confirms: `paid` (its records and wallet.funded, settlement.ts; the
+//      recipients of one transaction in one database transaction) or `failed` with a code; a push with nothing open is
+//      `completed`.
 import type { Knex } from 'knex';
 import { DEFAULT_FUNDING_SETTINGS } from '../../config';
 import { SYSTEM_ACTOR } from '../audit/auditLog';
@@ -16,18 +19,27 @@ import type { Deps } from '../deps';
 import { appErrorOf } from '../errors';
 import { LEASE_MARGIN_MS } from '../funding/queue';
 import { appTreasuryWallets, walletsByDuty } from '../wallets/treasuryWallets';
-import { findWallet, type WalletRecord } from '../wallets/store';
-import { PayoutFailed, PayoutQueue, payoutWalletsOf, type PayoutTransaction, type PayoutWallets } from './payouts';
+import { findWallets, type WalletRecord } from '../wallets/store';
+import { findApp } from '../apps/store';
+import {
+  PayoutFailed,
+  PayoutQueue,
+  payoutWalletsOf,
+  type PayoutIntent,
+  type PayoutTransaction,
+  type PayoutWallets,
+} from './payouts';
 import { pushes, recipients, type PushRow, type RecipientRow } from './pushes';
-import { reconcilePayout, recordPaidPayout } from './settlement';
+import { reconcilePayout, recordPaidPayouts } from './settlement';
+import { assetEnabledFor } from './rules';
 
 export type PushRunnerDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding' | 'stellar' | 'jobs'> & {
   payoutQueue?: PayoutQueue;
 };
 
 /**
- * Recipients one pass takes. Twice what a ledger holds with the default 10 channel accounts (100 payments each), so
- * the second half's transactions are ready the moment the first half's channels are free again.
+ * Recipients a pass keeps in flight: twice what a ledger holds with the default 10 channel accounts (100 payments
+ * each), so the next transactions are ready the moment channels are free again.
  */
 export const PUSH_CHUNK = 2000;
 /** How often the runner looks for work when it found none. */
@@ -58,41 +70,89 @@ async function markFailed(deps: PushRunnerDeps, r: RecipientRow, code: string): 
   });
 }
 
-/** queued|submitted -> paid, with the payout's records and wallet.funded in the same database transaction. */
 /** What settling a recipient needs of its push. */
 type PushTerms = Pick<PushRow, 'id' | 'app_id' | 'network' | 'name' | 'asset' | 'amount_stroops'>;
 
-async function markPaid(
-  deps: PushRunnerDeps,
-  push: PushTerms,
-  r: RecipientRow,
-  input: { distribution: WalletRecord; transaction: PayoutTransaction | undefined; hash: string; ledger: number },
-): Promise<void> {
+/** A recipient whose payment is in a ledger. */
+interface PaidRecipient {
+  push: PushTerms;
+  r: RecipientRow;
+  distribution: WalletRecord;
+  transaction: PayoutTransaction | undefined;
+  hash: string;
+  ledger: number;
+}
+
+/**
+ * queued|submitted -> paid for recipients settling together (a batch's transaction confirms them at once), with their
+ * payouts' records and wallet.funded, in one database transaction: a few statements per batch, not per recipient.
+ * One already settled (by another pass) is left alone.
+ */
+async function markPaid(deps: PushRunnerDeps, items: PaidRecipient[]): Promise<void> {
   await deps.db.transaction(async (trx) => {
     const at = deps.clock.now();
-    const updated = await open(trx, r.push_id, r.position).update({
-      status: 'paid',
-      tx_hash: input.hash,
-      lease_until: null,
-      failure_code: null,
-      updated_at: at,
-    });
-    if (updated === 0) return;
-    const txId = await recordPaidPayout(deps, trx, {
-      appId: push.app_id,
-      network: push.network,
-      userId: r.user_id!,
-      walletId: r.wallet_id!,
-      asset: push.asset,
-      amountStroops: BigInt(push.amount_stroops),
-      label: push.name,
-      distribution: input.distribution,
-      transaction: input.transaction,
-      hash: input.hash,
-      ledger: input.ledger,
-    });
-    if (txId) await recipients(trx).where({ push_id: r.push_id, position: r.position }).update({ tx_id: txId });
+    for (const pushId of new Set(items.map((i) => i.push.id))) {
+      const group = items.filter((i) => i.push.id === pushId);
+      const updated: { position: number }[] = await recipients(trx)
+        .where({ push_id: pushId })
+        .whereIn(
+          'position',
+          group.map((i) => i.r.position),
+        )
+        .whereIn('status', ['queued', 'submitted'])
+        .update({ status: 'paid', lease_until: null, failure_code: null, updated_at: at })
+        .returning('position');
+      const fresh = new Set(updated.map((u) => u.position));
+      const settled = group.filter((i) => fresh.has(i.r.position));
+      const txIds = await recordPaidPayouts(
+        deps,
+        trx,
+        settled.map(({ push, r, ...paid }) => ({
+          appId: push.app_id,
+          network: push.network,
+          userId: r.user_id!,
+          walletId: r.wallet_id!,
+          asset: push.asset,
+          amountStroops: BigInt(push.amount_stroops),
+          label: push.name,
+          ...paid,
+        })),
+      );
+      for (const [hash, txId] of txIds) {
+        if (!txId) continue;
+        await recipients(trx)
+          .where({ push_id: pushId })
+          .whereIn(
+            'position',
+            settled.filter((i) => i.hash === hash).map((i) => i.r.position),
+          )
+          .update({ tx_id: txId, tx_hash: hash });
+      }
+    }
   });
+}
+
+/**
+ * Gathers what arrives within `waitMs` and hands it to `flush` in one call; each `add` resolves when its call did. A
+ * batch's payments confirm together, so their settlements share one database transaction.
+ */
+function gathered<T>(flush: (items: T[]) => Promise<void>, waitMs = 20): (item: T) => Promise<void> {
+  let waiting: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const run = () => {
+    timer = undefined;
+    const batch = waiting;
+    waiting = [];
+    flush(batch.map((w) => w.item)).then(
+      () => batch.forEach((w) => w.resolve()),
+      (err: unknown) => batch.forEach((w) => w.reject(err)),
+    );
+  };
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      timer ??= setTimeout(run, waitMs);
+    });
 }
 
 /** Step 1 (see the file comment). */
@@ -135,12 +195,16 @@ async function recover(deps: PushRunnerDeps, now: Date): Promise<void> {
         now,
       );
       if (outcome.kind === 'paid' && outcome.distribution) {
-        await markPaid(deps, row, row, {
-          distribution: outcome.distribution,
-          transaction: outcome.sent,
-          hash: row.tx_hash,
-          ledger: outcome.ledger,
-        });
+        await markPaid(deps, [
+          {
+            push: row,
+            r: row,
+            distribution: outcome.distribution,
+            transaction: outcome.sent,
+            hash: row.tx_hash,
+            ledger: outcome.ledger,
+          },
+        ]);
       } else if (outcome.kind === 'failed') {
         await markFailed(deps, row, outcome.resultCode);
       } else if (outcome.kind === 'expired') {
@@ -165,23 +229,34 @@ async function recover(deps: PushRunnerDeps, now: Date): Promise<void> {
   }
 }
 
-/** Pushes with nothing open left become `completed`. */
+/**
+ * Pushes with nothing open left become `completed`. The candidates are locked first and checked again by a statement
+ * of its own (a fresh snapshot): a retry (which locks its push before reopening recipients) that commits while this
+ * waits for the lock is seen, and its push stays running. A single UPDATE would re-check only the push row after the
+ * wait, not the recipients, and complete a push whose recipients were just put back to pending, which no pass takes.
+ */
 async function completeFinished(db: Knex, now: Date): Promise<void> {
-  await pushes(db)
-    .where({ status: 'running' })
-    .whereNotExists((q) =>
-      q
-        .from('distribution_push_recipients as r')
-        .whereRaw('r.push_id = distribution_pushes.id')
-        .whereIn('r.status', ['pending', 'queued', 'submitted']),
-    )
-    .update({ status: 'completed', completed_at: now, updated_at: now });
+  const openRecipients = (q: Knex.QueryBuilder): void => {
+    q.from('distribution_push_recipients as r')
+      .whereRaw('r.push_id = distribution_pushes.id')
+      .whereIn('r.status', ['pending', 'queued', 'submitted']);
+  };
+  await db.transaction(async (trx) => {
+    const ids = await pushes(trx).where({ status: 'running' }).whereNotExists(openRecipients).forUpdate().pluck('id');
+    if (ids.length === 0) return;
+    await pushes(trx)
+      .whereIn('id', ids)
+      .where({ status: 'running' })
+      .whereNotExists(openRecipients)
+      .update({ status: 'completed', completed_at: now, updated_at: now });
+  });
 }
 
-/** Step 2: up to PUSH_CHUNK pending recipients of the oldest running push that has any, taken with a lease. */
+/** Step 2: up to `limit` pending recipients of the oldest running push that has any, taken with a lease. */
 async function takeChunk(
   deps: PushRunnerDeps,
   now: Date,
+  limit: number,
 ): Promise<{ push: PushRow; taken: RecipientRow[] } | undefined> {
   const push = await pushes(deps.db)
     .where({ status: 'running' })
@@ -198,7 +273,7 @@ async function takeChunk(
     const positions = await recipients(trx)
       .where({ push_id: push.id, status: 'pending' })
       .orderBy('position')
-      .limit(PUSH_CHUNK)
+      .limit(limit)
       .forUpdate()
       .skipLocked()
       .pluck('position');
@@ -245,30 +320,49 @@ function failureCodeOf(failure: PayoutFailed): string {
   }
 }
 
-/** Steps 2 and 3 for one chunk. */
-async function payChunk(deps: PushRunnerDeps, push: PushRow, taken: RecipientRow[]): Promise<void> {
-  let wallets: PayoutWallets;
+/**
+ * Why none of a chunk can be paid now, if so: the app archived, the asset no longer among its assets (both retryable
+ * once put right), or no wallet doing distribution.
+ */
+async function chunkRefusal(deps: PushRunnerDeps, push: PushRow): Promise<string | PayoutWallets> {
+  const app = await findApp(deps.db, push.app_id);
+  if (!app || app.status !== 'active') return 'APPLICATION_NOT_FOUND';
+  if (!assetEnabledFor(app, push.asset)) return 'DISTRIBUTION_ASSET_NOT_ENABLED';
   try {
-    wallets = payoutWalletsOf(
+    return payoutWalletsOf(
       deps,
       walletsByDuty(await appTreasuryWallets(deps.db, push.app_id, push.network)),
       push.network,
     );
   } catch (err) {
     if (appErrorOf(err)?.code !== 'DISTRIBUTION_NO_DISTRIBUTION_WALLET') throw err;
-    for (const r of taken) await markFailed(deps, r, 'DISTRIBUTION_NO_DISTRIBUTION_WALLET');
+    return 'DISTRIBUTION_NO_DISTRIBUTION_WALLET';
+  }
+}
+
+/** Steps 2 and 3 for one chunk; `settled` is told of each recipient once its fate is recorded (or left to recovery). */
+async function payChunk(
+  deps: PushRunnerDeps,
+  push: PushRow,
+  taken: RecipientRow[],
+  settlePaid: (paid: PaidRecipient) => Promise<void>,
+  settled: () => void,
+): Promise<void> {
+  const refusal = await chunkRefusal(deps, push);
+  if (typeof refusal === 'string') {
+    for (const r of taken) await markFailed(deps, r, refusal).finally(settled);
     return;
   }
-  const records = new Map<string, WalletRecord>();
-  for (const r of taken) {
-    if (!r.wallet_id || records.has(r.wallet_id)) continue;
-    const w = await findWallet(deps.db, r.wallet_id);
-    if (w) records.set(w.id, w);
-  }
+  const wallets = refusal;
+  const records = new Map(
+    (await findWallets(deps.db, [...new Set(taken.flatMap((r) => r.wallet_id ?? []))])).map((w) => [w.id, w]),
+  );
   const payable: { r: RecipientRow; wallet: WalletRecord }[] = [];
   for (const r of taken) {
     const wallet = r.wallet_id ? records.get(r.wallet_id) : undefined;
-    if (!wallet || wallet.fundingState !== 'funded') await markFailed(deps, r, 'WALLET_NOT_FUNDED');
+    if (r.attempts > MAX_ATTEMPTS) await markFailed(deps, r, 'not_sent').finally(settled);
+    else if (!wallet || wallet.fundingState !== 'funded')
+      await markFailed(deps, r, 'WALLET_NOT_FUNDED').finally(settled);
     else payable.push({ r, wallet });
   }
   const missing = await missingTrustlines(
@@ -279,68 +373,160 @@ async function payChunk(deps: PushRunnerDeps, push: PushRow, taken: RecipientRow
   const queue = deps.payoutQueue ?? new PayoutQueue(deps, 1);
   await Promise.all(
     payable.map(async ({ r, wallet }) => {
-      const needsTrustline = missing.has(wallet.publicKey);
-      if (needsTrustline && wallet.custody !== 'custodial') {
-        // A wallet in the user's own custody signs its own trustline: nothing to send until it has one.
-        await markFailed(deps, r, 'op_no_trust');
-        return;
-      }
       try {
-        const applied = await queue.pay(wallets, {
-          id: `${push.id}/${r.position}`,
+        await payOne(deps, {
+          push,
+          r,
           wallet,
-          asset: push.asset,
-          amountStroops: BigInt(push.amount_stroops),
-          actor: SYSTEM_ACTOR,
-          needsTrustline,
-          recordIntent: async (trx, sent) => {
-            const updated = await open(trx, r.push_id, r.position).update({
-              status: 'submitted',
-              tx_hash: sent.hash,
-              envelope_xdr: sent.envelopeXdr,
-              valid_until: sent.validUntil,
-              lease_until: null,
-              updated_at: deps.clock.now(),
-            });
-            if (updated === 0) throw new Error(`push recipient ${r.push_id}/${r.position} was settled before sending`);
-          },
+          wallets,
+          queue,
+          needsTrustline: missing.has(wallet.publicKey),
+          settlePaid,
         });
-        await markPaid(deps, push, r, {
-          distribution: wallets.distribution,
-          transaction: applied.transaction,
-          hash: applied.transaction.hash,
-          ledger: applied.ledger,
-        });
-      } catch (err) {
-        const failure = err instanceof PayoutFailed ? err : undefined;
-        if (failure?.reason === 'unknown' && failure.sent) return; // sent, outcome unknown: recovery settles it
-        if (failure && failure.reason !== 'unknown') {
-          await markFailed(deps, r, failureCodeOf(failure));
-          return;
-        }
-        // Not sent (an error before sending): pending again, until it has been taken too often.
-        deps.log.warn({ err, pushId: push.id, position: r.position }, 'a push payment could not be sent');
-        if (r.attempts >= MAX_ATTEMPTS) await markFailed(deps, r, 'not_sent');
-        else
-          await open(deps.db, r.push_id, r.position)
-            .where({ status: 'queued' })
-            .update({ status: 'pending', lease_until: null, updated_at: deps.clock.now() });
+      } finally {
+        settled();
       }
     }),
   );
 }
 
-/** One pass (see the file comment): 'more' when pending recipients are left for the next pass at once. */
-export async function runPushPass(deps: PushRunnerDeps): Promise<'more' | 'idle'> {
-  const now = deps.clock.now();
-  await recover(deps, now);
-  const chunk = await takeChunk(deps, now);
-  if (chunk && chunk.taken.length > 0) {
-    deps.log.info({ pushId: chunk.push.id, recipients: chunk.taken.length }, 'paying a chunk of a distribution push');
-    await payChunk(deps, chunk.push, chunk.taken);
+/** A push's recipients' envelope, recorded before it is sent (one statement per push and batch). */
+function pushIntent(deps: Pick<PushRunnerDeps, 'clock'>, pushId: string, position: number): PayoutIntent {
+  return {
+    group: `push:${pushId}`,
+    key: String(position),
+    record: async (trx, sent, positions) => {
+      const updated = await recipients(trx)
+        .where({ push_id: pushId })
+        .whereIn('position', positions.map(Number))
+        .whereIn('status', ['queued', 'submitted'])
+        .update({
+          status: 'submitted',
+          tx_hash: sent.hash,
+          envelope_xdr: sent.envelopeXdr,
+          valid_until: sent.validUntil,
+          lease_until: null,
+          updated_at: deps.clock.now(),
+        });
+      if (updated !== positions.length) throw new Error(`a recipient of push ${pushId} was settled before sending`);
+    },
+  };
+}
+
+/** One recipient through the payout queue, settled as it ends. */
+async function payOne(
+  deps: PushRunnerDeps,
+  input: {
+    push: PushRow;
+    r: RecipientRow;
+    wallet: WalletRecord;
+    wallets: PayoutWallets;
+    queue: PayoutQueue;
+    needsTrustline: boolean;
+    settlePaid: (paid: PaidRecipient) => Promise<void>;
+  },
+): Promise<void> {
+  const { push, r, wallet } = input;
+  if (input.needsTrustline && wallet.custody !== 'custodial') {
+    // A wallet in the user's own custody signs its own trustline: nothing to send until it has one.
+    await markFailed(deps, r, 'op_no_trust');
+    return;
   }
-  await completeFinished(deps.db, deps.clock.now());
-  if (!chunk) return 'idle';
-  const left = await recipients(deps.db).where({ status: 'pending' }).first('push_id');
-  return left ? 'more' : 'idle';
+  try {
+    const applied = await input.queue.pay(input.wallets, {
+      id: `${push.id}/${r.position}`,
+      wallet,
+      asset: push.asset,
+      amountStroops: BigInt(push.amount_stroops),
+      actor: SYSTEM_ACTOR,
+      needsTrustline: input.needsTrustline,
+      intent: pushIntent(deps, push.id, r.position),
+    });
+    await input.settlePaid({
+      push,
+      r,
+      distribution: input.wallets.distribution,
+      transaction: applied.transaction,
+      hash: applied.transaction.hash,
+      ledger: applied.ledger,
+    });
+  } catch (err) {
+    const failure = err instanceof PayoutFailed ? err : undefined;
+    if (failure?.reason === 'unknown' && failure.sent) return; // sent, outcome unknown: recovery settles it
+    if (failure && failure.reason !== 'unknown') {
+      await markFailed(deps, r, failureCodeOf(failure));
+      return;
+    }
+    // Not sent (an error before sending), or sent and confirmed but not recorded: the lease lapses and recovery
+    // looks again (a recorded envelope is reconciled from the chain, never sent twice).
+    deps.log.warn({ err, pushId: push.id, position: r.position }, 'a push payment could not be settled');
+  }
+}
+
+/** How long one pass keeps taking recipients before it lets the next pass (perhaps in another process) go on. */
+const PASS_BUDGET_MS = 60_000;
+
+/**
+ * One pass (see the file comment): it keeps up to PUSH_CHUNK recipients in flight, taking PUSH_CHUNK / 4 more each
+ * time that many have settled, so the payout queue always has the next transactions ready when channels free up
+ * (no gap of a ledger between chunks). 'more' when pending recipients are left for the next pass at once.
+ */
+export async function runPushPass(deps: PushRunnerDeps): Promise<'more' | 'idle'> {
+  const started = Date.now();
+  await recover(deps, deps.clock.now());
+  const settlePaid = gathered((items: PaidRecipient[]) => markPaid(deps, items));
+  const step = PUSH_CHUNK / 4;
+  const chunks: Promise<void>[] = [];
+  let inFlight = 0;
+  let wake: () => void = () => undefined;
+  const settled = () => {
+    inFlight -= 1;
+    wake();
+  };
+  let tookAll = false;
+  try {
+    while (!tookAll && Date.now() - started < PASS_BUDGET_MS) {
+      if (inFlight > PUSH_CHUNK - step) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
+      }
+      const chunk = await takeChunk(deps, deps.clock.now(), step);
+      if (!chunk || chunk.taken.length === 0) {
+        tookAll = true;
+        break;
+      }
+      inFlight += chunk.taken.length;
+      deps.log.info(
+        { pushId: chunk.push.id, recipients: chunk.taken.length },
+        'paying recipients of a distribution push',
+      );
+      let unsettled = chunk.taken.length;
+      const settledOne = () => {
+        unsettled -= 1;
+        settled();
+      };
+      chunks.push(
+        payChunk(deps, chunk.push, chunk.taken, settlePaid, settledOne).catch(async (err: unknown) => {
+          // A read before paying failed: what is still queued was never sent and is pending again at once.
+          deps.log.warn({ err, pushId: chunk.push.id }, 'a chunk of a distribution push could not be paid');
+          tookAll = true; // no second try in this pass
+          try {
+            await recipients(deps.db)
+              .where({ push_id: chunk.push.id, status: 'queued' })
+              .whereIn(
+                'position',
+                chunk.taken.map((r) => r.position),
+              )
+              .update({ status: 'pending', lease_until: null, updated_at: deps.clock.now() });
+          } finally {
+            while (unsettled > 0) settledOne();
+          }
+        }),
+      );
+    }
+  } finally {
+    await Promise.all(chunks);
+    await completeFinished(deps.db, deps.clock.now());
+  }
+  return tookAll ? 'idle' : 'more';
 }

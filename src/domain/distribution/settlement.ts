@@ -7,7 +7,7 @@ import type { NetworkName } from '../../config';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { gatewayFor } from '../chain/gateways';
 import type { Deps } from '../deps';
-import { recordOutboxEvent } from '../events/outbox';
+import { recordOutboxEvents } from '../events/outbox';
 import { fromStroops } from '../money/amounts';
 import { headlineResultCode } from '../transactions/finalize';
 import { TIME_BOUND_GRACE_MS } from '../transactions/sequences';
@@ -44,62 +44,86 @@ export async function recordPaidPayout(
   trx: Knex.Transaction,
   paid: PaidPayout,
 ): Promise<string | undefined> {
+  return (await recordPaidPayouts(deps, trx, [paid])).get(paid.hash);
+}
+
+/** recordPaidPayout for several payouts at once (a batch settling together): a few statements per transaction. */
+export async function recordPaidPayouts(
+  deps: Pick<Deps, 'clock' | 'jobs'>,
+  trx: Knex.Transaction,
+  paid: PaidPayout[],
+): Promise<Map<string, string | undefined>> {
   const at = deps.clock.now();
-  const amount = fromStroops(paid.amountStroops);
-  const code = assetCodeOf(paid.asset);
-  let txId = (await findTransactionByHash(trx, paid.network, paid.hash))?.id;
-  if (!txId && paid.transaction) {
-    const inserted = await insertTransaction(
-      trx,
-      {
-        appId: paid.appId,
-        network: paid.network,
-        walletId: paid.walletId,
-        userId: paid.userId,
-        origin: 'distribution',
-        status: 'SUCCESS',
-        stage: 'confirmed',
-        operation: 'payment',
-        opsCount: paid.transaction.opsCount,
-        summary: `Received ${amount} ${code} (${paid.label})`,
-        sourceAccount: paid.transaction.sourceAccount,
-        destination: null,
-        asset: paid.asset,
-        amount,
-        hash: paid.hash,
-        innerHash: paid.transaction.innerHash,
-        envelopeXdr: paid.transaction.envelopeXdr,
-        feeStroops: paid.transaction.feeStroops,
-        feeSource: paid.transaction.feeSource,
-        resultCode: 'tx_success',
-        ledger: paid.ledger,
-        validUntil: paid.transaction.validUntil,
-        submittedAt: at,
-        confirmedAt: at,
+  const byHash = new Map<string, PaidPayout[]>();
+  for (const p of paid) byHash.set(p.hash, [...(byHash.get(p.hash) ?? []), p]);
+  const txIds = new Map<string, string | undefined>();
+  for (const [hash, group] of byHash) {
+    const first = group[0]!;
+    const line = (p: PaidPayout) => `${fromStroops(p.amountStroops)} ${assetCodeOf(p.asset)} (${p.label})`;
+    let txId = (await findTransactionByHash(trx, first.network, hash))?.id;
+    const transaction = group.find((p) => p.transaction)?.transaction;
+    if (!txId && transaction) {
+      const inserted = await insertTransaction(
+        trx,
+        {
+          appId: first.appId,
+          network: first.network,
+          walletId: first.walletId,
+          userId: first.userId,
+          origin: 'distribution',
+          status: 'SUCCESS',
+          stage: 'confirmed',
+          operation: 'payment',
+          opsCount: transaction.opsCount,
+          summary: `Received ${line(first)}`,
+          sourceAccount: transaction.sourceAccount,
+          destination: null,
+          asset: first.asset,
+          amount: fromStroops(first.amountStroops),
+          hash,
+          innerHash: transaction.innerHash,
+          envelopeXdr: transaction.envelopeXdr,
+          feeStroops: transaction.feeStroops,
+          feeSource: transaction.feeSource,
+          resultCode: 'tx_success',
+          ledger: first.ledger,
+          validUntil: transaction.validUntil,
+          submittedAt: at,
+          confirmedAt: at,
+          at,
+        },
+        [],
+      );
+      txId = inserted?.id ?? (await findTransactionByHash(trx, first.network, hash))?.id;
+    }
+    if (txId) {
+      await addHistory(
+        trx,
+        txId,
+        [
+          ...group.map((p) => ({
+            walletId: p.walletId,
+            direction: 'received' as const,
+            summary: `Received ${line(p)}`,
+          })),
+          { walletId: first.distribution.id, direction: 'sent', summary: `Distributed ${line(first)}` },
+        ],
         at,
-      },
-      [],
-    );
-    txId = inserted?.id ?? (await findTransactionByHash(trx, paid.network, paid.hash))?.id;
+      );
+    }
+    txIds.set(hash, txId);
   }
-  if (txId) {
-    await addHistory(
-      trx,
-      txId,
-      [
-        { walletId: paid.walletId, direction: 'received', summary: `Received ${amount} ${code} (${paid.label})` },
-        { walletId: paid.distribution.id, direction: 'sent', summary: `Distributed ${amount} ${code} (${paid.label})` },
-      ],
+  await recordOutboxEvents(
+    deps,
+    trx,
+    paid.map((p) => ({
+      appId: p.appId,
+      type: 'wallet.funded' as const,
+      data: { walletId: p.walletId, asset: p.asset, amount: fromStroops(p.amountStroops), txHash: p.hash },
       at,
-    );
-  }
-  await recordOutboxEvent(deps, trx, {
-    appId: paid.appId,
-    type: 'wallet.funded',
-    data: { walletId: paid.walletId, asset: paid.asset, amount, txHash: paid.hash },
-    at,
-  });
-  return txId;
+    })),
+  );
+  return txIds;
 }
 
 /** A payout recorded (hash and envelope) before it was sent, whose sender did not see it settle. */

@@ -270,15 +270,18 @@ export async function addHistory(
     .onConflict(['wallet_id', 'transaction_id'])
     .ignore()
     .returning('wallet_id');
-  // One statement per wallet, in a stable order, so concurrent writers take the counter rows' locks alike.
-  for (const walletId of [...new Set(inserted.map((r) => r.wallet_id))].sort()) {
-    const n = inserted.filter((r) => r.wallet_id === walletId).length;
-    await trx.raw(
-      `insert into wallet_history_counts (wallet_id, records) values (?, ?)
-       on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records`,
-      [walletId, n],
-    );
-  }
+  // One statement for every wallet, its rows in wallet order, so concurrent writers take the counter rows' locks alike
+  // (a batch of a hundred payments adds a hundred wallets' lines at once).
+  const counts = new Map<string, number>();
+  for (const r of inserted) counts.set(r.wallet_id, (counts.get(r.wallet_id) ?? 0) + 1);
+  if (counts.size === 0) return;
+  const walletIds = [...counts.keys()].sort();
+  await trx.raw(
+    `insert into wallet_history_counts (wallet_id, records)
+     select wallet_id, records from unnest(?::text[], ?::bigint[]) as c(wallet_id, records) order by wallet_id
+     on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records`,
+    [walletIds, walletIds.map((id) => counts.get(id)!)],
+  );
 }
 
 export async function findTransaction(db: Knex, id: string): Promise<TxRecord | undefined> {

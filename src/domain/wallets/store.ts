@@ -80,6 +80,13 @@ export async function findWallet(db: Knex, walletId: string): Promise<WalletReco
   return row ? toWalletRecord(row) : undefined;
 }
 
+/** The wallets with these ids (any order; unknown ids are left out). */
+export async function findWallets(db: Knex, walletIds: readonly string[]): Promise<WalletRecord[]> {
+  if (walletIds.length === 0) return [];
+  const rows = await db<WalletRow>('wallets').whereIn('id', walletIds).select(PUBLIC_COLUMNS);
+  return rows.map(toWalletRecord);
+}
+
 export async function findWalletByPublicKey(db: Knex, publicKey: string): Promise<WalletRecord | undefined> {
   const row = await db<WalletRow>('wallets').where({ public_key: publicKey }).first(PUBLIC_COLUMNS);
   return row ? toWalletRecord(row) : undefined;

@@ -1,10 +1,11 @@
 // What the dashboard-distribution operations' tests in this folder share: a service, operators (an owner with a
-// developer on the team, and an outsider), apps with a configured issued asset, and helpers to call the four
+// developer on the team, and an outsider), apps with a configured issued asset, and helpers to call the rule and push
 // operations and read what they stored and audited.
 import { after, before } from 'node:test';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { OperationId } from '../../../generated/server/catalogue.gen';
-import { updateAppSettings } from '../../../src/domain/apps/store';
+import { findApp, updateAppSettings } from '../../../src/domain/apps/store';
+import { eventually, userWallet } from '../../support/funding';
 import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { call, type CallOptions } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
@@ -70,10 +71,110 @@ export const storedRule = (ruleId: string) => svc.deps.db('distribution_rules').
 export const auditOf = (appId: string, action: string) =>
   svc.deps.db('audit_log').where({ app_id: appId, action }).orderBy('created_at');
 
-/** Starts the service (and what the tests need of it) before the calling suite's tests and stops it after. */
-export function useService(): void {
+/** `?name=value&...` of the parameters given (none: ''). */
+export function query(params: Record<string, string | number | undefined>): string {
+  const given = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return given.length === 0 ? '' : `?${new URLSearchParams(given.map(([k, v]) => [k, String(v)])).toString()}`;
+}
+
+/** The pushes' collection path; a push's path is `${pushesPath(appId)}/${pushId}`. */
+export const pushesPath = (appId: string) => `/api/v1/apps/${appId}/distribution/pushes`;
+export const createPush = (client: OperatorClient, appId: string, body: unknown, opts: CallOptions = {}) =>
+  client.call('createDistributionPush', 'POST', pushesPath(appId), { ...opts, body });
+export const listPushes = (client: OperatorClient, appId: string, params: { limit?: number; cursor?: string } = {}) =>
+  client.call('listDistributionPushes', 'GET', `${pushesPath(appId)}${query(params)}`);
+export const getPush = (client: OperatorClient, appId: string, pushId: string) =>
+  client.call('getDistributionPush', 'GET', `${pushesPath(appId)}/${pushId}`);
+export const listRecipients = (
+  client: OperatorClient,
+  appId: string,
+  pushId: string,
+  params: { status?: string; limit?: number; cursor?: string } = {},
+) => client.call('listDistributionPushRecipients', 'GET', `${pushesPath(appId)}/${pushId}/recipients${query(params)}`);
+export const retryPush = (client: OperatorClient, appId: string, pushId: string, opts: CallOptions = {}) =>
+  client.call('retryDistributionPush', 'POST', `${pushesPath(appId)}/${pushId}/retry`, opts);
+
+/** A valid new push: 1 XLM to each of `recipients`. */
+export const xlmPush = (recipients: Record<string, string[]>, overrides: Record<string, unknown> = {}) => ({
+  name: 'Airdrop',
+  asset: 'native',
+  amount: '1',
+  recipients,
+  ...overrides,
+});
+
+/** Creates a push as `client` (the owner by default) and answers its DistributionPush. */
+export async function newPush(
+  appId: string,
+  recipients: Record<string, string[]>,
+  overrides: Record<string, unknown> = {},
+  client: OperatorClient = owner,
+): Promise<any> {
+  const res = await createPush(client, appId, xlmPush(recipients, overrides));
+  if (res.status !== 201) throw new Error(`createDistributionPush answered ${res.status}: ${res.text}`);
+  return res.body.content;
+}
+
+/**
+ * A new end user of the app with an unfunded custodial wallet on the app's network (the wallet row only: nothing on
+ * the chain), with `externalId` as the app's own id for them when given.
+ */
+export async function appUser(
+  appId: string,
+  externalId?: string,
+): Promise<{ userId: string; walletId: string; address: string }> {
+  const wallet = await userWallet(svc, (await findApp(svc.deps.db, appId))!);
+  if (externalId !== undefined)
+    await svc.deps.db('users').where({ id: wallet.userId! }).update({ external_id: externalId });
+  return { userId: wallet.userId!, walletId: wallet.id, address: wallet.publicKey };
+}
+
+/** Polls getDistributionPush (as `client`) until the push is `completed`; answers it. */
+export async function untilCompleted(
+  client: OperatorClient,
+  appId: string,
+  pushId: string,
+  timeoutMs = 60_000,
+): Promise<any> {
+  let push: any;
+  await eventually(
+    `push ${pushId} is completed`,
+    async () => {
+      const res = await getPush(client, appId, pushId);
+      if (res.status !== 200) throw new Error(`getDistributionPush answered ${res.status}: ${res.text}`);
+      push = res.body.content;
+      return push.status === 'completed';
+    },
+    timeoutMs,
+  );
+  return push;
+}
+
+/** A recipient as [kind, value, status, failureCode], for comparing whole lists. */
+export const recipientLine = (r: any): [string, string, string, string | null] => [
+  r.recipient.kind,
+  r.recipient.value,
+  r.status,
+  r.failureCode,
+];
+
+/** The stored pushes of an app. */
+export const storedPushes = (appId: string) => svc.deps.db('distribution_pushes').where({ app_id: appId });
+
+/**
+ * The service runs no background jobs (WORKERS=off): the push runner never takes a recipient, so a push is read as it
+ * was created (`pending` stays `pending`). For the suites of what creating and reading store; the runner's suites
+ * (getDistributionPush, retryDistributionPush) run it as the service does.
+ */
+export const WITHOUT_JOBS = { WORKERS: 'off' };
+
+/**
+ * Starts the service (and what the tests need of it) before the calling suite's tests and stops it after; `env` is
+ * added to the service's configuration (e.g. WITHOUT_JOBS).
+ */
+export function useService(env: Record<string, string> = {}): void {
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService(env);
     [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
   });
   after(async () => {
