@@ -133,8 +133,8 @@ export async function runDistributionCrash(): Promise<void> {
       LOG_LEVEL: 'silent',
       DEMO_SEED: 'off',
       ACTIVATION_CHANNELS: String(CHANNELS),
-      // A 10 s payment window: a reservation the dead process left lapses, and an envelope it sent is known dead, soon.
-      ACTIVATION_TIMEOUT_SECONDS: '10',
+      // A 15 s payment window (the shortest allowed): a reservation the dead process left lapses, and an envelope it sent is known dead, soon.
+      ACTIVATION_TIMEOUT_SECONDS: '15',
       RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
       TESTNET_DAILY_QUOTA: '1000000000',
     };
@@ -198,7 +198,7 @@ export async function runDistributionCrash(): Promise<void> {
     const report = [
       `# Token distribution: ${USERS * 2} claims with kill -9 mid-burst (${date})`,
       '',
-      `Command: \`BENCH=distribution-crash make bench\` (bench/distributionCrash.ts). The set-up of \`BENCH=distribution\` (${USERS} users activated with the demo USDC, a rule of 1 USDC, totalAllocation ${ALLOCATION}, 1 claim per user per hour, two \`src/main.ts\` processes on one embedded PostgreSQL, data directory and localnet closing a ledger every ${LEDGER_MS / 1000} s, ACTIVATION_CHANNELS=${CHANNELS}), with ACTIVATION_TIMEOUT_SECONDS=10. All ${USERS * 2} claims sent at once (each user's first to process 1, second to process 2); process 1 killed with SIGKILL as soon as the first claim was recorded \`submitted\` (its envelope on its way to the chain); a replacement process started at once.`,
+      `Command: \`BENCH=distribution-crash make bench\` (bench/distributionCrash.ts). The set-up of \`BENCH=distribution\` (${USERS} users activated with the demo USDC, a rule of 1 USDC, totalAllocation ${ALLOCATION}, 1 claim per user per hour, two \`src/main.ts\` processes on one embedded PostgreSQL, data directory and localnet closing a ledger every ${LEDGER_MS / 1000} s, ACTIVATION_CHANNELS=${CHANNELS}), with ACTIVATION_TIMEOUT_SECONDS=15. All ${USERS * 2} claims sent at once (each user's first to process 1, second to process 2); process 1 killed with SIGKILL as soon as the first claim was recorded \`submitted\` (its envelope on its way to the chain); a replacement process started at once.`,
       `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generator and localnet in the bench's process.`,
       '',
       '| measure | result |',

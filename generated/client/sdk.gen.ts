@@ -862,7 +862,8 @@ export const runTransaction = <ThrowOnError extends boolean = false>(options: Op
  *
  * Newest first. Every fee-bump the service signed for the wallet is kept indefinitely; transactions made outside the
  * service within the Stellar RPC retention window (7 days) are merged in. Offset paging: advance `offset` by `limit`
- * while `offset < total`. For deep pages use `cursor` (from `nextCursor`), which costs the same at any depth.
+ * while `offset < total`. For deep pages use `cursor` (from `nextCursor`), which costs the same at any depth; a cursor
+ * this history did not issue is 400 INVALID_CURSOR (details.fieldErrors names query.cursor).
  *
  * There is no secret-key Server API endpoint for wallet history.
  *

@@ -135,6 +135,7 @@ export const errorCatalogue = {
   NOT_IMPLEMENTED: {"status":501,"description":"The endpoint exists in the contract but is not wired up yet."},
   NOT_FOUND: {"status":404,"description":"No such path or resource."},
   METHOD_NOT_ALLOWED: {"status":405,"description":"The path exists but not with this method; see the Allow header."},
+  INVALID_CURSOR: {"status":400,"description":"The cursor is not one this list issued (for this app, wallet or push): pass back a nextCursor as given; details.fieldErrors names query.cursor."},
   PAYLOAD_TOO_LARGE: {"status":413,"description":"The body exceeds the size limit."},
   UNSUPPORTED_MEDIA_TYPE: {"status":415,"description":"The body must be application/json."},
   IDEMPOTENCY_KEY_REUSED: {"status":422,"description":"The Idempotency-Key was already used with a different request body."},

@@ -30,10 +30,10 @@ async function allPages(walletId: string, limit: number): Promise<{ pages: TxHis
 function isCursorRefusal(err: unknown): boolean {
   return (
     err instanceof AppError &&
-    err.code === 'VALIDATION_ERROR' &&
+    err.code === 'INVALID_CURSOR' &&
     JSON.stringify(err.details) ===
       JSON.stringify({
-        fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] },
+        fieldErrors: { 'query.cursor': ['is not a cursor of this list: pass back a nextCursor as given'] },
       })
   );
 }

@@ -48,6 +48,7 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
     'This push does not exist in the app (check the address, or open it again from the list of pushes).',
   DISTRIBUTION_PUSH_RECIPIENTS_INVALID:
     'A push pays 1 to 10,000 recipients: name at least one, or split a longer list into several pushes.',
+  INVALID_CURSOR: 'This page of the list is out of date (its link came from elsewhere). Go back to the first page.',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

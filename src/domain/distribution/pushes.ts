@@ -10,7 +10,7 @@ import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { Deps } from '../deps';
 import { AppError } from '../errors';
 import { newId } from '../ids';
-import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { decodeCursor, encodeCursor, invalidCursor } from '../paging/cursor';
 import { fromStroops, toStroops } from '../money/amounts';
 import { appWalletFor } from '../wallets/treasuryWallets';
 import { assetEnabledFor } from './rules';
@@ -315,9 +315,9 @@ export async function listPushes(
   let offset = 0;
   if (page.cursor !== undefined) {
     const cursor = decodeCursor(page.cursor, 'dps');
-    if (!cursor) throw badCursor();
+    if (!cursor) throw invalidCursor();
     const after = await pushes(db).where({ id: cursor.afterId, app_id: appId }).first('created_at', 'id');
-    if (!after) throw badCursor();
+    if (!after) throw invalidCursor();
     offset = cursor.offset;
     query.where((q) =>
       q
@@ -344,13 +344,6 @@ export async function listPushes(
   };
 }
 
-function badCursor(): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { 'query.cursor': ['is not a cursor of this list: pass back a nextCursor as given'] } },
-  });
-}
-
 /** A recipients page's cursor: the position of the last recipient shown, opaque to clients. */
 const encodePosition = (position: number): string => Buffer.from(`p:${position}`, 'utf8').toString('base64url');
 
@@ -373,7 +366,7 @@ export async function listPushRecipients(
   else if (page.status) query.where({ status: page.status });
   if (page.cursor !== undefined) {
     const after = decodePosition(page.cursor);
-    if (after === undefined) throw badCursor();
+    if (after === undefined) throw invalidCursor();
     query.where('position', '>', after);
   }
   const rows = await query.orderBy('position').limit(page.limit + 1);

@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { fromStroops } from '../money/amounts';
 import { fieldError } from '../errors';
-import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { decodeCursor, encodeCursor, invalidCursor } from '../paging/cursor';
 import type { TxStage, TxStatus } from './store';
 
 /** The contract's page size default (components/parameters/Limit.yaml). */
@@ -192,13 +192,12 @@ const NEWEST_FIRST = [
 
 /**
  * A page of the app's transactions, newest first (ties broken by id, so pages never overlap or skip). Throws
- * VALIDATION_ERROR for a window whose `from` is not before `to`, and (`query.cursor`) for a cursor this app's list
- * did not hand out.
+ * VALIDATION_ERROR for a window whose `from` is not before `to`, and INVALID_CURSOR for a cursor this app's list did
+ * not hand out.
  */
 export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppTxPage> {
-  const badCursor = () => fieldError('query.cursor', 'is not a cursor of this list: pass back a nextCursor as given');
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'tx');
-  if (q.cursor !== undefined && !cursor) throw badCursor();
+  if (q.cursor !== undefined && !cursor) throw invalidCursor();
   await checkWindow(db, q.filters);
   const page = matching(db, q.appId, q.filters)
     .orderBy(NEWEST_FIRST)
@@ -219,7 +218,7 @@ export async function listAppTransactions(db: Knex, q: AppTxQuery): Promise<AppT
     cursor ? db('transactions').where({ id: cursor.afterId, app_id: q.appId }).first('id').then(Boolean) : true,
   ]);
   // A cursor of another app (or of a row that is gone) is refused, not followed.
-  if (!cursorKnown) throw badCursor();
+  if (!cursorKnown) throw invalidCursor();
   const offset = cursor ? cursor.offset : q.offset;
   const records = rows.slice(0, q.limit).map((r) => toAppTransaction(r, feePayers));
   const last = records.at(-1);

@@ -5,8 +5,7 @@
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
 import { fromStroops } from '../money/amounts';
-import { AppError } from '../errors';
-import { decodeCursor, encodeCursor } from '../paging/cursor';
+import { decodeCursor, encodeCursor, invalidCursor } from '../paging/cursor';
 import type { TxStatus } from './store';
 
 /** The contract's page size default and maximum (components/parameters/Limit.yaml). */
@@ -47,13 +46,6 @@ export interface HistoryPage {
   nextCursor: string | null;
 }
 
-function badCursor(): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] } },
-  });
-}
-
 /** A joined (tx_history, transactions) row: what a history record is made of. */
 export interface HistoryRow {
   transaction_id: string;
@@ -89,12 +81,12 @@ export function toHistoryRecord(row: HistoryRow): TxHistoryRecord {
 
 /**
  * A page of the wallet's history, newest first (ties broken by transaction id, so pages never overlap or skip).
- * Throws VALIDATION_ERROR (`query.cursor`) for a cursor this wallet's history did not hand out.
+ * Throws INVALID_CURSOR for a cursor this wallet's history did not hand out.
  */
 export async function listWalletHistory(db: Knex, q: HistoryQuery): Promise<HistoryPage> {
   const limit = Math.min(Math.max(1, q.limit), MAX_HISTORY_LIMIT);
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'tx');
-  if (q.cursor !== undefined && !cursor) throw badCursor();
+  if (q.cursor !== undefined && !cursor) throw invalidCursor();
   // One statement, one round trip: the total (the counter row), whether the cursor's row is in this wallet's history,
   // and the page. The page is chosen on the history index alone (wallet_id, created_at desc, transaction_id desc: an
   // index-only scan), so an offset skips index entries rather than joined rows, and only the page's rows are joined.
@@ -127,7 +119,7 @@ export async function listWalletHistory(db: Knex, q: HistoryQuery): Promise<Hist
   );
   const head = rows[0];
   // The cursor's row must be in this wallet's history: a cursor of another wallet is refused, not followed.
-  if (!head?.cursor_known) throw badCursor();
+  if (!head?.cursor_known) throw invalidCursor();
   const found = rows.filter((r): r is PageRow & HistoryRow => r.transaction_id !== null);
   const offset = cursor ? cursor.offset : q.offset;
   const records = found.slice(0, limit).map(toHistoryRecord);

@@ -3,8 +3,8 @@
 // the last user of a page; the next page is the users ordered after it, (created_at, id) descending, on the index
 // (app_id, created_at, id).
 import type { Knex } from 'knex';
-import { AppError } from '../errors';
 import { toUser, type User, type UserRow } from './users';
+import { invalidCursor } from '../paging/cursor';
 
 export interface UserPageRequest {
   search?: string;
@@ -32,16 +32,7 @@ function decodeCursor(cursor: string): string {
   } catch {
     // answered below, like any other cursor this list did not make
   }
-  throw badCursor();
-}
-
-function badCursor(): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: {
-      fieldErrors: { 'query.cursor': ['is not a cursor of this list (use nextCursor from the previous page)'] },
-    },
-  });
+  throw invalidCursor();
 }
 
 /** LIKE's wildcards (and its escape character) taken literally. */
@@ -76,7 +67,7 @@ export async function listAppUsers(db: Knex, appId: string, page: UserPageReques
     .limit(page.limit + 1);
   if (page.cursor !== undefined) {
     const after = decodeCursor(page.cursor);
-    if (!(await db('users').where({ app_id: appId, id: after }).first('id'))) throw badCursor();
+    if (!(await db('users').where({ app_id: appId, id: after }).first('id'))) throw invalidCursor();
     // Compared in SQL, so the timestamp keeps its full (microsecond) precision.
     rowsQuery.whereRaw('(u.created_at, u.id) < (select created_at, id from users where id = ?)', [after]);
   } else {

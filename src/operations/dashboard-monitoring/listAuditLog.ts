@@ -2,19 +2,12 @@ import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
 import { isCursorOfApp, listAuditLog as readAuditLog } from '../../domain/audit/auditLog';
 import { decodeCursor } from '../../domain/audit/cursor';
-import { AppError } from '../../domain/errors';
+import { invalidCursor } from '../../domain/paging/cursor';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 
 /** The contract's default page size (components/parameters/Limit.yaml). */
 const DEFAULT_LIMIT = 20;
-
-function badCursor(): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { 'query.cursor': ['is not a cursor of this list: pass back a nextCursor as given'] } },
-  });
-}
 
 /** The app's audit log, newest first, for any member; filters by action and wallet; offset or cursor paging. */
 export function listAuditLog(deps: Pick<Deps, 'db'>): Handler<'listAuditLog'> {
@@ -26,7 +19,7 @@ export function listAuditLog(deps: Pick<Deps, 'db'>): Handler<'listAuditLog'> {
     const limit = req.query?.limit ?? DEFAULT_LIMIT;
     const cursor = req.query?.cursor === undefined ? undefined : decodeCursor(req.query.cursor);
     if (req.query?.cursor !== undefined && (!cursor || !(await isCursorOfApp(deps.db, app.id, cursor))))
-      throw badCursor();
+      throw invalidCursor();
     // 3. read one page and the total
     const page = await readAuditLog(deps.db, {
       appId: app.id,

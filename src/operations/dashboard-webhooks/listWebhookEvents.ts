@@ -1,20 +1,12 @@
 import type { Deps } from '../../domain/deps';
 import { requireAppAccess } from '../../domain/apps/access';
-import { AppError } from '../../domain/errors';
-import { decodeCursor } from '../../domain/paging/cursor';
+import { decodeCursor, invalidCursor } from '../../domain/paging/cursor';
 import { isEventCursorOfApp, listWebhookEvents as readEvents } from '../../domain/webhooks/eventLog';
 import { requireOperator } from '../operator';
 import type { Handler } from '../types';
 
 /** The contract's default page size (components/parameters/Limit.yaml). */
 const DEFAULT_LIMIT = 20;
-
-function badCursor(): AppError {
-  return new AppError('VALIDATION_ERROR', {
-    message: 'Request validation failed',
-    details: { fieldErrors: { 'query.cursor': ['is not a cursor of this list: pass back a nextCursor as given'] } },
-  });
-}
 
 /** The webhook event log, newest first, for any member; filters by status and type; offset or cursor paging. */
 export function listWebhookEvents(deps: Pick<Deps, 'db'>): Handler<'listWebhookEvents'> {
@@ -26,7 +18,7 @@ export function listWebhookEvents(deps: Pick<Deps, 'db'>): Handler<'listWebhookE
     const limit = req.query?.limit ?? DEFAULT_LIMIT;
     const cursor = req.query?.cursor === undefined ? undefined : decodeCursor(req.query.cursor, 'evt');
     if (req.query?.cursor !== undefined && (!cursor || !(await isEventCursorOfApp(deps.db, app.id, cursor))))
-      throw badCursor();
+      throw invalidCursor();
     // 3. read one page and the total
     const page = await readEvents(deps.db, {
       appId: app.id,

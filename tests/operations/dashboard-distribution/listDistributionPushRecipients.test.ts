@@ -153,13 +153,13 @@ describe('listDistributionPushRecipients', () => {
     assert.equal((await listRecipients(owner, otherAppId, theirs.pushId)).status, 200);
   });
 
-  test('400 VALIDATION_ERROR: a bad cursor, limit 0 or 101, a malformed pushId or appId', async () => {
+  test('400: a bad cursor (INVALID_CURSOR), limit 0 or 101, a malformed pushId or appId', async () => {
     const appId = await teamApp();
     const { push } = await mixedPush(appId);
     const notPosition = Buffer.from('p:x').toString('base64url');
     for (const cursor of ['not a cursor', notPosition, Keypair.random().publicKey()]) {
       const res = await listRecipients(owner, appId, push.pushId, { cursor });
-      assert.equal(res.status, 400, `${cursor}: ${res.text}`);
+      assert.deepEqual([res.status, res.body.code], [400, 'INVALID_CURSOR'], `${cursor}: ${res.text}`);
       assert.ok(res.body.details.fieldErrors['query.cursor'], res.text);
     }
     for (const limit of [0, 101]) {

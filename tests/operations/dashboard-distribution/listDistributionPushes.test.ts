@@ -83,7 +83,7 @@ describe('listDistributionPushes', () => {
     assert.equal(rest.body.content.nextCursor, null);
   });
 
-  test('400 VALIDATION_ERROR (query.cursor) for a cursor this list never gave: garbage, another list\u2019s, another app\u2019s; 400 for limit 0 and 101', async () => {
+  test('400 INVALID_CURSOR (query.cursor) for a cursor this list never gave: garbage, another list\u2019s, another app\u2019s; 400 for limit 0 and 101', async () => {
     const [appId, otherAppId] = [await teamApp(), await teamApp()];
     for (const app of [appId, otherAppId]) {
       await newPush(app, { externalIds: ['x'] });
@@ -95,7 +95,7 @@ describe('listDistributionPushes', () => {
     for (const cursor of ['not a cursor', 'bm90LWEtY3Vyc29y', ruleCursor, theirs]) {
       const res = await listPushes(owner, appId, { cursor });
       assert.equal(res.status, 400, `${cursor}: ${res.text}`);
-      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.code, 'INVALID_CURSOR');
       assert.ok(res.body.details.fieldErrors['query.cursor'], res.text);
     }
     for (const limit of [0, 101]) {

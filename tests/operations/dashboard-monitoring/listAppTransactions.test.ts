@@ -37,9 +37,13 @@ async function ids(
   return (await list(client, appId, query)).transactions.map((t: any) => t.id);
 }
 
-function assertValidationError(res: { status: number; body: any; text: string }, field: string): void {
+function assertValidationError(
+  res: { status: number; body: any; text: string },
+  field: string,
+  code: 'VALIDATION_ERROR' | 'INVALID_CURSOR' = 'VALIDATION_ERROR',
+): void {
   assert.equal(res.status, 400, res.text);
-  assert.equal(res.body.code, 'VALIDATION_ERROR');
+  assert.equal(res.body.code, code);
   assert.ok(res.body.details.fieldErrors[field], res.text);
 }
 
@@ -347,7 +351,7 @@ describe('paging', () => {
       ofOther,
     ]) {
       const res = await owner.call('listAppTransactions', 'GET', listPath(appId, { cursor }));
-      assertValidationError(res, 'query.cursor');
+      assertValidationError(res, 'query.cursor', 'INVALID_CURSOR');
     }
   });
 });

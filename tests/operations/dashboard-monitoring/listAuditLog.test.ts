@@ -215,7 +215,7 @@ describe('listAuditLog', () => {
         `/api/v1/apps/${appA}/audit-log?cursor=${encodeURIComponent(cursor)}`,
       );
       assert.equal(res.status, 400, cursor);
-      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.code, 'INVALID_CURSOR');
       assert.ok(res.body.details.fieldErrors['query.cursor'], res.text);
     }
     const bad = await owner.call('listAuditLog', 'GET', `/api/v1/apps/${appA}/audit-log?walletId=key_123`);

@@ -57,14 +57,14 @@ describe('listAppUsers', () => {
     assert.deepEqual(byCursor, allIds);
   });
 
-  test('a cursor this list did not make: 400 VALIDATION_ERROR', async () => {
+  test('a cursor this list did not make: 400 INVALID_CURSOR', async () => {
     for (const cursor of [
       'garbage',
       Buffer.from(JSON.stringify({ after: 'usr_notauser000000000000' })).toString('base64url'),
     ]) {
       const res = await list(`?cursor=${cursor}`);
       assert.equal(res.status, 400);
-      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.equal(res.body.code, 'INVALID_CURSOR');
     }
   });
 

@@ -76,7 +76,7 @@ describe('listWebhookEvents', () => {
     for (let i = 0; i < 2; i++) await recordEvent(other);
     const cursor = (await listEvents(owner, other, '?limit=1')).body.content.nextCursor;
     const res = await listEvents(owner, mine, `?cursor=${cursor}`);
-    assert.deepEqual([res.status, res.body.code], [400, 'VALIDATION_ERROR']);
+    assert.deepEqual([res.status, res.body.code], [400, 'INVALID_CURSOR']);
     const badStatus = await listEvents(owner, mine, '?status=lost');
     assert.deepEqual([badStatus.status, badStatus.body.code], [400, 'VALIDATION_ERROR']);
     const theirs = await listEvents(outsider, mine);

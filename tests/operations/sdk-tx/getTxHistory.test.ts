@@ -63,9 +63,9 @@ describe('GET /v1/tx/history', () => {
     const other = await userWithHistory(2);
     const theirs = (await other.user.call('getTxHistory', 'GET', '/v1/tx/history?limit=1')).body.content.nextCursor;
     const res = await user.call('getTxHistory', 'GET', `/v1/tx/history?cursor=${encodeURIComponent(theirs)}`);
-    assert.equal(res.status, 400);
+    assert.deepEqual([res.status, res.body.code], [400, 'INVALID_CURSOR']);
     assert.deepEqual(res.body.details, {
-      fieldErrors: { 'query.cursor': ['is not a cursor of this history: pass back a nextCursor as given'] },
+      fieldErrors: { 'query.cursor': ['is not a cursor of this list: pass back a nextCursor as given'] },
     });
   });
 

@@ -65,7 +65,7 @@ describe('listServerDistributionPushRecipients', () => {
       assert.deepEqual([res.status, res.body.code], [404, 'DISTRIBUTION_PUSH_NOT_FOUND'], res.text);
     }
     const badCursor = await listRecipients(other.secretKey, theirs.pushId, { cursor: 'garbage' });
-    assert.equal(badCursor.status, 400, badCursor.text);
+    assert.deepEqual([badCursor.status, badCursor.body.code], [400, 'INVALID_CURSOR'], badCursor.text);
     assert.ok(badCursor.body.details.fieldErrors['query.cursor'], badCursor.text);
     const badId = await listRecipients(other.secretKey, 'dps-1');
     assert.equal(badId.status, 400, badId.text);

@@ -40,14 +40,14 @@ describe('listServerDistributionPushes', () => {
     );
   });
 
-  test('400 VALIDATION_ERROR for a cursor this list never gave (another app\u2019s included)', async () => {
+  test('400 INVALID_CURSOR for a cursor this list never gave (another app\u2019s included)', async () => {
     const creds = await keyApp();
     const other = await keyApp();
     for (let i = 0; i < 2; i++) await newPush(other.secretKey, { externalIds: ['x'] });
     const theirs = (await listPushes(other.secretKey, { limit: 1 })).body.content.nextCursor;
     for (const cursor of ['garbage', theirs]) {
       const res = await listPushes(creds.secretKey, { cursor });
-      assert.equal(res.status, 400, res.text);
+      assert.deepEqual([res.status, res.body.code], [400, 'INVALID_CURSOR'], res.text);
       assert.ok(res.body.details.fieldErrors['query.cursor'], res.text);
     }
   });
