@@ -40,6 +40,9 @@ interface Sent {
 
 type Seeded = Awaited<ReturnType<typeof seed>>;
 
+/** Claims reserved or submitted (in both processes) when process 1 is killed. */
+const KILL_AT_OPEN = 40;
+
 /** One claim of `user` on `child`, with a proof signed now for that process's URL. */
 async function claimOn(seeded: Seeded, child: Child, user: BenchUser, u: number): Promise<Sent> {
   const url = `${child.url}/v1/distribution/rules/${seeded.ruleId}/claim`;
@@ -152,13 +155,17 @@ export async function runDistributionCrash(): Promise<void> {
     const burst = Promise.all(
       seeded.users.flatMap((user, u) => [claimOn(seeded, victim, user, u), claimOn(seeded, survivor, user, u)]),
     );
+    // Killed mid-burst: once KILL_AT_OPEN claims are reserved or submitted (in flight in both processes), so the dead
+    // one leaves claims at every stage behind.
+    let openAtKill: { id: string; status: string }[] = [];
     for (;;) {
-      const submitted = Number(
-        (await db('distribution_claims').where({ rule_id: seeded.ruleId, status: 'submitted' }).count())[0]!.count,
-      );
-      if (submitted > 0) break;
-      if (performance.now() - started > 60_000) throw new Error('no claim reached the chain within 60 s');
-      await sleep(20);
+      openAtKill = await db('distribution_claims')
+        .where({ rule_id: seeded.ruleId })
+        .whereIn('status', ['reserved', 'submitted'])
+        .select('id', 'status');
+      if (openAtKill.length >= KILL_AT_OPEN) break;
+      if (performance.now() - started > 60_000) throw new Error(`not ${KILL_AT_OPEN} claims in flight within 60 s`);
+      await sleep(10);
     }
     const atKill = countBy(
       (await db('distribution_claims').where({ rule_id: seeded.ruleId }).select('status')).map(
@@ -178,6 +185,16 @@ export async function runDistributionCrash(): Promise<void> {
     }
     const settledAt = (performance.now() - started) / 1000;
     const first = await bankCheck(db, gw, seeded, distributionBefore);
+    const inFlightEnded = countBy(
+      (
+        await db('distribution_claims')
+          .whereIn(
+            'id',
+            openAtKill.map((c) => c.id),
+          )
+          .select('status', 'failure_code')
+      ).map((r) => `${r.status as string}${r.failure_code ? ` (${r.failure_code as string})` : ''}`),
+    );
     console.log(`after the crash: ${first.paid} paid, ${first.released} released; the bank check holds`);
 
     // Phase 2: every user without a paid claim claims again, alternating the two live processes, until the
@@ -198,12 +215,13 @@ export async function runDistributionCrash(): Promise<void> {
     const report = [
       `# Token distribution: ${USERS * 2} claims with kill -9 mid-burst (${date})`,
       '',
-      `Command: \`BENCH=distribution-crash make bench\` (bench/distributionCrash.ts). The set-up of \`BENCH=distribution\` (${USERS} users activated with the demo USDC, a rule of 1 USDC, totalAllocation ${ALLOCATION}, 1 claim per user per hour, two \`src/main.ts\` processes on one embedded PostgreSQL, data directory and localnet closing a ledger every ${LEDGER_MS / 1000} s, ACTIVATION_CHANNELS=${CHANNELS}), with ACTIVATION_TIMEOUT_SECONDS=15. All ${USERS * 2} claims sent at once (each user's first to process 1, second to process 2); process 1 killed with SIGKILL as soon as the first claim was recorded \`submitted\` (its envelope on its way to the chain); a replacement process started at once.`,
+      `Command: \`BENCH=distribution-crash make bench\` (bench/distributionCrash.ts). The set-up of \`BENCH=distribution\` (${USERS} users activated with the demo USDC, a rule of 1 USDC, totalAllocation ${ALLOCATION}, 1 claim per user per hour, two \`src/main.ts\` processes on one embedded PostgreSQL, data directory and localnet closing a ledger every ${LEDGER_MS / 1000} s, ACTIVATION_CHANNELS=${CHANNELS}), with ACTIVATION_TIMEOUT_SECONDS=15. All ${USERS * 2} claims sent at once (each user's first to process 1, second to process 2); process 1 killed with SIGKILL as soon as ${KILL_AT_OPEN} claims were reserved or submitted (in flight); a replacement process started at once.`,
       `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generator and localnet in the bench's process.`,
       '',
       '| measure | result |',
       '|---|---|',
-      `| killed | process 1 at +${killedAt.toFixed(2)} s; claims then ${JSON.stringify([...atKill])} |`,
+      `| killed | process 1 at +${killedAt.toFixed(2)} s, with ${openAtKill.length} claims in flight; claims then ${JSON.stringify([...atKill])} |`,
+      `| the claims in flight at the kill, settled | ${JSON.stringify([...inFlightEnded])} |`,
       `| burst answers | ${text(answers)} |`,
       `| replacement up; every claim settled | +${restartedAt.toFixed(2)} s; +${settledAt.toFixed(2)} s |`,
       `| bank check after the crash | passed: ${first.paid} paid, ${first.released} released (given back to the allocation), claimed_count = paid, no user paid twice, each paid transaction applied, no released one applied, the distribution wallet moved exactly ${first.paid} USDC |`,
