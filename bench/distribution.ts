@@ -35,7 +35,7 @@ import { appWalletFor } from '../src/domain/wallets/treasuryWallets';
 import { createDb, type Db } from '../src/infra/db/database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
-import { createStellarGateway } from '../src/infra/stellar/gateway';
+import { createStellarGateway, type StellarGateway } from '../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../src/localnet/index';
 import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
@@ -196,8 +196,30 @@ export async function seed(env: Record<string, string>) {
   }
 }
 
-export async function runDistribution(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-distribution-'));
+/** One deployment of the claim benches, seeded: what their API processes share (see seed). */
+export interface ClaimDeployment {
+  net: Localnet;
+  gw: StellarGateway;
+  /** The shared database, for the bench's own reads. */
+  db: Db;
+  /** The API processes' environment. */
+  shared: Record<string, string>;
+  seeded: Awaited<ReturnType<typeof seed>>;
+  /** API processes started on it (startChild), stopped at the end. */
+  children: Child[];
+}
+
+/**
+ * Runs `run` on a fresh deployment (embedded PostgreSQL, a localnet in this process closing a ledger every LEDGER_MS,
+ * one data directory: the same database, chain, service secret and local master key for every process), seeded, with
+ * `settings` over the claim benches' environment; removes it all afterwards.
+ */
+export async function withClaimDeployment(
+  name: string,
+  settings: Record<string, string>,
+  run: (d: ClaimDeployment) => Promise<void>,
+): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), `onboard-bench-${name}-`));
   const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
   let pg: EmbeddedDatabase | undefined;
   let net: Localnet | undefined;
@@ -211,7 +233,6 @@ export async function runDistribution(): Promise<void> {
       rpcUrl: net.rpcUrl,
       networkPassphrase: net.networkPassphrase,
     });
-    // One deployment: the same database, chain, service secret and local master key (the data directory).
     const shared = {
       DATABASE_URL: pg.url,
       STELLAR_TESTNET_RPC_URL: net.rpcUrl,
@@ -221,10 +242,24 @@ export async function runDistribution(): Promise<void> {
       ACTIVATION_CHANNELS: String(CHANNELS),
       RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
       TESTNET_DAILY_QUOTA: '1000000000',
+      ...settings,
     };
     const seeded = await seed({ ...shared, PORT: '0' });
-    const { usdc, users, ruleId, publishableKey } = seeded;
     db = createDb(pg.url, { poolMax: 4 });
+    await run({ net, gw, db, shared, seeded, children });
+  } finally {
+    await Promise.all(children.map((c) => stopChild(c).catch(() => c.process.kill('SIGKILL'))));
+    await db?.destroy().catch(() => undefined);
+    await net?.stop().catch(() => undefined);
+    await pg?.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(pgDir, { recursive: true, force: true });
+  }
+}
+
+export async function runDistribution(): Promise<void> {
+  await withClaimDeployment('distribution', {}, async ({ net, gw, db, shared, seeded, children }) => {
+    const { usdc, users, ruleId, publishableKey } = seeded;
 
     console.log('starting 2 API processes (src/main.ts)...');
     children.push(...(await Promise.all([startChild(shared), startChild(shared)])));
@@ -279,7 +314,7 @@ export async function runDistribution(): Promise<void> {
     // Each ledger's close as seen from here (the localnet closes in this process): milliseconds after the first request.
     const closes = new Map<number, number>();
     const watch = setInterval(() => {
-      const sequence = net!.engine.latestLedger().sequence;
+      const sequence = net.engine.latestLedger().sequence;
       if (!closes.has(sequence)) closes.set(sequence, performance.now() - started);
     }, 2);
     watch.unref();
@@ -486,12 +521,5 @@ export async function runDistribution(): Promise<void> {
     const file = join(projectRoot, 'bench/results', `${date}-distribution.md`);
     writeFileSync(file, report);
     console.log(`\n${report}\nrecorded in ${file}`);
-  } finally {
-    await Promise.all(children.map((c) => stopChild(c).catch(() => c.process.kill('SIGKILL'))));
-    await db?.destroy().catch(() => undefined);
-    await net?.stop().catch(() => undefined);
-    await pg?.stop().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(pgDir, { recursive: true, force: true });
-  }
+  });
 }

@@ -7,15 +7,12 @@
 // no user paid twice (rows and ledger), each paid claim's transaction in a ledger, no released claim's transaction
 // ever applied, and the distribution wallet moved by exactly the paid claims. Anything else fails the bench.
 // Results in bench/results/<date>-distribution-crash.md.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createDb, type Db } from '../src/infra/db/database';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/infra/db/embeddedPostgres';
-import { freePort } from '../src/infra/freePort';
-import { createStellarGateway, type StellarGateway } from '../src/infra/stellar/gateway';
-import { startLocalnet, type Localnet } from '../src/localnet/index';
+import type { Db } from '../src/infra/db/database';
+import type { StellarGateway } from '../src/infra/stellar/gateway';
 import { projectRoot } from '../src/paths';
 import { dpopProof } from '../tests/support/dpop';
 import {
@@ -26,7 +23,7 @@ import {
   USERS,
   seed,
   startChild,
-  stopChild,
+  withClaimDeployment,
   type BenchUser,
   type Child,
 } from './distribution';
@@ -115,34 +112,10 @@ async function bankCheck(
 }
 
 export async function runDistributionCrash(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-distribution-crash-'));
-  const pgDir = mkdtempSync(join(tmpdir(), 'onboard-bench-pg-'));
-  let pg: EmbeddedDatabase | undefined;
-  let net: Localnet | undefined;
-  let db: Db | undefined;
-  const children: Child[] = [];
-  try {
-    pg = await startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), database: 'bench', persistent: false });
-    net = await startLocalnet({ ledgerCloseMs: LEDGER_MS });
-    const gw = createStellarGateway({
-      network: 'testnet',
-      rpcUrl: net.rpcUrl,
-      networkPassphrase: net.networkPassphrase,
-    });
-    const shared = {
-      DATABASE_URL: pg.url,
-      STELLAR_TESTNET_RPC_URL: net.rpcUrl,
-      ONBOARD_DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'off',
-      ACTIVATION_CHANNELS: String(CHANNELS),
-      // A 15 s payment window (the shortest allowed): a reservation the dead process left lapses, and an envelope it sent is known dead, soon.
-      ACTIVATION_TIMEOUT_SECONDS: '15',
-      RATE_LIMIT_PER_KEY_PER_MINUTE: '1000000000',
-      TESTNET_DAILY_QUOTA: '1000000000',
-    };
-    const seeded = await seed({ ...shared, PORT: '0' });
-    db = createDb(pg.url, { poolMax: 4 });
+  // A 15 s payment window (the shortest allowed): a reservation the dead process left lapses, and an envelope it sent
+  // is known dead, soon.
+  await withClaimDeployment('distribution-crash', { ACTIVATION_TIMEOUT_SECONDS: '15' }, async (d) => {
+    const { gw, db, shared, seeded, children } = d;
     const distributionBefore = await usdcOf(gw, seeded.distribution, seeded.usdc);
     console.log('starting 2 API processes (src/main.ts)...');
     children.push(...(await Promise.all([startChild(shared), startChild(shared)])));
@@ -157,15 +130,16 @@ export async function runDistributionCrash(): Promise<void> {
     );
     // Killed mid-burst: once KILL_AT_OPEN claims are reserved or submitted (in flight in both processes), so the dead
     // one leaves claims at every stage behind.
-    let openAtKill: { id: string; status: string }[] = [];
-    for (;;) {
-      openAtKill = await db('distribution_claims')
+    const inFlight = (): Promise<{ id: string; status: string }[]> =>
+      db('distribution_claims')
         .where({ rule_id: seeded.ruleId })
         .whereIn('status', ['reserved', 'submitted'])
         .select('id', 'status');
-      if (openAtKill.length >= KILL_AT_OPEN) break;
+    let openAtKill = await inFlight();
+    while (openAtKill.length < KILL_AT_OPEN) {
       if (performance.now() - started > 60_000) throw new Error(`not ${KILL_AT_OPEN} claims in flight within 60 s`);
       await sleep(10);
+      openAtKill = await inFlight();
     }
     const atKill = countBy(
       (await db('distribution_claims').where({ rule_id: seeded.ruleId }).select('status')).map(
@@ -234,12 +208,5 @@ export async function runDistributionCrash(): Promise<void> {
     writeFileSync(file, report);
     console.log(report);
     console.log(`written: ${file}`);
-  } finally {
-    for (const child of children) await stopChild(child).catch(() => undefined);
-    await db?.destroy();
-    await net?.stop();
-    await pg?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(pgDir, { recursive: true, force: true });
-  }
+  });
 }

@@ -6,20 +6,16 @@
 // and the distribution wallet moved by exactly the paid claims.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { findApp } from '../../src/domain/apps/store';
 import { createRule } from '../../src/domain/distribution/rules';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
-import { createDb, type Db } from '../../src/infra/db/database';
-import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { killChild, startChildService, type ChildService } from '../support/childService';
-import { freshDatabase, type TestDatabase } from '../support/database';
+import type { Db } from '../../src/infra/db/database';
+import type { StellarGateway } from '../../src/infra/stellar/gateway';
+import type { Localnet } from '../../src/localnet/index';
+import { crashDeployment, killChild, type ChildService, type CrashDeployment } from '../support/childService';
+import type { TestDatabase } from '../support/database';
 import { appWithWallet, closeLedgersEvery, eventually, untilFunded } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
@@ -30,32 +26,29 @@ const ALLOCATION = 16;
 const AMOUNT_STROOPS = 10_000_000n; // 1 USDC
 
 describe('distribution claims: crash with payments in flight', () => {
+  let deployment: CrashDeployment;
   let net: Localnet;
   let chain: StellarGateway;
   let database: TestDatabase;
   let db: Db;
-  let dataDir: string;
   let env: Record<string, string>;
   let users: UserClient[];
   let ruleId: string;
   let usdc: string;
   let distributionKey: string;
   let restarted: TestService | undefined;
-  const children: ChildProcess[] = [];
 
   before(async () => {
-    net = await startLocalnet({ ledgerCloseMs: 'manual' });
-    chain = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase });
-    database = await freshDatabase();
-    db = createDb(database.url);
-    dataDir = mkdtempSync(join(tmpdir(), 'onboard-distribution-crash-'));
-    // A short payment window, so that an envelope that never applied is known dead within seconds.
-    env = {
-      STELLAR_TESTNET_RPC_URL: net.rpcUrl,
-      ONBOARD_DATA_DIR: dataDir,
+    // A short payment window, so that an envelope that never applied is known dead within seconds. The payouts'
+    // channel accounts are the activations' (in the single layout the distribution wallet is the funding wallet), so
+    // they exist before the crash, as in a service that ran before; more would be created first, in a ledger that
+    // only closes after the crash.
+    deployment = await crashDeployment('distribution-crash', {
       ACTIVATION_TIMEOUT_SECONDS: '15',
       ACTIVATION_CHANNELS: '2',
-    };
+      DISTRIBUTION_CHANNELS: '2',
+    });
+    ({ net, chain, database, db, env } = deployment);
     const seeding = await startTestService(env, { database });
     const stop = closeLedgersEvery({ localnet: net });
     try {
@@ -84,20 +77,12 @@ describe('distribution claims: crash with payments in flight', () => {
     }
   });
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
     await restarted?.stop();
-    await db?.destroy();
-    await net?.stop();
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   });
 
   /** `make run`'s entry point as a process of its own on the shared database, chain and data directory. */
-  async function startChild(): Promise<ChildService> {
-    const started = await startChildService({ ...env, DATABASE_URL: database.url });
-    children.push(started.child);
-    return started;
-  }
+  const startChild = (): Promise<ChildService> => deployment.startChild();
 
   const claimOn = (url: string, user: UserClient) =>
     sendWithProof(url, user.key, {}, 'POST', `/v1/distribution/rules/${ruleId}/claim`, {

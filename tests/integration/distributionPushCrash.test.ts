@@ -6,20 +6,12 @@
 // recipients, and each paid recipient's transaction is in a ledger.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { findApp } from '../../src/domain/apps/store';
 import { createPush } from '../../src/domain/distribution/pushes';
 import { issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { appWalletFor } from '../../src/domain/wallets/treasuryWallets';
-import { createDb, type Db } from '../../src/infra/db/database';
-import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { killChild, startChildService } from '../support/childService';
-import { freshDatabase, type TestDatabase } from '../support/database';
+import { crashDeployment, killChild, type CrashDeployment } from '../support/childService';
 import { appWithWallet, closeLedgersEvery, eventually, untilFunded } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
@@ -28,35 +20,23 @@ const USERS = 12;
 const AMOUNT_STROOPS = 10_000_000n; // 1 USDC
 
 describe('distribution push: crash with payments in flight', () => {
-  let net: Localnet;
-  let chain: StellarGateway;
-  let database: TestDatabase;
-  let db: Db;
-  let dataDir: string;
-  let env: Record<string, string>;
+  let deployment: CrashDeployment;
   let users: UserClient[];
   let usdc: string;
   let pushId: string;
   let distributionKey: string;
   let restarted: TestService | undefined;
-  const children: ChildProcess[] = [];
 
   before(async () => {
-    net = await startLocalnet({ ledgerCloseMs: 'manual' });
-    chain = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase });
-    database = await freshDatabase();
-    db = createDb(database.url);
-    dataDir = mkdtempSync(join(tmpdir(), 'onboard-push-crash-'));
     // A short payment window, so that an envelope that never applied is known dead within seconds. The channel
     // accounts exist before the crash (the seeding's activations create them: in the single layout the distribution
     // wallet is the funding wallet), as they would in a service that ran before.
-    env = {
-      STELLAR_TESTNET_RPC_URL: net.rpcUrl,
-      ONBOARD_DATA_DIR: dataDir,
+    deployment = await crashDeployment('push-crash', {
       ACTIVATION_TIMEOUT_SECONDS: '15',
       ACTIVATION_CHANNELS: '2',
       DISTRIBUTION_CHANNELS: '2',
-    };
+    });
+    const { env, database, net, db } = deployment;
     const seeding = await startTestService(env, { database });
     const stop = closeLedgersEvery({ localnet: net });
     try {
@@ -80,23 +60,19 @@ describe('distribution push: crash with payments in flight', () => {
     }
   });
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
     await restarted?.stop();
-    await db?.destroy();
-    await net?.stop();
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   });
 
   async function usdcOf(address: string): Promise<bigint> {
-    const [line] = await chain.trustlines(address, [usdc]);
+    const [line] = await deployment.chain.trustlines(address, [usdc]);
     return line?.balanceStroops ?? 0n;
   }
 
   test('killed with payments queued: on restart every recipient is settled from the chain and paid exactly once', async () => {
+    const { db, net, env, database, chain } = deployment;
     const distributionBefore = await usdcOf(distributionKey);
-    const { child } = await startChildService({ ...env, DATABASE_URL: database.url });
-    children.push(child);
+    const { child } = await deployment.startChild();
     // The child's runner takes the push; no ledger closes, so its payments wait in the queue.
     await eventually(
       'payments are recorded and queued on the chain',

@@ -4,46 +4,35 @@
 // applied, the wallet is marked funded without a second transaction; when it expired unapplied, it is rebuilt once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { App } from '../../src/domain/apps/store';
 import { findWallet, type WalletRecord } from '../../src/domain/wallets/store';
-import { createDb, type Db } from '../../src/infra/db/database';
-import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { killChild, startChildService, type ChildService } from '../support/childService';
-import { freshDatabase, type TestDatabase } from '../support/database';
+import type { Db } from '../../src/infra/db/database';
+import type { StellarGateway } from '../../src/infra/stellar/gateway';
+import type { Localnet } from '../../src/localnet/index';
+import { crashDeployment, killChild, type ChildService, type CrashDeployment } from '../support/childService';
+import type { TestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
 import { appWithWallet, closeLedgersEvery, eventually, userWallet } from '../support/funding';
 
 describe('fund: crash between submission and confirmation', () => {
+  let deployment: CrashDeployment;
   let net: Localnet;
   let chain: StellarGateway;
   let database: TestDatabase;
   let db: Db;
-  let dataDir: string;
   let env: Record<string, string>;
   let secretKey: string;
   let app: App;
   let appWallet: WalletRecord;
   let restarted: TestService | undefined;
-  const children: ChildProcess[] = [];
 
   before(async () => {
-    net = await startLocalnet({ ledgerCloseMs: 'manual' });
-    chain = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase });
-    database = await freshDatabase();
-    db = createDb(database.url);
-    dataDir = mkdtempSync(join(tmpdir(), 'onboard-funding-crash-'));
     // The shortest activation window, so that an envelope is known dead within seconds.
-    env = {
-      STELLAR_TESTNET_RPC_URL: net.rpcUrl,
-      ONBOARD_DATA_DIR: dataDir,
+    deployment = await crashDeployment('funding-crash', {
       ACTIVATION_TIMEOUT_SECONDS: '15',
       ACTIVATION_RETRY_SECONDS: '1',
-    };
+    });
+    ({ net, chain, database, db, env } = deployment);
     const seeding = await startTestService(env, { database });
     try {
       ({
@@ -56,20 +45,12 @@ describe('fund: crash between submission and confirmation', () => {
     }
   });
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
     await restarted?.stop();
-    await db?.destroy();
-    await net?.stop();
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await deployment?.stop();
   });
 
   /** `make run`'s entry point as a process of its own on the shared database, chain and data directory. */
-  async function startChild(): Promise<ChildService> {
-    const started = await startChildService({ ...env, DATABASE_URL: database.url });
-    children.push(started.child);
-    return started;
-  }
+  const startChild = (): Promise<ChildService> => deployment.startChild();
 
   /** A new user wallet, created by a short-lived in-process instance. */
   async function newUserWallet(): Promise<WalletRecord> {

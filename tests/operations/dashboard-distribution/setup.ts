@@ -5,10 +5,11 @@ import { after, before } from 'node:test';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { OperationId } from '../../../generated/server/catalogue.gen';
 import { findApp, updateAppSettings } from '../../../src/domain/apps/store';
-import { eventually, userWallet } from '../../support/funding';
+import { userWallet } from '../../support/funding';
 import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
 import { call, type CallOptions } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
+import { untilPushCompleted } from '../../support/pushes';
 
 /** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
 export let svc: TestService;
@@ -136,27 +137,10 @@ export async function untilCompleted(
   pushId: string,
   timeoutMs = 60_000,
 ): Promise<any> {
-  let push: any;
-  await eventually(
-    `push ${pushId} is completed`,
-    async () => {
-      const res = await getPush(client, appId, pushId);
-      if (res.status !== 200) throw new Error(`getDistributionPush answered ${res.status}: ${res.text}`);
-      push = res.body.content;
-      return push.status === 'completed';
-    },
-    timeoutMs,
-  );
-  return push;
+  return untilPushCompleted(() => getPush(client, appId, pushId), pushId, timeoutMs);
 }
 
-/** A recipient as [kind, value, status, failureCode], for comparing whole lists. */
-export const recipientLine = (r: any): [string, string, string, string | null] => [
-  r.recipient.kind,
-  r.recipient.value,
-  r.status,
-  r.failureCode,
-];
+export { recipientLine } from '../../support/pushes';
 
 /** The stored pushes of an app. */
 export const storedPushes = (appId: string) => svc.deps.db('distribution_pushes').where({ app_id: appId });

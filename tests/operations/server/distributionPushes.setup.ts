@@ -8,9 +8,10 @@ import { after, before } from 'node:test';
 import { updateAppSettings } from '../../../src/domain/apps/store';
 import { ensureAppWallet } from '../../../src/domain/wallets/appWallets';
 import { seedCredentials, type SeededCredentials } from '../../support/credentials';
-import { eventually, userWallet } from '../../support/funding';
+import { userWallet } from '../../support/funding';
 import { call, type CallOptions } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
+import { untilPushCompleted } from '../../support/pushes';
 
 /** Set by useService()'s hooks: ES module bindings are live, so read them inside tests, not at load time. */
 export let svc: TestService;
@@ -95,27 +96,10 @@ export async function newPush(
 
 /** Polls getServerDistributionPush until the push is `completed`; answers it. */
 export async function untilCompleted(secretKey: string, pushId: string, timeoutMs = 60_000): Promise<any> {
-  let push: any;
-  await eventually(
-    `push ${pushId} is completed`,
-    async () => {
-      const res = await getPush(secretKey, pushId);
-      if (res.status !== 200) throw new Error(`getServerDistributionPush answered ${res.status}: ${res.text}`);
-      push = res.body.content;
-      return push.status === 'completed';
-    },
-    timeoutMs,
-  );
-  return push;
+  return untilPushCompleted(() => getPush(secretKey, pushId), pushId, timeoutMs);
 }
 
-/** A recipient as [kind, value, status, failureCode], for comparing whole lists. */
-export const recipientLine = (r: any): [string, string, string, string | null] => [
-  r.recipient.kind,
-  r.recipient.value,
-  r.status,
-  r.failureCode,
-];
+export { recipientLine } from '../../support/pushes';
 
 /** The app's audit entries of an action, oldest first. */
 export const auditOf = (appId: string, action: string) =>
