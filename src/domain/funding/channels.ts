@@ -112,10 +112,21 @@ async function createChannelAccounts(
     await gw.submitAndConfirm(bump);
   } catch (err) {
     if (!(err instanceof TransactionRejectedError)) throw err;
-    const now = await gw.loadAccounts(missing.map((c) => c.publicKey()));
-    if (now.size !== missing.length) throw err;
+    // Another instance creating the same accounts from the same sponsor took its sequence number (tx_bad_seq) or got
+    // there first (op_already_exists): its transaction may still wait for its ledger, so the accounts are given until
+    // CHANNEL_CREATION_WAIT_MS to appear before this counts as a failure.
+    const deadline = Date.now() + CHANNEL_CREATION_WAIT_MS;
+    for (;;) {
+      const now = await gw.loadAccounts(missing.map((c) => c.publicKey()));
+      if (now.size === missing.length) return;
+      if (Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, CHANNEL_RETRY_MS * 5));
+    }
   }
 }
+
+/** How long a creation refused because another instance's was first waits for that one's accounts to appear. */
+const CHANNEL_CREATION_WAIT_MS = 15_000;
 
 /** What a batch queue keeps per sending wallet: the creation of its channel accounts, started once. */
 export interface ChannelHolder {
