@@ -8,6 +8,7 @@ import { createLimits } from './http/limits';
 import { createIdempotency } from './http/idempotency';
 import { docsRouter } from './http/docs';
 import { dashboardRouter } from './http/dashboard';
+import { sandboxRouter } from './http/sandbox';
 import { securityHeaders } from './http/securityHeaders';
 import { AppError } from './domain/errors';
 import { sendError } from './http/errors';
@@ -68,6 +69,7 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
   app.use(...securityHeaders({ https: deps.publicUrl?.startsWith('https://') ?? false }));
   app.use(docsRouter(opts.document));
   app.use(dashboardRouter(deps));
+  app.use(sandboxRouter(deps));
 
   // A body that claims another media type is refused before routing; JSON bodies are parsed up to 1 MiB.
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -162,6 +162,18 @@ export interface DashboardSettings {
   devSigner: boolean;
 }
 
+/** KYC providers (src/domain/kyc). */
+export interface KycSettings {
+  /**
+   * KYC_SANDBOX: offer the `sandbox` KYC provider to testnet apps: a page of this service where the developer approves
+   * or rejects each verification, so every KYC path can be tried offline. On by default when testnet is the
+   * in-process localnet (a developer's machine); never offered to mainnet apps, whatever this says.
+   */
+  sandbox: boolean;
+  /** Where the sandbox's page is reached (PUBLIC_URL or the listening address). */
+  baseUrl: string;
+}
+
 /** Off unless configured: what a Deps without dashboard settings (a bare app in tests) serves. */
 export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
   dir: join(projectRoot, 'dashboard/dist'),
@@ -211,6 +223,8 @@ export interface Config {
   oauth: OAuthSettings;
   /** Key management for wallet keys (KmsSettings). */
   kms: KmsSettings;
+  /** KYC providers (src/domain/kyc): KycSettings. */
+  kyc: KycSettings;
   /** STELLAR_TESTNET_FRIENDBOT_URL: friendbot for an external testnet; default: the one its RPC advertises (getNetwork). */
   testnetFriendbotUrl: string | undefined;
   /** Wallet activation timing (FundingSettings). */
@@ -444,6 +458,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleSeconds: scheduleFrom(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_SETTINGS.retryScheduleSeconds),
       timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.timeoutMs, 100, 30_000),
       allowInsecure: onOff(env, 'WEBHOOK_ALLOW_INSECURE', DEFAULT_WEBHOOK_SETTINGS.allowInsecure),
+    },
+    kyc: {
+      sandbox: onOff(env, 'KYC_SANDBOX', localnet !== undefined),
+      baseUrl: env.PUBLIC_URL || `http://${host}:${port}`,
     },
     dashboard: {
       dir: env.DASHBOARD_DIR ? resolve(env.DASHBOARD_DIR) : DEFAULT_DASHBOARD_SETTINGS.dir,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../infra/db/database';
 import type {
   DashboardSettings,
+  KycSettings,
   LimitSettings,
   NetworkName,
   OAuthSettings,
@@ -81,4 +82,6 @@ export interface Deps {
   oauth?: OAuthSettings;
   /** The operators' dashboard served at /dashboard (Config.dashboard); the defaults when absent. */
   dashboard?: DashboardSettings;
+  /** KYC providers (Config.kyc); no sandbox when absent. */
+  kyc?: KycSettings;
 }

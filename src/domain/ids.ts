@@ -18,7 +18,23 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  'op' | 'app' | 'key' | 'mem' | 'ses' | 'rt' | 'usr' | 'wal' | 'aud' | 'evt' | 'tx' | 'apr' | 'dst' | 'dcl' | 'dps';
+  | 'op'
+  | 'app'
+  | 'key'
+  | 'mem'
+  | 'ses'
+  | 'rt'
+  | 'usr'
+  | 'wal'
+  | 'aud'
+  | 'evt'
+  | 'tx'
+  | 'apr'
+  | 'dst'
+  | 'dcl'
+  | 'dps'
+  | 'kyv'
+  | 'kys';
 
 /** A new id: the prefix, `_`, and 22 base62 characters (about 131 bits). */
 export function newId(prefix: IdPrefix): string {

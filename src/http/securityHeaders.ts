@@ -67,3 +67,18 @@ export const dashboardContentSecurityPolicy: RequestHandler = helmet.contentSecu
     formAction: NONE,
   },
 });
+
+/**
+ * The KYC sandbox page's CSP: a static page whose one form posts back to itself; styles from its own <style> element
+ * only (by hash would tie the CSP to the markup; 'unsafe-inline' for styles alone, no script at all).
+ */
+export const sandboxContentSecurityPolicy: RequestHandler = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: NONE,
+    styleSrc: ["'unsafe-inline'"],
+    frameAncestors: NONE,
+    baseUri: NONE,
+    formAction: ["'self'"],
+  },
+});

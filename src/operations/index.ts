@@ -55,6 +55,11 @@ import { startOAuthSignIn } from './sdk-auth/startOAuthSignIn';
 import { verifyEmailSignIn } from './sdk-auth/verifyEmailSignIn';
 import { createWalletSignInChallenge } from './sdk-auth/createWalletSignInChallenge';
 import { verifyWalletSignIn } from './sdk-auth/verifyWalletSignIn';
+import { getKycSettings } from './dashboard-settings/getKycSettings';
+import { updateKycSettings } from './dashboard-settings/updateKycSettings';
+import { listKycProviders } from './sdk-kyc/listKycProviders';
+import { startKycSession } from './sdk-kyc/startKycSession';
+import { getKycVerification } from './sdk-kyc/getKycVerification';
 import { fundWallet } from './server/fundWallet';
 import { retryServerDistributionPush } from './server/retryServerDistributionPush';
 import { listServerDistributionPushRecipients } from './server/listServerDistributionPushRecipients';
@@ -146,8 +151,8 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     getCurrentOperator: getCurrentOperator(deps),
     getFeePolicy: getFeePolicy(deps),
     getHealth: getHealth(deps),
-    getKycSettings: notImplemented('getKycSettings'),
-    getKycVerification: notImplemented('getKycVerification'),
+    getKycSettings: getKycSettings(deps),
+    getKycVerification: getKycVerification(deps),
     getRampSettings: notImplemented('getRampSettings'),
     getRampTransaction: notImplemented('getRampTransaction'),
     getReadiness: getReadiness(deps),
@@ -168,7 +173,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listAuditLog: listAuditLog(deps),
     listAuthPolicyRows: listAuthPolicyRows(deps),
     listDistributionRules: listDistributionRules(deps),
-    listKycProviders: notImplemented('listKycProviders'),
+    listKycProviders: listKycProviders(deps),
     listMembers: listMembers(deps),
     listRampProviders: notImplemented('listRampProviders'),
     listServerDistributionRules: listServerDistributionRules(deps),
@@ -191,7 +196,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     signOutOperator: signOutOperator(deps),
     signTransaction: signTransaction(deps),
     startEmailSignIn: startEmailSignIn(deps),
-    startKycSession: notImplemented('startKycSession'),
+    startKycSession: startKycSession(deps),
     startOAuthSignIn: startOAuthSignIn(deps),
     startOperatorEmailSignIn: startOperatorEmailSignIn(deps),
     startOperatorOAuthSignIn: startOperatorOAuthSignIn(deps),
@@ -204,7 +209,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     updateAuthProviders: updateAuthProviders(deps),
     updateDistributionRule: updateDistributionRule(deps),
     updateFeePolicy: updateFeePolicy(deps),
-    updateKycSettings: notImplemented('updateKycSettings'),
+    updateKycSettings: updateKycSettings(deps),
     updateMember: updateMember(deps),
     updateRampSettings: notImplemented('updateRampSettings'),
     updateServerDistributionRule: updateServerDistributionRule(deps),

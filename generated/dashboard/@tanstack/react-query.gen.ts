@@ -746,7 +746,8 @@ export const getKycSettingsQueryKey = (options: Options<GetKycSettingsData>) => 
  *
  * The identity-verification providers the app offers its users, with the levels each covers (`basic`,
  * `intermediate`, `enhanced`). Credentials are write-only and never returned: `credentialsSet` says whether they are
- * stored.
+ * stored. A testnet app of a development service that never saved KYC settings offers the `sandbox` provider (all
+ * levels, no credentials: a page where the developer approves or rejects), which is what this answers then.
  *
  * Another operator's app answers 404 APPLICATION_NOT_FOUND.
  *
@@ -768,9 +769,12 @@ export const getKycSettingsOptions = (options: Options<GetKycSettingsData>) => q
  * Set an app's KYC providers
  *
  * Replaces the provider list: a provider left out is removed together with its stored credentials. For a listed
- * provider, omitted `credentials` keep the stored ones. Credentials are write-only: stored encrypted and never
- * returned (the answer has `credentialsSet`). An enabled provider needs credentials and at least one level
- * (VALIDATION_ERROR); each provider may appear once. An unknown `providerId` answers 404 SDK_KYC_PROVIDER_NOT_FOUND.
+ * provider, omitted `credentials` keep the stored ones. Credentials are write-only: sealed with the app's key
+ * management (as wallet keys are) and never returned (the answer has `credentialsSet`). Each provider may appear once;
+ * an enabled provider needs at least one level it offers, and credentials when it takes any (the `sandbox` provider,
+ * offered on testnet apps of a development service, takes none): otherwise 422 KYC_SETTINGS_INVALID, with
+ * details.fieldErrors naming each offending field. An unknown `providerId` answers 404 SDK_KYC_PROVIDER_NOT_FOUND.
+ * Changes are audited (`kyc_settings.updated`, naming the providers, never the credentials).
  *
  * Another operator's app answers 404 APPLICATION_NOT_FOUND.
  *

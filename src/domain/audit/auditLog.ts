@@ -24,6 +24,7 @@ export type AuditAction =
   | 'distribution_rule.created'
   | 'distribution_push.created'
   | 'distribution_push.retried'
+  | 'kyc_settings.updated'
   | 'distribution_rule.updated'
   | 'distribution_rule.deleted';
 

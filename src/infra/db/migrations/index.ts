@@ -26,6 +26,7 @@ import * as m0024 from './0024_auth_policy_rows';
 import * as m0025 from './0025_distribution';
 import * as m0026 from './0026_distribution_pushes';
 import * as m0027 from './0027_distribution_claim_series';
+import * as m0028 from './0028_kyc';
 
 export interface Migration {
   name: string;
@@ -60,4 +61,5 @@ export const migrations: Migration[] = [
   { name: '0025_distribution', ...m0025 },
   { name: '0026_distribution_pushes', ...m0026 },
   { name: '0027_distribution_claim_series', ...m0027 },
+  { name: '0028_kyc', ...m0028 },
 ];

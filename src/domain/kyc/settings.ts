@@ -1,0 +1,188 @@
+// An app's KYC providers: which it offers, at which levels, with which credentials. Credentials are sealed under a
+// data key of the key management (envelope encryption, as wallet keys are: the data key wrapped for this app and
+// provider), stored beside it, and only unsealed to open a session; reads answer `credentialsSet`, never the values.
+// A testnet app of a development service that never saved settings offers the sandbox provider.
+import type { Knex } from 'knex';
+import { open, seal } from '../../infra/kms/aesGcm';
+import { contextBytes, type EncryptionContext } from '../../infra/kms/keyManagement';
+import type { App } from '../apps/store';
+import { recordAudit, type AuditActor } from '../audit/auditLog';
+import type { Deps } from '../deps';
+import { AppError } from '../errors';
+import type { KycLevel, KycProvider } from './providers';
+import { sandboxKycProvider } from './sandbox';
+
+/** Every KYC provider this service supports, by id. */
+export const KYC_PROVIDERS: ReadonlyMap<string, KycProvider> = new Map([[sandboxKycProvider.id, sandboxKycProvider]]);
+
+export function kycProviderOf(providerId: string): KycProvider {
+  const provider = KYC_PROVIDERS.get(providerId);
+  if (!provider) throw new AppError('SDK_KYC_PROVIDER_NOT_FOUND', { message: `Unknown KYC provider: ${providerId}` });
+  return provider;
+}
+
+interface SettingsRow {
+  app_id: string;
+  provider_id: string;
+  enabled: boolean;
+  levels: KycLevel[];
+  credentials_sealed: Buffer | null;
+  credentials_data_key: Buffer | null;
+  kms_key_id: string | null;
+  updated_at: Date;
+}
+
+/** One configured provider as the contract's KycSettings has it. */
+export interface KycProviderSetting {
+  providerId: string;
+  enabled: boolean;
+  levels: KycLevel[];
+  credentialsSet: boolean;
+}
+
+const rows = (db: Knex) => db<SettingsRow>('kyc_provider_settings');
+
+/** The context a provider's credentials are sealed for: the app and provider, on the app's network. */
+const credentialsContext = (app: Pick<App, 'id' | 'network'>, providerId: string): EncryptionContext => ({
+  appId: app.id,
+  walletId: `kyc:${providerId}`, // the key management's context names what is sealed; here, not a wallet
+  network: app.network,
+});
+
+/** The app's providers: as saved, or (never saved) the sandbox where it is offered. */
+export async function kycSettingsOf(deps: Pick<Deps, 'db' | 'kyc'>, app: App): Promise<KycProviderSetting[]> {
+  const saved = await rows(deps.db).where({ app_id: app.id }).orderBy('provider_id');
+  if (saved.length === 0 && sandboxKycProvider.availableFor(deps, app) && !(await everSaved(deps.db, app.id)))
+    return [
+      {
+        providerId: sandboxKycProvider.id,
+        enabled: true,
+        levels: [...sandboxKycProvider.levels],
+        credentialsSet: false,
+      },
+    ];
+  return saved.map((r) => ({
+    providerId: r.provider_id,
+    enabled: r.enabled,
+    levels: r.levels,
+    credentialsSet: r.credentials_sealed !== null,
+  }));
+}
+
+/** Whether the app's KYC settings were ever saved (an emptied list stays empty: no sandbox comes back by default). */
+async function everSaved(db: Knex, appId: string): Promise<boolean> {
+  return Boolean(await db('audit_log').where({ app_id: appId, action: 'kyc_settings.updated' }).first('id'));
+}
+
+/** The contract's KycSettingsInput. */
+export interface KycSettingsInput {
+  providers: { providerId: string; enabled: boolean; levels: KycLevel[]; credentials?: Record<string, string> }[];
+}
+
+/** Replaces the app's providers (see updateKycSettings in the contract). Audited without the credentials. */
+export async function updateKycSettings(
+  deps: Pick<Deps, 'db' | 'kms' | 'kyc'>,
+  app: App,
+  input: KycSettingsInput,
+  ctx: { actor: AuditActor; at: Date; ip?: string },
+): Promise<KycProviderSetting[]> {
+  // 1. every provider known (404), then the list consistent (422, every problem named)
+  const providers = input.providers.map((p) => kycProviderOf(p.providerId));
+  const stored = new Map((await rows(deps.db).where({ app_id: app.id })).map((r) => [r.provider_id, r]));
+  const problems: Record<string, string[]> = {};
+  const problem = (field: string, message: string) => (problems[field] ??= []).push(message);
+  const seen = new Set<string>();
+  input.providers.forEach((p, i) => {
+    const provider = providers[i]!;
+    if (seen.has(p.providerId)) problem(`providers.${i}.providerId`, 'appears more than once');
+    seen.add(p.providerId);
+    if (!provider.availableFor(deps, app) && provider.credentialNames.length === 0)
+      problem(`providers.${i}.providerId`, `is not offered to ${app.network} apps on this service`);
+    for (const level of p.levels)
+      if (!provider.levels.includes(level))
+        problem(`providers.${i}.levels`, `${provider.name} does not offer ${level}`);
+    if (!p.enabled) return;
+    if (p.levels.length === 0) problem(`providers.${i}.levels`, 'name at least one level to enable the provider');
+    const hasCredentials = p.credentials !== undefined || stored.get(p.providerId)?.credentials_sealed;
+    if (provider.credentialNames.length > 0 && !hasCredentials)
+      problem(`providers.${i}.credentials`, 'required to enable the provider');
+    for (const name of provider.credentialNames)
+      if (p.credentials && !p.credentials[name]) problem(`providers.${i}.credentials`, `${name} is required`);
+  });
+  if (Object.keys(problems).length > 0)
+    throw new AppError('KYC_SETTINGS_INVALID', {
+      message: 'The KYC settings are not consistent',
+      details: { fieldErrors: problems },
+    });
+  // 2. new credentials sealed (key management calls before the database transaction)
+  const sealed = new Map<string, Pick<SettingsRow, 'credentials_sealed' | 'credentials_data_key' | 'kms_key_id'>>();
+  for (const p of input.providers) {
+    if (!p.credentials) continue;
+    const context = credentialsContext(app, p.providerId);
+    const dataKey = await deps.kms.generateDataKey(context);
+    try {
+      sealed.set(p.providerId, {
+        credentials_sealed: seal(dataKey.plaintext, Buffer.from(JSON.stringify(p.credentials)), contextBytes(context)),
+        credentials_data_key: dataKey.ciphertext,
+        kms_key_id: dataKey.keyId,
+      });
+    } finally {
+      dataKey.plaintext.fill(0);
+    }
+  }
+  // 3. the list replaced and audited together
+  await deps.db.transaction(async (trx) => {
+    await rows(trx).where({ app_id: app.id }).delete();
+    for (const p of input.providers) {
+      const keep = stored.get(p.providerId);
+      const credentials = sealed.get(p.providerId) ?? {
+        credentials_sealed: keep?.credentials_sealed ?? null,
+        credentials_data_key: keep?.credentials_data_key ?? null,
+        kms_key_id: keep?.kms_key_id ?? null,
+      };
+      await rows(trx).insert({
+        app_id: app.id,
+        provider_id: p.providerId,
+        enabled: p.enabled,
+        levels: p.levels,
+        ...credentials,
+        updated_at: ctx.at,
+      });
+    }
+    await recordAudit(trx, {
+      appId: app.id,
+      action: 'kyc_settings.updated',
+      actor: ctx.actor,
+      ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+      details: {
+        providers: input.providers.map((p) => `${p.providerId}${p.enabled ? '' : ' (off)'}`).join(', ') || 'none',
+        credentialsChanged:
+          input.providers
+            .filter((p) => p.credentials)
+            .map((p) => p.providerId)
+            .join(', ') || 'none',
+      },
+      at: ctx.at,
+    });
+  });
+  return kycSettingsOf(deps, app);
+}
+
+/** The provider's stored credentials, unsealed (empty when it takes none); only to open a session. */
+export async function providerCredentials(
+  deps: Pick<Deps, 'db' | 'kms'>,
+  app: App,
+  providerId: string,
+): Promise<Record<string, string>> {
+  const row = await rows(deps.db).where({ app_id: app.id, provider_id: providerId }).first();
+  if (!row?.credentials_sealed || !row.credentials_data_key || !row.kms_key_id) return {};
+  const context = credentialsContext(app, providerId);
+  const key = await deps.kms.decrypt({ ciphertext: row.credentials_data_key, keyId: row.kms_key_id }, context);
+  try {
+    const plain = open(key, row.credentials_sealed, contextBytes(context));
+    if (!plain) throw new Error(`the stored ${providerId} credentials do not open`);
+    return JSON.parse(plain.toString('utf8')) as Record<string, string>;
+  } finally {
+    key.fill(0);
+  }
+}

@@ -1,0 +1,23 @@
+import type { Deps } from '../../domain/deps';
+import { requireAppAccess } from '../../domain/apps/access';
+import { requestActor } from '../../domain/audit/auditLog';
+import { updateKycSettings as saveKycSettings } from '../../domain/kyc/settings';
+import { requireOperator } from '../operator';
+import type { Handler } from '../types';
+
+/** Replaces the app's KYC providers; new credentials sealed with the key management. Audited without them. */
+export function updateKycSettings(deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'kyc'>): Handler<'updateKycSettings'> {
+  return async (req) => {
+    // 1. authenticate and authorize (any member of an active app, as the app's other settings)
+    const { operatorId } = requireOperator(req.auth);
+    const { app } = await requireAppAccess(deps.db, operatorId, req.path.appId);
+    // 2. check, seal, store, audit (domain)
+    const providers = await saveKycSettings(deps, app, req.body, {
+      actor: requestActor(req.auth),
+      at: deps.clock.now(),
+      ip: req.ip,
+    });
+    // 3. respond
+    return { content: { providers } };
+  };
+}
