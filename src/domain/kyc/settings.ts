@@ -132,9 +132,13 @@ export async function updateKycSettings(
   }
   // 3. the list replaced and audited together
   await deps.db.transaction(async (trx) => {
+    // Concurrent updates of one app run one after the other (else both insert a provider: 500 on its primary key),
+    // and omitted credentials keep what the update before this one stored.
+    await trx('apps').where({ id: app.id }).forUpdate().first('id');
+    const current = new Map((await rows(trx).where({ app_id: app.id })).map((r) => [r.provider_id, r]));
     await rows(trx).where({ app_id: app.id }).delete();
     for (const p of input.providers) {
-      const keep = stored.get(p.providerId);
+      const keep = current.get(p.providerId);
       const credentials = sealed.get(p.providerId) ?? {
         credentials_sealed: keep?.credentials_sealed ?? null,
         credentials_data_key: keep?.credentials_data_key ?? null,

@@ -18,12 +18,18 @@ export function listKycProviders(deps: Pick<Deps, 'db' | 'clock' | 'kyc'>): Hand
       content: {
         providers: settings
           .filter((p) => p.levels.length > 0)
-          .map((p) => ({
-            providerId: p.providerId,
-            name: KYC_PROVIDERS.get(p.providerId)?.name ?? p.providerId,
-            enabled: p.enabled,
-            levels: p.levels,
-          })),
+          .map((p) => {
+            const provider = KYC_PROVIDERS.get(p.providerId);
+            // Saved enabled, but not usable here (the sandbox while KYC_SANDBOX is off): what a start would refuse.
+            const offered =
+              provider !== undefined && (provider.credentialNames.length > 0 || provider.availableFor(deps, app));
+            return {
+              providerId: p.providerId,
+              name: provider?.name ?? p.providerId,
+              enabled: p.enabled && offered,
+              levels: p.levels,
+            };
+          }),
         ...status,
       },
     };
