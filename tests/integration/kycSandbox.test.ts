@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { startTestService, type TestService } from '../support/service';
-import { signInUser, type UserClient } from '../support/users';
+import { expireKycSession, postSandboxDecision, startSandboxKyc } from '../support/kyc';
+import { signInUser } from '../support/users';
 
 describe('KYC with the sandbox provider', () => {
   let svc: TestService;
@@ -17,21 +18,6 @@ describe('KYC with the sandbox provider', () => {
   after(async () => {
     await svc?.stop();
   });
-
-  const decide = (kycUrl: string, decision: string) =>
-    fetch(kycUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ decision }).toString(),
-    });
-
-  async function start(user: UserClient, level = 'basic') {
-    const res = await user.call('startKycSession', 'POST', '/v1/kyc/sessions', {
-      body: { providerId: 'sandbox', level },
-    });
-    assert.equal(res.status, 201, res.text);
-    return res.body.content as { sessionId: string; verificationId: string; kycUrl: string; expiresAt: string };
-  }
 
   test('none -> pending -> approved: the page approves, the verification and the status follow', async () => {
     const user = await signInUser(svc, creds);
@@ -49,7 +35,7 @@ describe('KYC with the sandbox provider', () => {
       status: 'none',
       verificationId: null,
     });
-    const session = await start(user, 'intermediate');
+    const session = await startSandboxKyc(user, 'intermediate');
     assert.ok(session.kycUrl.startsWith(`${svc.url}/sandbox/kyc/${session.sessionId}`), session.kycUrl);
     const pending = await user.call('getKycVerification', 'GET', `/v1/kyc/verifications/${session.verificationId}`);
     assert.deepEqual([pending.body.content.status, pending.body.content.level], ['pending', 'intermediate']);
@@ -59,7 +45,7 @@ describe('KYC with the sandbox provider', () => {
     const html = await pageRes.text();
     assert.match(html, /Approve/);
     assert.match(pageRes.headers.get('content-security-policy') ?? '', /form-action 'self'/);
-    const approved = await decide(session.kycUrl, 'approved');
+    const approved = await postSandboxDecision(session.kycUrl, 'approved');
     assert.equal(approved.status, 200);
     assert.match(await approved.text(), /The verification is approved/);
 
@@ -71,29 +57,26 @@ describe('KYC with the sandbox provider', () => {
       ['approved', session.verificationId],
     );
     // A decided session keeps its first decision.
-    await decide(session.kycUrl, 'rejected');
+    await postSandboxDecision(session.kycUrl, 'rejected');
     const still = await user.call('getKycVerification', 'GET', `/v1/kyc/verifications/${session.verificationId}`);
     assert.equal(still.body.content.status, 'approved');
   });
 
   test('rejected; an expired session answers 410 SDK_KYC_SESSION_EXPIRED and counts as none', async () => {
     const user = await signInUser(svc, creds);
-    const rejected = await start(user);
-    await decide(rejected.kycUrl, 'rejected');
+    const rejected = await startSandboxKyc(user);
+    await postSandboxDecision(rejected.kycUrl, 'rejected');
     const listed = await user.call('listKycProviders', 'GET', '/v1/kyc/providers');
     assert.deepEqual(
       [listed.body.content.status, listed.body.content.verificationId],
       ['rejected', rejected.verificationId],
     );
 
-    const lapsed = await start(user);
-    await svc.deps
-      .db('kyc_verifications')
-      .where({ id: lapsed.verificationId })
-      .update({ session_expires_at: new Date(Date.now() - 1000) });
+    const lapsed = await startSandboxKyc(user);
+    await expireKycSession(svc.deps.db, lapsed.verificationId);
     const read = await user.call('getKycVerification', 'GET', `/v1/kyc/verifications/${lapsed.verificationId}`);
     assert.deepEqual([read.status, read.body.code], [410, 'SDK_KYC_SESSION_EXPIRED']);
-    const page = await decide(lapsed.kycUrl, 'approved');
+    const page = await postSandboxDecision(lapsed.kycUrl, 'approved');
     assert.equal(page.status, 410);
     const status = await user.call('listKycProviders', 'GET', '/v1/kyc/providers');
     assert.deepEqual([status.body.content.status, status.body.content.verificationId], ['none', lapsed.verificationId]);
@@ -101,7 +84,7 @@ describe('KYC with the sandbox provider', () => {
 
   test('another user cannot read a verification; unknown ids, providers and bad page input are refused', async () => {
     const [a, b] = [await signInUser(svc, creds), await signInUser(svc, creds)];
-    const session = await start(a);
+    const session = await startSandboxKyc(a);
     const theirs = await b.call('getKycVerification', 'GET', `/v1/kyc/verifications/${session.verificationId}`);
     assert.deepEqual([theirs.status, theirs.body.code], [404, 'SDK_KYC_VERIFICATION_NOT_FOUND']);
     const unknown = await a.call('startKycSession', 'POST', '/v1/kyc/sessions', {
@@ -110,6 +93,6 @@ describe('KYC with the sandbox provider', () => {
     assert.deepEqual([unknown.status, unknown.body.code], [404, 'SDK_KYC_PROVIDER_NOT_FOUND']);
     assert.equal((await fetch(`${svc.url}/sandbox/kyc/kys_nope`)).status, 404);
     assert.equal((await fetch(`${svc.url}/sandbox/kyc/not-a-session`)).status, 404);
-    assert.equal((await decide(session.kycUrl, 'maybe')).status, 400);
+    assert.equal((await postSandboxDecision(session.kycUrl, 'maybe')).status, 400);
   });
 });

@@ -2,11 +2,12 @@
 // service, every answer checked against the contract. The default (the sandbox provider, for a testnet app of a service
 // with KYC_SANDBOX on that never saved settings), nothing for a mainnet app or with KYC_SANDBOX off, saved settings as
 // saved, credentials only as credentialsSet; who may read them.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';
-import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
-import { startTestService, type TestService } from '../../support/service';
+import { signInOperator } from '../../support/operators';
+import { startTestService } from '../../support/service';
+import { appOn, developer, get, outsider, owner, pathOf, put, svc, teamApp, useKycService } from './kyc.setup';
 
 const SANDBOX_DEFAULT = {
   providerId: 'sandbox',
@@ -15,31 +16,8 @@ const SANDBOX_DEFAULT = {
   credentialsSet: false,
 };
 
-let svc: TestService;
-let owner: OperatorClient;
-let developer: OperatorClient;
-let outsider: OperatorClient;
-
-const pathOf = (appId: string) => `/api/v1/apps/${appId}/kyc`;
-const get = (client: OperatorClient, appId: string) => client.call('getKycSettings', 'GET', pathOf(appId));
-const put = (client: OperatorClient, appId: string, body: unknown) =>
-  client.call('updateKycSettings', 'PUT', pathOf(appId), { body });
-const teamApp = () => teamAppOf(owner, [[developer, 'developer']], 'KYC app');
-
-async function appOn(client: OperatorClient, network: 'testnet' | 'mainnet'): Promise<string> {
-  const created = await client.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'KYC app', network } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.content.appId;
-}
-
 describe('getKycSettings', () => {
-  before(async () => {
-    svc = await startTestService({ KYC_SANDBOX: 'on' });
-    [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-  });
-  after(async () => {
-    await svc?.stop();
-  });
+  useKycService();
 
   test('a testnet app that never saved settings offers the sandbox at every level; nothing is stored by reading', async () => {
     const appId = await teamApp();

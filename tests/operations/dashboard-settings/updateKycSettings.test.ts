@@ -4,40 +4,25 @@
 // (404 unknown provider, 422 KYC_SETTINGS_INVALID naming each field, 400 malformed body) changing nothing, the audit
 // entry without a credential, and who may change them. The sandbox takes no credentials; sealing is tested with it
 // anyway, as the operation accepts and stores the credentials given for any listed provider.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { findApp } from '../../../src/domain/apps/store';
 import { providerCredentials } from '../../../src/domain/kyc/settings';
 import { call } from '../../support/http';
-import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
-import { startTestService, type TestService } from '../../support/service';
+import { signInOperator } from '../../support/operators';
+import { startTestService } from '../../support/service';
+import { appOn, developer, get, outsider, owner, pathOf, put, svc, teamApp, useKycService } from './kyc.setup';
 
 const SECRET = 'kyc-settings-test-secret-8fK2mQ9xV4tR7wY1zB3n';
 const API_KEY = 'sbx_4mQ9xV4tR7wY1zB3nC6dE0gH';
 const ALL_LEVELS = ['basic', 'intermediate', 'enhanced'];
 
-let svc: TestService;
-let owner: OperatorClient;
-let developer: OperatorClient;
-let outsider: OperatorClient;
-
-const pathOf = (appId: string) => `/api/v1/apps/${appId}/kyc`;
-const get = (client: OperatorClient, appId: string) => client.call('getKycSettings', 'GET', pathOf(appId));
-const put = (client: OperatorClient, appId: string, body: unknown) =>
-  client.call('updateKycSettings', 'PUT', pathOf(appId), { body });
-const teamApp = () => teamAppOf(owner, [[developer, 'developer']], 'KYC app');
 const sandbox = (fields: Record<string, unknown> = {}) => ({
   providerId: 'sandbox',
   enabled: true,
   levels: ['basic'],
   ...fields,
 });
-
-async function appOn(client: OperatorClient, network: 'testnet' | 'mainnet'): Promise<string> {
-  const created = await client.call('createApp', 'POST', '/api/v1/apps', { body: { name: 'KYC app', network } });
-  assert.equal(created.status, 201, created.text);
-  return created.body.content.appId;
-}
 
 const storedRows = (appId: string, db = svc.deps.db) =>
   db('kyc_provider_settings').where({ app_id: appId }).orderBy('provider_id');
@@ -52,13 +37,7 @@ function refused(res: { status: number; body: any; text: string }, status: numbe
 }
 
 describe('updateKycSettings', () => {
-  before(async () => {
-    svc = await startTestService({ KYC_SANDBOX: 'on' });
-    [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-  });
-  after(async () => {
-    await svc?.stop();
-  });
+  useKycService();
 
   test('replaces the list; any member may change it; the answer is what getKycSettings reads', async () => {
     const appId = await teamApp();

@@ -5,10 +5,10 @@
 // verification; 400 for a malformed id; 401 without a session.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedCredentials, type SeededCredentials } from '../../support/credentials';
 import { call } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
 import { signInUser, type UserClient } from '../../support/users';
+import { decideSandboxKyc, expireKycSession, kycAppUser, startSandboxKyc } from '../../support/kyc';
 
 let svc: TestService;
 before(async () => {
@@ -22,40 +22,12 @@ const pathOf = (verificationId: string) => `/v1/kyc/verifications/${verification
 const read = (user: UserClient, verificationId: string) =>
   user.call('getKycVerification', 'GET', pathOf(verificationId));
 
-async function appUser(): Promise<{ creds: SeededCredentials; user: UserClient }> {
-  const creds = await seedCredentials(svc.deps.db);
-  return { creds, user: await signInUser(svc, creds) };
-}
-
-async function start(user: UserClient, level = 'basic'): Promise<{ verificationId: string; kycUrl: string }> {
-  const res = await user.call('startKycSession', 'POST', '/v1/kyc/sessions', {
-    body: { providerId: 'sandbox', level },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.content;
-}
-
-async function decide(kycUrl: string, decision: 'approved' | 'rejected'): Promise<void> {
-  const res = await fetch(kycUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ decision }).toString(),
-  });
-  assert.equal(res.status, 200, await res.text());
-}
-
-const expire = (verificationId: string) =>
-  svc.deps
-    .db('kyc_verifications')
-    .where({ id: verificationId })
-    .update({ session_expires_at: new Date(Date.now() - 1000) });
-
 const row = (verificationId: string) => svc.deps.db('kyc_verifications').where({ id: verificationId }).first();
 
 describe('getKycVerification', () => {
   test('pending after the start, then approved once decided on the sandbox page', async () => {
-    const { user } = await appUser();
-    const session = await start(user, 'intermediate');
+    const { user } = await kycAppUser(svc);
+    const session = await startSandboxKyc(user, 'intermediate');
     const pending = await read(user, session.verificationId);
     assert.equal(pending.status, 200, pending.text);
     assert.equal(pending.body.code, 'SDK_KYC_VERIFICATION_FETCHED');
@@ -68,7 +40,7 @@ describe('getKycVerification', () => {
       updatedAt: started.created_at.toISOString(),
     });
 
-    await decide(session.kycUrl, 'approved');
+    await decideSandboxKyc(session.kycUrl, 'approved');
     const approved = await read(user, session.verificationId);
     const decided = await row(session.verificationId);
     assert.deepEqual(approved.body.content, {
@@ -80,36 +52,36 @@ describe('getKycVerification', () => {
   });
 
   test('rejected once decided; a decision stays readable after the session expires', async () => {
-    const { user } = await appUser();
-    const rejected = await start(user, 'enhanced');
-    await decide(rejected.kycUrl, 'rejected');
+    const { user } = await kycAppUser(svc);
+    const rejected = await startSandboxKyc(user, 'enhanced');
+    await decideSandboxKyc(rejected.kycUrl, 'rejected');
     assert.deepEqual(
       [(await read(user, rejected.verificationId)).body.content.status, (await row(rejected.verificationId)).level],
       ['rejected', 'enhanced'],
     );
-    const approved = await start(user);
-    await decide(approved.kycUrl, 'approved');
-    for (const v of [rejected, approved]) await expire(v.verificationId);
+    const approved = await startSandboxKyc(user);
+    await decideSandboxKyc(approved.kycUrl, 'approved');
+    for (const v of [rejected, approved]) await expireKycSession(svc.deps.db, v.verificationId);
     assert.equal((await read(user, rejected.verificationId)).body.content.status, 'rejected');
     assert.equal((await read(user, approved.verificationId)).body.content.status, 'approved');
   });
 
   test('410 SDK_KYC_SESSION_EXPIRED for a session that expired undecided; a new session is readable', async () => {
-    const { user } = await appUser();
-    const lapsed = await start(user);
-    await expire(lapsed.verificationId);
+    const { user } = await kycAppUser(svc);
+    const lapsed = await startSandboxKyc(user);
+    await expireKycSession(svc.deps.db, lapsed.verificationId);
     const res = await read(user, lapsed.verificationId);
     assert.deepEqual([res.status, res.body.code, res.body.success], [410, 'SDK_KYC_SESSION_EXPIRED', false], res.text);
     assert.equal((await read(user, lapsed.verificationId)).status, 410, 'every time');
-    const retried = await start(user);
+    const retried = await startSandboxKyc(user);
     assert.equal((await read(user, retried.verificationId)).body.content.status, 'pending');
   });
 
   test("404 SDK_KYC_VERIFICATION_NOT_FOUND for an unknown id, another user's, and another app's user's verification", async () => {
-    const { creds, user } = await appUser();
-    const mine = await start(user);
+    const { creds, user } = await kycAppUser(svc);
+    const mine = await startSandboxKyc(user);
     const neighbour = await signInUser(svc, creds);
-    const elsewhere = (await appUser()).user;
+    const elsewhere = (await kycAppUser(svc)).user;
     for (const [reader, verificationId] of [
       [user, 'kyv_0000000000000000000000'],
       [neighbour, mine.verificationId],
@@ -122,8 +94,8 @@ describe('getKycVerification', () => {
   });
 
   test('400 VALIDATION_ERROR for a malformed verification id', async () => {
-    const { user } = await appUser();
-    const session = await start(user);
+    const { user } = await kycAppUser(svc);
+    const session = await startSandboxKyc(user);
     for (const id of [
       'abc',
       'kyv_',
@@ -139,8 +111,8 @@ describe('getKycVerification', () => {
   });
 
   test('401 without a session (the publishable key alone)', async () => {
-    const { creds, user } = await appUser();
-    const session = await start(user);
+    const { creds, user } = await kycAppUser(svc);
+    const session = await startSandboxKyc(user);
     const res = await call(svc.url, 'getKycVerification', 'GET', pathOf(session.verificationId), {
       headers: { 'x-service-api-key': creds.publishableKey },
     });

@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import type { App } from '../../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../../src/domain/audit/auditLog';
 import { updateKycSettings, type KycSettingsInput } from '../../../src/domain/kyc/settings';
-import { seedCredentials, type SeededCredentials } from '../../support/credentials';
+import { seedCredentials } from '../../support/credentials';
 import { call } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
 import { signInUser, type UserClient } from '../../support/users';
+import { decideSandboxKyc, expireKycSession, kycAppUser, startSandboxKyc } from '../../support/kyc';
 
 const PATH = '/v1/kyc/providers';
 const SANDBOX = { providerId: 'sandbox', name: 'Sandbox (development)' };
@@ -38,37 +39,9 @@ const statusOf = async (user: UserClient) => {
 const setKyc = (app: App, providers: KycSettingsInput['providers']) =>
   updateKycSettings(svc.deps, app, { providers }, { actor: SYSTEM_ACTOR, at: new Date() });
 
-async function appUser(): Promise<{ creds: SeededCredentials; user: UserClient }> {
-  const creds = await seedCredentials(svc.deps.db);
-  return { creds, user: await signInUser(svc, creds) };
-}
-
-async function start(user: UserClient): Promise<{ verificationId: string; kycUrl: string }> {
-  const res = await user.call('startKycSession', 'POST', '/v1/kyc/sessions', {
-    body: { providerId: 'sandbox', level: 'basic' },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.content;
-}
-
-async function decide(kycUrl: string, decision: 'approved' | 'rejected'): Promise<void> {
-  const res = await fetch(kycUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ decision }).toString(),
-  });
-  assert.equal(res.status, 200, await res.text());
-}
-
-const expire = (verificationId: string) =>
-  svc.deps
-    .db('kyc_verifications')
-    .where({ id: verificationId })
-    .update({ session_expires_at: new Date(Date.now() - 1000) });
-
 describe('listKycProviders', () => {
   test('a testnet app that never saved settings lists the sandbox at every level; a new user is none', async () => {
-    const { user } = await appUser();
+    const { user } = await kycAppUser(svc);
     assert.deepEqual(await list(user), {
       providers: [{ ...SANDBOX, enabled: true, levels: ['basic', 'intermediate', 'enhanced'] }],
       status: 'none',
@@ -77,7 +50,7 @@ describe('listKycProviders', () => {
   });
 
   test('the providers as the app saved them: levels, switched off (listed, not enabled), removed', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     await setKyc(creds.app, [{ providerId: 'sandbox', enabled: true, levels: ['intermediate'] }]);
     assert.deepEqual((await list(user)).providers, [{ ...SANDBOX, enabled: true, levels: ['intermediate'] }]);
     await setKyc(creds.app, [{ providerId: 'sandbox', enabled: false, levels: ['basic', 'enhanced'] }]);
@@ -90,50 +63,50 @@ describe('listKycProviders', () => {
   });
 
   test('the status follows the verifications: none, pending, rejected, pending again, approved', async () => {
-    const { user } = await appUser();
+    const { user } = await kycAppUser(svc);
     assert.deepEqual(await statusOf(user), ['none', null]);
-    const first = await start(user);
+    const first = await startSandboxKyc(user);
     assert.deepEqual(await statusOf(user), ['pending', first.verificationId]);
-    await decide(first.kycUrl, 'rejected');
+    await decideSandboxKyc(first.kycUrl, 'rejected');
     assert.deepEqual(await statusOf(user), ['rejected', first.verificationId]);
-    const second = await start(user);
+    const second = await startSandboxKyc(user);
     assert.deepEqual(await statusOf(user), ['pending', second.verificationId], 'the latest counts');
-    await decide(second.kycUrl, 'approved');
+    await decideSandboxKyc(second.kycUrl, 'approved');
     assert.deepEqual(await statusOf(user), ['approved', second.verificationId]);
   });
 
   test('approved wins over a later rejected, pending or expired verification', async () => {
-    const { user } = await appUser();
-    const approved = await start(user);
-    await decide(approved.kycUrl, 'approved');
-    const rejected = await start(user);
-    await decide(rejected.kycUrl, 'rejected');
+    const { user } = await kycAppUser(svc);
+    const approved = await startSandboxKyc(user);
+    await decideSandboxKyc(approved.kycUrl, 'approved');
+    const rejected = await startSandboxKyc(user);
+    await decideSandboxKyc(rejected.kycUrl, 'rejected');
     assert.deepEqual(await statusOf(user), ['approved', approved.verificationId]);
-    const pending = await start(user);
+    const pending = await startSandboxKyc(user);
     assert.deepEqual(await statusOf(user), ['approved', approved.verificationId]);
-    await expire(pending.verificationId);
+    await expireKycSession(svc.deps.db, pending.verificationId);
     assert.deepEqual(await statusOf(user), ['approved', approved.verificationId]);
   });
 
   test('a latest session that expired undecided counts as none (with its id); a decided one keeps its decision', async () => {
-    const { user } = await appUser();
-    const rejected = await start(user);
-    await decide(rejected.kycUrl, 'rejected');
-    await expire(rejected.verificationId);
+    const { user } = await kycAppUser(svc);
+    const rejected = await startSandboxKyc(user);
+    await decideSandboxKyc(rejected.kycUrl, 'rejected');
+    await expireKycSession(svc.deps.db, rejected.verificationId);
     assert.deepEqual(await statusOf(user), ['rejected', rejected.verificationId], 'decided before it expired');
-    const lapsed = await start(user);
-    await expire(lapsed.verificationId);
+    const lapsed = await startSandboxKyc(user);
+    await expireKycSession(svc.deps.db, lapsed.verificationId);
     assert.deepEqual(await statusOf(user), ['none', lapsed.verificationId]);
-    const retried = await start(user);
+    const retried = await startSandboxKyc(user);
     assert.deepEqual(await statusOf(user), ['pending', retried.verificationId]);
   });
 
   test("a user's status is their own: another user of the app, and a user of another app, are none", async () => {
-    const { creds, user } = await appUser();
-    const mine = await start(user);
-    await decide(mine.kycUrl, 'approved');
+    const { creds, user } = await kycAppUser(svc);
+    const mine = await startSandboxKyc(user);
+    await decideSandboxKyc(mine.kycUrl, 'approved');
     const neighbour = await signInUser(svc, creds);
-    const elsewhere = (await appUser()).user;
+    const elsewhere = (await kycAppUser(svc)).user;
     assert.deepEqual(await statusOf(user), ['approved', mine.verificationId]);
     assert.deepEqual(await statusOf(neighbour), ['none', null]);
     assert.deepEqual(await statusOf(elsewhere), ['none', null]);
@@ -152,7 +125,7 @@ describe('listKycProviders', () => {
   });
 
   test('401 without a session (the publishable key alone)', async () => {
-    const { creds } = await appUser();
+    const { creds } = await kycAppUser(svc);
     const res = await call(svc.url, 'listKycProviders', 'GET', PATH, {
       headers: { 'x-service-api-key': creds.publishableKey },
     });

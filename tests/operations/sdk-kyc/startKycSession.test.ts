@@ -10,10 +10,11 @@ import type { App } from '../../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../../src/domain/audit/auditLog';
 import { SANDBOX_SESSION_MINUTES } from '../../../src/domain/kyc/sandbox';
 import { updateKycSettings, type KycSettingsInput } from '../../../src/domain/kyc/settings';
-import { seedCredentials, type SeededCredentials } from '../../support/credentials';
+import { seedCredentials } from '../../support/credentials';
 import { call } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
 import { signInUser, type UserClient } from '../../support/users';
+import { kycAppUser } from '../../support/kyc';
 
 const PATH = '/v1/kyc/sessions';
 
@@ -30,12 +31,6 @@ const setKyc = (app: App, providers: KycSettingsInput['providers']) =>
   updateKycSettings(svc.deps, app, { providers }, { actor: SYSTEM_ACTOR, at: new Date() });
 const rowsOf = (user: UserClient) => svc.deps.db('kyc_verifications').where({ user_id: user.userId });
 
-/** A new testnet app (its KYC settings never saved) and a signed-in user of it. */
-async function appUser(): Promise<{ creds: SeededCredentials; user: UserClient }> {
-  const creds = await seedCredentials(svc.deps.db, { name: 'KYC app' });
-  return { creds, user: await signInUser(svc, creds) };
-}
-
 /** Asserts a refusal with its status and code, and that the user has no verification. */
 async function refused(
   user: UserClient,
@@ -49,7 +44,7 @@ async function refused(
 
 describe('startKycSession', () => {
   test('opens a sandbox session at each level: kycUrl is the service page, the verification is recorded pending', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     for (const level of ['basic', 'intermediate', 'enhanced']) {
       const before = Date.now();
       const res = await start(user, { providerId: 'sandbox', level });
@@ -83,7 +78,7 @@ describe('startKycSession', () => {
   });
 
   test('a pending verification does not block another: each start has its own session and verification', async () => {
-    const { user } = await appUser();
+    const { user } = await kycAppUser(svc);
     const a = await start(user, { providerId: 'sandbox', level: 'basic' });
     const b = await start(user, { providerId: 'sandbox', level: 'basic' });
     assert.deepEqual([a.status, b.status], [201, 201]);
@@ -92,7 +87,7 @@ describe('startKycSession', () => {
   });
 
   test('opens with the levels the app saved, and with credentials stored for the provider', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     await setKyc(creds.app, [
       { providerId: 'sandbox', enabled: true, levels: ['enhanced'], credentials: { apiKey: 'sbx_start_test' } },
     ]);
@@ -102,7 +97,7 @@ describe('startKycSession', () => {
   });
 
   test('404 SDK_KYC_PROVIDER_NOT_FOUND for a provider the service does not know, or the app removed', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     for (const providerId of ['acme', '1kyc', 'sumsub']) {
       const res = await start(user, { providerId, level: 'basic' });
       await refused(user, res, 404, 'SDK_KYC_PROVIDER_NOT_FOUND');
@@ -149,7 +144,7 @@ describe('startKycSession', () => {
   });
 
   test('403 SDK_KYC_PROVIDER_NOT_ENABLED for a provider the app switched off, or a level it does not offer', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     await setKyc(creds.app, [{ providerId: 'sandbox', enabled: false, levels: ['basic'] }]);
     const disabled = await start(user, { providerId: 'sandbox', level: 'basic' });
     await refused(user, disabled, 403, 'SDK_KYC_PROVIDER_NOT_ENABLED');
@@ -163,7 +158,7 @@ describe('startKycSession', () => {
   });
 
   test('400 for a malformed body: VALIDATION_ERROR naming the field, INVALID_JSON for broken JSON', async () => {
-    const { user } = await appUser();
+    const { user } = await kycAppUser(svc);
     const bodies: [unknown, string?][] = [
       [{ providerId: 'sandbox', level: 'expert' }, 'level'],
       [{ providerId: 'sandbox' }, 'level'],
@@ -187,7 +182,7 @@ describe('startKycSession', () => {
   });
 
   test('401 without a session (the publishable key alone)', async () => {
-    const { creds, user } = await appUser();
+    const { creds, user } = await kycAppUser(svc);
     const res = await call(svc.url, 'startKycSession', 'POST', PATH, {
       headers: { 'x-service-api-key': creds.publishableKey },
       body: { providerId: 'sandbox', level: 'basic' },
