@@ -340,49 +340,64 @@ async function chunkRefusal(deps: PushRunnerDeps, push: PushRow): Promise<string
   }
 }
 
-/** Steps 2 and 3 for one chunk; `settled` is told of each recipient once its fate is recorded (or left to recovery). */
-async function payChunk(
+/** A chunk checked and read, ready to send: its payable recipients and what they need. */
+interface PreparedChunk {
+  push: PushRow;
+  wallets: PayoutWallets;
+  payable: { r: RecipientRow; wallet: WalletRecord; needsTrustline: boolean }[];
+}
+
+/**
+ * Step 2's checks and reads for one chunk: recipients that cannot be paid now are settled `failed` (and `settled` is
+ * told); undefined when none is left to send. Throws when a read fails: nothing of the chunk was sent then.
+ */
+async function prepareChunk(
   deps: PushRunnerDeps,
   push: PushRow,
   taken: RecipientRow[],
-  settlePaid: (paid: PaidRecipient) => Promise<void>,
   settled: () => void,
-): Promise<void> {
+): Promise<PreparedChunk | undefined> {
   const refusal = await chunkRefusal(deps, push);
   if (typeof refusal === 'string') {
     for (const r of taken) await markFailed(deps, r, refusal).finally(settled);
-    return;
+    return undefined;
   }
   const wallets = refusal;
   const records = new Map(
     (await findWallets(deps.db, [...new Set(taken.flatMap((r) => r.wallet_id ?? []))])).map((w) => [w.id, w]),
   );
-  const payable: { r: RecipientRow; wallet: WalletRecord }[] = [];
+  const candidates: { r: RecipientRow; wallet: WalletRecord }[] = [];
   for (const r of taken) {
     const wallet = r.wallet_id ? records.get(r.wallet_id) : undefined;
     if (r.attempts > MAX_ATTEMPTS) await markFailed(deps, r, 'not_sent').finally(settled);
     else if (!wallet || wallet.fundingState !== 'funded')
       await markFailed(deps, r, 'WALLET_NOT_FUNDED').finally(settled);
-    else payable.push({ r, wallet });
+    else candidates.push({ r, wallet });
   }
   const missing = await missingTrustlines(
     wallets,
     push.asset,
-    payable.map((p) => p.wallet.publicKey),
+    candidates.map((p) => p.wallet.publicKey),
   );
+  return {
+    push,
+    wallets,
+    payable: candidates.map((c) => ({ ...c, needsTrustline: missing.has(c.wallet.publicKey) })),
+  };
+}
+
+/** Step 3 for a prepared chunk: each recipient through the payout queue, `settled` told as each one ends. */
+async function sendChunk(
+  deps: PushRunnerDeps,
+  chunk: PreparedChunk,
+  settlePaid: (paid: PaidRecipient) => Promise<void>,
+  settled: () => void,
+): Promise<void> {
   const queue = deps.payoutQueue ?? new PayoutQueue(deps, 1);
   await Promise.all(
-    payable.map(async ({ r, wallet }) => {
+    chunk.payable.map(async ({ r, wallet, needsTrustline }) => {
       try {
-        await payOne(deps, {
-          push,
-          r,
-          wallet,
-          wallets,
-          queue,
-          needsTrustline: missing.has(wallet.publicKey),
-          settlePaid,
-        });
+        await payOne(deps, { push: chunk.push, r, wallet, wallets: chunk.wallets, queue, needsTrustline, settlePaid });
       } finally {
         settled();
       }
@@ -505,24 +520,25 @@ export async function runPushPass(deps: PushRunnerDeps): Promise<'more' | 'idle'
         unsettled -= 1;
         settled();
       };
-      chunks.push(
-        payChunk(deps, chunk.push, chunk.taken, settlePaid, settledOne).catch(async (err: unknown) => {
-          // A read before paying failed: what is still queued was never sent and is pending again at once.
-          deps.log.warn({ err, pushId: chunk.push.id }, 'a chunk of a distribution push could not be paid');
-          tookAll = true; // no second try in this pass
-          try {
-            await recipients(deps.db)
-              .where({ push_id: chunk.push.id, status: 'queued' })
-              .whereIn(
-                'position',
-                chunk.taken.map((r) => r.position),
-              )
-              .update({ status: 'pending', lease_until: null, updated_at: deps.clock.now() });
-          } finally {
-            while (unsettled > 0) settledOne();
-          }
-        }),
-      );
+      // The chunk's reads finish before the next chunk is taken: a chunk whose reads fail is never taken again in
+      // the same pass (its recipients go back to pending for the next one).
+      let prepared: PreparedChunk | undefined;
+      try {
+        prepared = await prepareChunk(deps, chunk.push, chunk.taken, settledOne);
+      } catch (err) {
+        deps.log.warn({ err, pushId: chunk.push.id }, 'a chunk of a distribution push could not be paid');
+        await recipients(deps.db)
+          .where({ push_id: chunk.push.id, status: 'queued' })
+          .whereIn(
+            'position',
+            chunk.taken.map((r) => r.position),
+          )
+          .update({ status: 'pending', lease_until: null, updated_at: deps.clock.now() });
+        while (unsettled > 0) settledOne();
+        tookAll = true; // no second try in this pass
+        break;
+      }
+      if (prepared) chunks.push(sendChunk(deps, prepared, settlePaid, settledOne));
     }
   } finally {
     await Promise.all(chunks);
