@@ -48,6 +48,10 @@ export const routes: RouteObject[] = [
                     path: 'settings',
                     lazy: () => import('./settings/SettingsPage').then((m) => ({ Component: m.SettingsPage })),
                   },
+                  {
+                    path: 'settings/kyc',
+                    lazy: () => import('./settings/SettingsPage').then((m) => ({ Component: m.KycSettingsPage })),
+                  },
                   { path: 'keys', lazy: () => import('./keys/KeysPage').then((m) => ({ Component: m.KeysPage })) },
                   {
                     path: 'domains',

@@ -3,8 +3,9 @@
 // asset, a user signed in through the client library appears, their wallet funded with the Fund action, the funding
 // in the transactions monitor and the overview's chart, a key rotated, the fee policy changed and a dry run denied,
 // an auth policy row added with the contract's functions read live, disabled and deleted, a distribution rule created,
-// disabled and deleted, a push to the user pasted and paid, the app archived and restored by its owner, a member
-// refused what only the owner may do; GitHub and the development Stellar signer as other ways in; a phone-width pass.
+// disabled and deleted, a push to the user pasted and paid, the sandbox KYC provider's enhanced level turned off, the
+// app archived and restored by its owner, a member refused what only the owner may do; GitHub and the development
+// Stellar signer as other ways in; a phone-width pass.
 // Every step saves a screenshot under test-output/browser/ (checked not blank); every page is scanned by axe (no
 // serious or critical violation); no page logs a console error.
 import { after, before, describe, test } from 'node:test';
@@ -355,6 +356,63 @@ describe('the dashboard, as an operator uses it', () => {
     await recipient.getByText('Paid', { exact: true }).waitFor();
     await recipient.getByRole('button', { name: 'Copy transaction hash' }).waitFor();
     await step('19-push-detail');
+  });
+
+  test('KYC settings: the sandbox provider\u2019s enhanced level turned off and saved', async () => {
+    await page.goto(appPage('settings'));
+    await page.getByRole('tab', { name: 'KYC' }).click();
+    await page.waitForURL(/\/settings\/kyc$/);
+    // A testnet app that never saved KYC settings offers the sandbox provider, at every level.
+    const sandbox = page.getByRole('region', { name: 'Sandbox (development)' });
+    await sandbox.getByText('approves or rejects on a page of this service', { exact: false }).waitFor();
+    assert.equal(await sandbox.getByRole('switch', { name: 'Enabled' }).isChecked(), true);
+    const level = (name: string) => sandbox.getByRole('checkbox', { name });
+    assert.equal(await level('Enhanced').isChecked(), true);
+    const save = page.getByRole('button', { name: 'Save KYC providers' });
+    // No level at all: said under the levels before anything is sent.
+    for (const name of ['Basic', 'Intermediate', 'Enhanced']) await level(name).uncheck();
+    await save.click();
+    await sandbox.getByText('Choose at least one level').waitFor();
+    await level('Basic').check();
+    await level('Intermediate').check();
+    // A refusal by field (KYC_SETTINGS_INVALID, `providers.0.levels`) is shown under the provider it names. The form
+    // already checks what the service would refuse, so this answer stands in for the service's until it is shown.
+    const kycSettings = '**/api/v1/apps/*/kyc';
+    await page.route(kycSettings, (route) =>
+      route.request().method() !== 'PUT'
+        ? route.continue()
+        : route.fulfill({
+            status: 422,
+            contentType: 'application/json',
+            body: JSON.stringify({
+              success: false,
+              code: 'KYC_SETTINGS_INVALID',
+              message: 'The KYC settings are not consistent',
+              details: { fieldErrors: { 'providers.0.levels': ['Sandbox (development) does not offer platinum'] } },
+            }),
+          }),
+    );
+    await save.click();
+    await sandbox.getByText('Sandbox (development) does not offer platinum').waitFor();
+    await page.getByText('Some KYC providers need a change').waitFor();
+    await page.unroute(kycSettings);
+    // Chromium logs the stand-in's 422 as a failed resource: this step's doing, not a problem of the page.
+    const logged = consoleProblems.findIndex((p) => p.includes('status of 422'));
+    assert.ok(logged >= 0, 'the 422 was logged');
+    consoleProblems.splice(logged, 1);
+    await save.click();
+    await page.getByText('KYC providers saved').waitFor();
+    const stored = await svc.deps.db('kyc_provider_settings').where({ app_id: journey.appId });
+    assert.deepEqual(
+      stored.map((r: Record<string, unknown>) => [r.provider_id, r.enabled, r.levels]),
+      [['sandbox', true, ['basic', 'intermediate']]],
+    );
+    // Read back from the service: the form starts again from what was stored.
+    await page.reload();
+    await page.getByRole('region', { name: 'Sandbox (development)' }).waitFor();
+    assert.equal(await page.getByRole('checkbox', { name: 'Enhanced' }).isChecked(), false);
+    assert.equal(await page.getByRole('checkbox', { name: 'Intermediate' }).isChecked(), true);
+    await step('25-kyc-settings');
   });
 
   test('archive and restore the app as its owner', async () => {

@@ -49,6 +49,10 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
   DISTRIBUTION_PUSH_RECIPIENTS_INVALID:
     'A push pays 1 to 10,000 recipients: name at least one, or split a longer list into several pushes.',
   INVALID_CURSOR: 'This page of the list is out of date (its link came from elsewhere). Go back to the first page.',
+  KYC_SETTINGS_INVALID:
+    'Some KYC providers need a change before they can be saved: see the message under each one. Nothing was saved.',
+  SDK_KYC_PROVIDER_NOT_FOUND:
+    'This service does not support one of the KYC providers in the list. Remove it, then save again. Nothing was saved.',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -5,7 +5,6 @@
 // confirmation; claims already made stay in the history. Pushes (PushesPanel.tsx): an amount paid to a list of users
 // at once. Every member can change them, as the app's other settings.
 import { useEffect, useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Badge,
@@ -47,6 +46,7 @@ import { EnabledSwitch } from '../components/EnabledSwitch';
 import { DialogFormFooter } from '../components/DialogFormFooter';
 import { formatDate, trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
+import { PageTabs, type PageTab } from '../components/PageTabs';
 import { QueryState } from '../components/QueryState';
 import { useCurrentApp } from '../layout/currentApp';
 import { ClaimsChart } from './ClaimsChart';
@@ -779,11 +779,14 @@ function RulesTable({ app, rules }: { app: App; rules: DistributionRule[] }) {
 }
 
 type DistributionTab = 'rules' | 'pushes';
+const DISTRIBUTION_TABS: PageTab<DistributionTab>[] = [
+  { value: 'rules', label: 'Rules and claims', path: '' },
+  { value: 'pushes', label: 'Pushes', path: '/pushes' },
+];
 
 /** The Distribution page on its Rules tab (`/distribution`) or its Pushes tab (`/distribution/pushes`). */
 export function DistributionPage({ tab = 'rules' }: { tab?: DistributionTab }) {
   const app = useCurrentApp();
-  const navigate = useNavigate();
   const active = app.status === 'active';
   // An archived app answers 404 to these reads: say so instead of "not found".
   const rules = useQuery({
@@ -808,15 +811,7 @@ export function DistributionPage({ tab = 'rules' }: { tab?: DistributionTab }) {
           )
         }
       />
-      <Tabs
-        value={tab}
-        onChange={(value) => void navigate(`/apps/${app.appId}/distribution${value === 'pushes' ? '/pushes' : ''}`)}
-        keepMounted={false}
-      >
-        <Tabs.List mb="md">
-          <Tabs.Tab value="rules">Rules and claims</Tabs.Tab>
-          <Tabs.Tab value="pushes">Pushes</Tabs.Tab>
-        </Tabs.List>
+      <PageTabs value={tab} base={`/apps/${app.appId}/distribution`} tabs={DISTRIBUTION_TABS}>
         <Tabs.Panel value="rules">
           {active ? (
             <Stack gap="lg">
@@ -830,7 +825,7 @@ export function DistributionPage({ tab = 'rules' }: { tab?: DistributionTab }) {
           )}
         </Tabs.Panel>
         <Tabs.Panel value="pushes">{active ? <PushesPanel app={app} /> : archived('pushes')}</Tabs.Panel>
-      </Tabs>
+      </PageTabs>
     </>
   );
 }

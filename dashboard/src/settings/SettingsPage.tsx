@@ -1,6 +1,7 @@
 // An app's settings: its name, its end users' token lifetimes, how their wallets are funded and which assets they
-// trust, and (second section) the sign-in methods the app offers them. Any member may change them (updateApp and
-// updateAuthProviders are not owner-only); the app id and network are fixed at creation.
+// trust, and (second section) the sign-in methods the app offers them; on the KYC tab (`/settings/kyc`), the identity
+// verification providers (./KycSettingsPanel.tsx). Any member may change them (updateApp, updateAuthProviders and
+// updateKycSettings are not owner-only); the app id and network are fixed at creation.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -16,6 +17,7 @@ import {
   SimpleGrid,
   Stack,
   Switch,
+  Tabs,
   TagsInput,
   Text,
   TextInput,
@@ -38,9 +40,11 @@ import { DiscardOrSaveButtons } from '../components/DiscardOrSaveButtons';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { trimAmount } from '../components/format';
 import { PageHeader } from '../components/PageHeader';
-import { QueryState } from '../components/QueryState';
+import { PageTabs, type PageTab } from '../components/PageTabs';
+import { SavedSettings } from '../components/SavedSettings';
 import { useCurrentApp } from '../layout/currentApp';
 import { NetworkBadge } from '../layout/Shell';
+import { KycSettingsPanel } from './KycSettingsPanel';
 
 // The contract's bounds (updateApp.yaml, Amount.yaml, Asset.yaml), checked here so a mistake is shown before saving.
 const ACCESS_TTL_MAX_MINUTES = 1440;
@@ -546,50 +550,62 @@ function ProvidersForm({ appId, stored, onSaved }: { appId: string; stored: Auth
 }
 
 function ProvidersSection({ app }: { app: App }) {
-  // An archived app answers 404 to this read: say why there is nothing instead of showing "not found".
   const providers = useQuery({
     ...getAuthProvidersOptions({ path: { appId: app.appId } }),
     enabled: app.status === 'active',
   });
-  // Re-created after each save, so the form starts again from what was stored.
-  const [version, setVersion] = useState(0);
-  if (app.status !== 'active') {
-    return (
-      <Stack gap="xs">
+  return (
+    <SavedSettings
+      app={app}
+      what="sign-in providers"
+      heading={
         <Title order={2} size="h3">
           Sign-in providers
         </Title>
-        <Text size="sm" c="dimmed">
-          An archived app’s sign-in providers cannot be read or changed until the owner restores it.
-        </Text>
-      </Stack>
-    );
-  }
-  return (
-    <QueryState query={providers} rows={5}>
-      {(data) => (
-        <ProvidersForm key={version} appId={app.appId} stored={data.content} onSaved={() => setVersion((v) => v + 1)} />
-      )}
-    </QueryState>
+      }
+      query={providers}
+      rows={5}
+    >
+      {(data, onSaved) => <ProvidersForm appId={app.appId} stored={data.content} onSaved={onSaved} />}
+    </SavedSettings>
   );
 }
 
-export function SettingsPage() {
+type SettingsTab = 'app' | 'kyc';
+const SETTINGS_TABS: PageTab<SettingsTab>[] = [
+  { value: 'app', label: 'App and sign-in', path: '' },
+  { value: 'kyc', label: 'KYC', path: '/kyc' },
+];
+
+/** The Settings page on its app and sign-in tab (`/settings`) or its KYC tab (`/settings/kyc`). */
+export function SettingsPage({ tab = 'app' }: { tab?: SettingsTab }) {
   const app = useCurrentApp();
   return (
     <>
       <PageHeader
         title="Settings"
-        description="How this app’s end users sign in and how their wallets are set up. Every member of the app can change these."
+        description="How this app’s end users sign in, how their wallets are set up and how they verify their identity. Every member of the app can change these."
       />
-      <Stack gap="lg" maw={860}>
-        <Paper withBorder p={{ base: 'sm', sm: 'lg' }} radius="md">
-          <AppSettingsForm app={app} />
-        </Paper>
-        <Paper withBorder p={{ base: 'sm', sm: 'lg' }} radius="md">
-          <ProvidersSection app={app} />
-        </Paper>
-      </Stack>
+      <PageTabs value={tab} base={`/apps/${app.appId}/settings`} tabs={SETTINGS_TABS}>
+        <Tabs.Panel value="app">
+          <Stack gap="lg" maw={860}>
+            <Paper withBorder p={{ base: 'sm', sm: 'lg' }} radius="md">
+              <AppSettingsForm app={app} />
+            </Paper>
+            <Paper withBorder p={{ base: 'sm', sm: 'lg' }} radius="md">
+              <ProvidersSection app={app} />
+            </Paper>
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="kyc">
+          <KycSettingsPanel app={app} />
+        </Tabs.Panel>
+      </PageTabs>
     </>
   );
+}
+
+/** The page's KYC tab, as its own address. */
+export function KycSettingsPage() {
+  return <SettingsPage tab="kyc" />;
 }

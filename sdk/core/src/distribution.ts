@@ -4,8 +4,7 @@
 // `{ status: 'error', code, httpStatus, message }`, with Stellar's `resultCode` on TX_SUBMIT_FAILED.
 // Import as `import { distribution } from '@onboard/core'` and call `distribution.claim(onboard.api, { ruleId })`.
 import type { DistributionRule } from '../../../generated/client/types.gen.js';
-import type { Failure } from './outcome.js';
-import type { TxError } from './transactions.js';
+import { errorOutcome as errorOf, invalidOutcome as invalid, isRecord, type ErrorOutcome } from './outcome.js';
 import type { OnboardClient } from './types.js';
 
 /** The operations these helpers call (an OnboardClient, or a stand-in with the same methods). */
@@ -49,7 +48,7 @@ export interface DistributionClaimed {
  * WALLET_NOT_FUNDED, TX_SUBMIT_FAILED...) or NETWORK_ERROR / INVALID_RESPONSE; a claim's error carries the
  * Idempotency-Key it was sent with.
  */
-export type DistributionError = TxError;
+export type DistributionError = ErrorOutcome;
 
 export type DistributionRulesResult = DistributionRulesListed | DistributionError;
 export type DistributionClaimResult = DistributionClaimed | DistributionError;
@@ -63,32 +62,6 @@ export interface ClaimInput {
    */
   idempotencyKey?: string;
 }
-
-function errorOf(failure: Failure, idempotencyKey?: string): DistributionError {
-  const resultCode = failure.body?.resultCode;
-  return {
-    status: 'error',
-    code: failure.code,
-    httpStatus: failure.status,
-    ...(failure.message !== undefined ? { message: failure.message } : {}),
-    ...(typeof resultCode === 'string' ? { resultCode } : {}),
-    ...(failure.details ? { details: failure.details } : {}),
-    ...(idempotencyKey ? { idempotencyKey } : {}),
-  };
-}
-
-function invalid(message: string, httpStatus: number, idempotencyKey?: string): DistributionError {
-  return {
-    status: 'error',
-    code: 'INVALID_RESPONSE',
-    httpStatus,
-    message,
-    ...(idempotencyKey ? { idempotencyKey } : {}),
-  };
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The asset's code: `XLM` for native, else the CODE of CODE:ISSUER. */
 function assetCodeOf(asset: string): string {

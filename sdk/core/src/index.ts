@@ -4,7 +4,8 @@
 //     auth, balances, history and transactions (./onboard.ts).
 //   - createOnboardClient: one typed call per operation, outcomes instead of exceptions (./lowLevel.ts).
 //   - tx.*: sponsored transactions as outcomes; distribution.*: token distribution rules and claims as outcomes;
-//     verifyWebhook*: webhook signatures for backends.
+//     kyc.*: identity verification (providers, a session, its decision) as outcomes; verifyWebhook*: webhook
+//     signatures for backends.
 export { createOnboard, Onboard, type OnboardOptions } from './onboard.js';
 export { createOnboardClient, OnboardConfigError, type OnboardClientOptions } from './lowLevel.js';
 export { AUTH_ERROR_CODES, FlowError, type AuthErrorCode } from './errors.js';
@@ -38,6 +39,8 @@ export type { Network, OnboardClient, SessionHandle, SessionTokensLike } from '.
 export * as tx from './transactions.js';
 /** Token distribution as `{ status: 'listed' | 'success' | 'pending' | 'error' }` outcomes: distribution.listRules... */
 export * as distribution from './distribution.js';
+/** Identity verification as `{ status: 'listed' | 'started' | 'approved' | 'expired' | 'error' ... }` outcomes: kyc.start... */
+export * as kyc from './kyc.js';
 export {
   verifyServiceSignature,
   verifyWebhook,

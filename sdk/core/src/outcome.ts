@@ -1,5 +1,6 @@
 // Outcomes: what every call of the client library answers. API errors, network failures and malformed answers are
-// `{ ok: false, ... }`, never thrown. Shared by the client (./index.ts) and the transaction helpers (./transactions.ts).
+// `{ ok: false, ... }`, never thrown. Shared by the client (./index.ts) and the helpers built on it (tx.*,
+// distribution.*, kyc.*), whose own error outcome `{ status: 'error', code, httpStatus, ... }` is made here too.
 import type { ErrorCode } from '../../../generated/client/types.gen.js';
 
 export type { ErrorCode };
@@ -21,8 +22,56 @@ export type Failure = {
 };
 export type Outcome<T> = Success<T> | Failure;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The helpers' error outcome (tx.*, distribution.*, kyc.*): `code` is a catalogue code, or NETWORK_ERROR /
+ * INVALID_RESPONSE for failures the client saw itself.
+ */
+export interface ErrorOutcome {
+  status: 'error';
+  /** A catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself. */
+  code: Failure['code'];
+  /** HTTP status; 0 when no answer arrived (then the request may or may not have been processed). */
+  httpStatus: number;
+  message?: string;
+  /** Stellar's result code in Horizon style (e.g. `op_underfunded`), on TX_SUBMIT_FAILED. */
+  resultCode?: string;
+  details?: Record<string, unknown>;
+  /** The key the failed request carried: retry with it and a request that did go through is not repeated. */
+  idempotencyKey?: string;
+}
+
+/** A failed call as an error outcome, with Stellar's `resultCode` when the answer has one and the key it was sent with. */
+export function errorOutcome(failure: Failure, idempotencyKey?: string): ErrorOutcome {
+  const resultCode = failure.body?.resultCode;
+  return {
+    status: 'error',
+    code: failure.code,
+    httpStatus: failure.status,
+    ...(failure.message !== undefined ? { message: failure.message } : {}),
+    ...(typeof resultCode === 'string' ? { resultCode } : {}),
+    ...(failure.details ? { details: failure.details } : {}),
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/** An answer the contract does not allow, as an INVALID_RESPONSE error outcome. */
+export function invalidOutcome(message: string, httpStatus: number, idempotencyKey?: string): ErrorOutcome {
+  return {
+    status: 'error',
+    code: 'INVALID_RESPONSE',
+    httpStatus,
+    message,
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/** A read that may succeed if asked again: no answer, rate limited, or a server-side fault. */
+export function isTransient(failure: Pick<Failure, 'status'>): boolean {
+  return failure.status === 0 || failure.status === 429 || failure.status >= 500;
 }
 
 /** Turns a generated-client result (or a thrown fetch failure) into an Outcome. */

@@ -5,7 +5,13 @@
 // as `{ status: 'error', code, ... }`, with Stellar's `resultCode` (TX_SUBMIT_FAILED) and the error's `details`.
 // Import as `import { tx } from '@onboard/core'` and call `tx.run(client, { operation })`.
 import type { BuiltTransaction, TxMemo, TxOperation, TxOutcome } from '../../../generated/client/types.gen.js';
-import type { Failure, Outcome } from './outcome.js';
+import {
+  errorOutcome as errorOf,
+  invalidOutcome as invalid,
+  isTransient,
+  type ErrorOutcome,
+  type Outcome,
+} from './outcome.js';
 import type { OnboardClient } from './types.js';
 
 /** The operations these helpers call (an OnboardClient, or a stand-in with the same methods). */
@@ -36,19 +42,12 @@ export interface TxDryRun {
   feeXlm?: string;
   policy: TxPolicy;
 }
-export interface TxError {
-  status: 'error';
-  /** A catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself. */
-  code: Failure['code'];
-  /** HTTP status; 0 when no answer arrived (then the request may or may not have been processed). */
-  httpStatus: number;
-  message?: string;
-  /** Stellar's result code in Horizon style (e.g. `op_underfunded`), on TX_SUBMIT_FAILED. */
-  resultCode?: string;
-  details?: Record<string, unknown>;
-  /** The key the failed submission carried: retry with it and a submission that did go through is not paid twice. */
-  idempotencyKey?: string;
-}
+/**
+ * The error outcome: a catalogue code, or NETWORK_ERROR / INVALID_RESPONSE for failures the client saw itself, with
+ * Stellar's `resultCode` (TX_SUBMIT_FAILED) and the Idempotency-Key a failed submission carried (retry with it and a
+ * submission that did go through is not paid twice).
+ */
+export type TxError = ErrorOutcome;
 export type TxResult = TxSubmitted | TxDryRun | TxError;
 
 export interface BuildInput {
@@ -60,23 +59,6 @@ export interface BuildInput {
 export interface SubmitOptions {
   /** Idempotency-Key for the request that pays; a UUID is generated when omitted. */
   idempotencyKey?: string;
-}
-
-function errorOf(failure: Failure, idempotencyKey?: string): TxError {
-  const resultCode = failure.body?.resultCode;
-  return {
-    status: 'error',
-    code: failure.code,
-    httpStatus: failure.status,
-    ...(failure.message !== undefined ? { message: failure.message } : {}),
-    ...(typeof resultCode === 'string' ? { resultCode } : {}),
-    ...(failure.details ? { details: failure.details } : {}),
-    ...(idempotencyKey ? { idempotencyKey } : {}),
-  };
-}
-
-function invalid(message: string, httpStatus: number): TxError {
-  return { status: 'error', code: 'INVALID_RESPONSE', httpStatus, message };
 }
 
 /**
@@ -213,11 +195,6 @@ export interface WaitOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A read that may succeed if asked again: no answer, rate limited, or a server-side fault. */
-function isTransient(failure: Failure): boolean {
-  return failure.status === 0 || failure.status === 429 || failure.status >= 500;
-}
 
 /**
  * Polls getTransaction until the transaction (by the hash a pending outcome gave) is SUCCESS or FAILED. SUCCESS is a

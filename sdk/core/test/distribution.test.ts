@@ -4,53 +4,26 @@
 // answer as an error outcome too, never a throw.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createOnboard, distribution, memoryStorage } from '../src/index';
+import { distribution } from '../src/index';
 import {
+  assertOneSessionRequest,
   CLAIM_HASH,
   claimPath,
   distributionRule,
+  emailSignInService as emailService,
   fail,
-  FakeService,
-  G,
+  type FakeService,
   ok,
-  PUB,
   RULE_ID,
   ruleClaimed,
   rulesListed,
-  signInResult,
+  signedInClient as signedIn,
   USDC,
   type FakeAnswer,
 } from './fakeService';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const LIST_PATH = '/v1/distribution/rules';
-
-function emailService(): FakeService {
-  return new FakeService()
-    .on('POST /v1/auth/email/start', () =>
-      ok('SDK_EMAIL_CODE_SENT', { sent: true, expiresInSeconds: 600, resendAfterSeconds: 30 }),
-    )
-    .on('POST /v1/auth/email/verify', () => ok('SDK_EMAIL_SIGN_IN_VERIFIED', signInResult()))
-    .on('GET /v1/wallet/balances', () => ok('WALLET_BALANCES', { publicKey: G, network: 'testnet', balances: [] }));
-}
-
-/** A signed-in client over `fake` (short retry pauses), and the requests made after sign-in. */
-async function signedIn(fake: FakeService) {
-  const client = createOnboard({
-    publishableKey: PUB,
-    baseUrl: 'https://api.example.test',
-    fetch: fake.fetch,
-    storage: memoryStorage(),
-    retry: { attempts: 2, baseDelayMs: 1 },
-  });
-  await client.ready();
-  client.beginEmailLogin();
-  await client.sendEmailCode('ada@example.com');
-  await client.verifyEmailCode('123456');
-  assert.equal(client.auth.get().step, 'authenticated');
-  const from = fake.seen.length;
-  return { client, api: client.api, requests: () => fake.seen.slice(from) };
-}
 
 /** An error answer of the contract, with any extra body fields and headers. */
 const refusal = (
@@ -89,11 +62,7 @@ describe('distribution.listRules', () => {
         { ...weekly, assetCode: 'XLM' },
       ],
     });
-    const [request, ...more] = requests();
-    assert.equal(more.length, 0);
-    assert.equal(`${request?.method} ${request?.path}`, `GET ${LIST_PATH}`);
-    assert.match(request?.headers.get('authorization') ?? '', /^DPoP at-1$/);
-    assert.ok(request?.headers.get('dpop'), 'a DPoP proof');
+    assertOneSessionRequest(requests(), `GET ${LIST_PATH}`);
   });
 
   test('an empty list is listed; a rule without reason reads as null; an API error is an error outcome', async () => {

@@ -1,6 +1,9 @@
 // A fake SDK API for the client's unit tests: a fetch that answers by method and path from handlers the test sets,
 // records every request (with its DPoP and Authorization headers), and can hold an answer back until released, so
-// that tests decide the order in which answers arrive. Envelopes follow the contract.
+// that tests decide the order in which answers arrive. Envelopes follow the contract. signedInClient signs a client in
+// over it with an email code, for the tests of what a signed-in user calls.
+import assert from 'node:assert/strict';
+import { createOnboard, memoryStorage, type OnboardOptions } from '../src/index';
 export interface SeenRequest {
   method: string;
   path: string;
@@ -134,3 +137,47 @@ export const ruleClaimed = (status: 'SUCCESS' | 'PENDING' = 'SUCCESS', overrides
 
 /** The path a claim of `ruleId` is posted to (a FakeService route: `POST ${claimPath(id)}`). */
 export const claimPath = (ruleId = RULE_ID) => `/v1/distribution/rules/${ruleId}/claim`;
+
+/** A fake that answers an email-code sign-in (any code) and the wallet's balances. */
+export function emailSignInService(): FakeService {
+  return new FakeService()
+    .on('POST /v1/auth/email/start', () =>
+      ok('SDK_EMAIL_CODE_SENT', { sent: true, expiresInSeconds: 600, resendAfterSeconds: 30 }),
+    )
+    .on('POST /v1/auth/email/verify', () => ok('SDK_EMAIL_SIGN_IN_VERIFIED', signInResult()))
+    .on('GET /v1/wallet/balances', () => ok('WALLET_BALANCES', { publicKey: G, network: 'testnet', balances: [] }));
+}
+
+/** A started client over `fake` (short retry pauses), with `extra` options. */
+export async function clientOf(fake: FakeService, extra: Partial<OnboardOptions> = {}) {
+  const client = createOnboard({
+    publishableKey: PUB,
+    baseUrl: 'https://api.example.test',
+    fetch: fake.fetch,
+    storage: memoryStorage(),
+    retry: { attempts: 2, baseDelayMs: 1 },
+    ...extra,
+  });
+  await client.ready();
+  return client;
+}
+
+/** A client signed in over `fake` with an email code, its API, and the requests made after sign-in. */
+export async function signedInClient(fake: FakeService) {
+  const client = await clientOf(fake);
+  client.beginEmailLogin();
+  await client.sendEmailCode('ada@example.com');
+  await client.verifyEmailCode('123456');
+  assert.equal(client.auth.get().step, 'authenticated');
+  const from = fake.seen.length;
+  return { client, api: client.api, requests: () => fake.seen.slice(from) };
+}
+
+/** `seen` is one request, `route` (e.g. `GET /v1/kyc/providers`), carrying the session: its access token and a DPoP proof. */
+export function assertOneSessionRequest(seen: SeenRequest[], route: string): void {
+  const [request, ...more] = seen;
+  assert.equal(more.length, 0);
+  assert.equal(`${request?.method} ${request?.path}`, route);
+  assert.match(request?.headers.get('authorization') ?? '', /^DPoP at-1$/);
+  assert.ok(request?.headers.get('dpop'), 'a DPoP proof');
+}

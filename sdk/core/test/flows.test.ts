@@ -15,7 +15,18 @@ import {
   type StorageAdapter,
   type WalletAdapter,
 } from '../src/index';
-import { deferred, fail, FakeService, G, ok, PUB, signInResult, tokens, type FakeAnswer } from './fakeService';
+import {
+  clientOf,
+  deferred,
+  fail,
+  FakeService,
+  G,
+  ok,
+  PUB,
+  signInResult,
+  tokens,
+  type FakeAnswer,
+} from './fakeService';
 
 function emailService(): FakeService {
   return new FakeService()
@@ -29,19 +40,6 @@ function emailService(): FakeService {
     )
     .on('POST /v1/auth/logout', () => ok('SDK_SIGNED_OUT', { everywhere: false, revokedSessions: 1 }))
     .on('GET /v1/wallet/balances', () => ok('WALLET_BALANCES', { publicKey: G, network: 'testnet', balances: [] }));
-}
-
-async function clientOf(fake: FakeService, extra: Partial<OnboardOptions> = {}) {
-  const client = createOnboard({
-    publishableKey: PUB,
-    baseUrl: 'https://api.example.test',
-    fetch: fake.fetch,
-    storage: memoryStorage(),
-    retry: { attempts: 2, baseDelayMs: 1 },
-    ...extra,
-  });
-  await client.ready();
-  return client;
 }
 
 async function signedIn(fake = emailService(), extra: Partial<OnboardOptions> = {}) {

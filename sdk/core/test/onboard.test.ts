@@ -10,6 +10,7 @@ import { appWithWallet, createAccountWith, eventually } from '../../../tests/sup
 import { latestCode, testEmail } from '../../../tests/support/operators';
 import { startTestService, type TestService } from '../../../tests/support/service';
 import { setWalletSignIn } from '../../../tests/support/users';
+import { signInLiveUser } from './liveUser';
 
 let svc: TestService;
 let publishableKey: string;
@@ -34,15 +35,8 @@ function steps<S extends { step: string }>(store: { subscribe(cb: (s: S) => void
   return seen;
 }
 
-async function signedIn(email = testEmail('sdk-user'), storage = memoryStorage()): Promise<Onboard> {
-  const client = createOnboard({ publishableKey, baseUrl: svc.url, storage });
-  await client.ready();
-  client.beginEmailLogin();
-  await client.sendEmailCode(email);
-  await client.verifyEmailCode(latestCode(svc, email));
-  assert.equal(client.auth.get().step, 'authenticated', JSON.stringify(client.auth.get()));
-  return client;
-}
+const signedIn = (email = testEmail('sdk-user'), storage = memoryStorage()): Promise<Onboard> =>
+  signInLiveUser(svc, publishableKey, { email, storage });
 
 describe('createOnboard against the live service', () => {
   test('email code -> authenticated with a funded wallet; balances, a payment to success, history', async () => {

@@ -3,13 +3,14 @@
 // naming the app, never as an exception.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createOnboard, memoryStorage, tx, type Onboard } from '../src/index';
+import { tx } from '../src/index';
 import { verifyAuthEntrySignature } from '../../../src/localnet/engine/sorobanAuth';
 import { appWithWallet, gatewayOf } from '../../../tests/support/funding';
 import { call } from '../../../tests/support/http';
-import { latestCode, testEmail } from '../../../tests/support/operators';
+import { testEmail } from '../../../tests/support/operators';
 import { startTestService, type TestService } from '../../../tests/support/service';
 import { installContract, unsignedEntry } from '../../../tests/support/sorobanAuth';
+import { signInLiveUser } from './liveUser';
 
 /** JSON for assertion messages (a verification carries its nonce as a bigint). */
 const show = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
@@ -35,16 +36,7 @@ after(async () => {
   await svc?.stop();
 });
 
-async function signedIn(): Promise<Onboard> {
-  const client = createOnboard({ publishableKey, baseUrl: svc.url, storage: memoryStorage() });
-  await client.ready();
-  const email = testEmail('sdk-auth-entry');
-  client.beginEmailLogin();
-  await client.sendEmailCode(email);
-  await client.verifyEmailCode(latestCode(svc, email));
-  assert.equal(client.auth.get().step, 'authenticated', JSON.stringify(client.auth.get()));
-  return client;
-}
+const signedIn = () => signInLiveUser(svc, publishableKey, { email: testEmail('sdk-auth-entry') });
 
 test('tx.signAuthEntry: signed for the wallet when allowlisted; a denial is an error outcome naming the app', async () => {
   const client = await signedIn();

@@ -38,3 +38,17 @@ const TX_MESSAGES: Record<string, string> = {
 export function txMessage(resultCode: string | undefined, fallback?: string): string {
   return (resultCode && TX_MESSAGES[resultCode]) ?? fallback ?? 'The payment failed.';
 }
+
+const KYC_MESSAGES: Record<string, string | undefined> = {
+  SDK_KYC_PROVIDER_NOT_ENABLED: 'Identity verification with this provider is turned off for this app.',
+  SDK_KYC_PROVIDER_NOT_FOUND: 'This identity verification provider is not available for this app.',
+  SDK_KYC_VERIFICATION_NOT_FOUND: 'This verification could not be found. Start a new one.',
+  SDK_KYC_SESSION_EXPIRED: 'The verification session expired before it was finished. Start a new one.',
+  NETWORK_ERROR: AUTH_MESSAGES.NETWORK_ERROR,
+  RATE_LIMITED: AUTH_MESSAGES.RATE_LIMITED,
+};
+
+/** A sentence for a failed identity verification call, from its code or the service's message. */
+export function kycMessage(code: string, fallback?: string): string {
+  return KYC_MESSAGES[code] ?? fallback ?? 'Identity verification failed. Try again.';
+}

@@ -1,23 +1,26 @@
 // @onboard/react on a server: rendering the provider and the components touches no browser API and shows the
 // `restoring` state (the client starts in an effect, which a server render never runs), so SSR frameworks can render
 // pages that use it; useOnboard outside a provider says what is missing. useDistributionRules renders its idle state
-// on the server and loads nothing there, even with a signed-in client.
+// on the server and loads nothing there, even with a signed-in client; so do useKyc and KycStep (which render nothing
+// signed out). KycStep in a browser, against the service: tests/browser/kycStep.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createElement, StrictMode } from 'react';
 import { renderToString } from 'react-dom/server';
-import { createOnboard, memoryStorage } from '@onboard/core';
+import { createOnboard } from '@onboard/core';
 import {
   HistoryList,
+  KycStep,
   OnboardProvider,
   SendForm,
   SignInForm,
   useAuth,
   useDistributionRules,
+  useKyc,
   useOnboard,
   WalletCard,
 } from '../src/index';
-import { FakeService, ok, rulesListed, distributionRule, signInResult } from '../../core/test/fakeService';
+import { emailSignInService, ok, rulesListed, distributionRule, signedInClient } from '../../core/test/fakeService';
 
 const PUB = `pub_testnet_${'TestOnlyNotARealKey0'.padEnd(32, '0')}`;
 
@@ -87,27 +90,36 @@ test('useOnboard outside a provider throws a message naming the provider', () =>
 });
 
 test('useDistributionRules on the server: idle with no rules, and no request even when signed in', async () => {
-  const fake = new FakeService()
-    .on('POST /v1/auth/email/start', () =>
-      ok('SDK_EMAIL_CODE_SENT', { sent: true, expiresInSeconds: 600, resendAfterSeconds: 30 }),
-    )
-    .on('POST /v1/auth/email/verify', () => ok('SDK_EMAIL_SIGN_IN_VERIFIED', signInResult()))
-    .on('GET /v1/distribution/rules', () => rulesListed([distributionRule()]));
-  const client = createOnboard({
-    publishableKey: PUB,
-    baseUrl: 'https://api.example.test',
-    fetch: fake.fetch,
-    storage: memoryStorage(),
-  });
-  await client.ready();
-  client.beginEmailLogin();
-  await client.sendEmailCode('ada@example.com');
-  await client.verifyEmailCode('123456');
-  assert.equal(client.auth.get().step, 'authenticated');
+  const fake = emailSignInService().on('GET /v1/distribution/rules', () => rulesListed([distributionRule()]));
+  const { client } = await signedInClient(fake);
   const before = fake.seen.length;
   const html = renderToString(createElement(OnboardProvider, { client }, createElement(Step), createElement(Rules)));
   assert.match(html, /<p id="step">authenticated<\/p>/);
   assert.match(html, /<p id="rules">idle 0 rules, 0 claims<\/p>/);
   assert.equal(fake.seen.length, before, 'the rules load in an effect, which a server render never runs');
   client.destroy();
+});
+
+function Kyc() {
+  const { state, providers, status, flow } = useKyc();
+  return createElement('p', { id: 'kyc' }, `${state.step} ${providers.length} providers, ${status}, ${flow.step}`);
+}
+
+test('useKyc and KycStep on the server: idle, no request when signed in; KycStep renders nothing signed out', async () => {
+  const fake = emailSignInService().on('GET /v1/kyc/providers', () =>
+    ok('SDK_KYC_PROVIDERS_LISTED', { providers: [], status: 'pending', verificationId: 'kyv_1' }),
+  );
+  const { client, requests } = await signedInClient(fake);
+  const html = renderToString(
+    createElement(OnboardProvider, { client }, createElement(Kyc), createElement(KycStep, { level: 'enhanced' })),
+  );
+  assert.match(html, /<p id="kyc">idle 0 providers, none, idle<\/p>/);
+  assert.match(html, /aria-label="Identity verification"/);
+  assert.match(html, /Loading…/);
+  assert.deepEqual(requests(), [], 'the providers load (and a pending verification is followed) in effects only');
+  client.destroy();
+
+  const signedOut = createOnboard({ publishableKey: PUB, baseUrl: 'https://api.example.test' });
+  const none = renderToString(createElement(OnboardProvider, { client: signedOut }, createElement(KycStep)));
+  assert.equal(none, '');
 });
