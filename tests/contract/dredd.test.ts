@@ -52,6 +52,8 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
     "needs the example's asset configured for the app and a distribution wallet (checked in tests/operations/server/createServerDistributionRule.test.ts)",
   signAuthEntry:
     'needs a user with a wallet, an allowlist row and an entry for that wallet (checked in tests/operations/sdk-tx/signAuthEntry.test.ts)',
+  startKycSession:
+    "needs a provider the app offers (the example's sumsub is not supported yet; checked with the sandbox in tests/operations/sdk-kyc/startKycSession.test.ts)",
   createServerDistributionPush:
     "needs the example's asset configured for the app and a distribution wallet (checked in tests/operations/server/createServerDistributionPush.test.ts)",
 };

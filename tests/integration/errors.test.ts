@@ -167,10 +167,10 @@ describe('error contract', () => {
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
     const withSession = await withSessions(svc.deps, creds);
-    const res = await call(svc.url, 'listKycProviders', 'GET', '/v1/kyc/providers', {
+    const res = await call(svc.url, 'listRampProviders', 'GET', '/v1/ramps/providers', {
       headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
         method: 'GET',
-        url: `${svc.url}/v1/kyc/providers`,
+        url: `${svc.url}/v1/ramps/providers`,
       }),
     });
     assert.equal(res.status, 501);
