@@ -174,6 +174,36 @@ export interface KycSettings {
   baseUrl: string;
 }
 
+/** Fiat on- and off-ramp providers (src/domain/ramps). */
+export interface RampsSettings {
+  /**
+   * RAMPS_SANDBOX: offer the `sandbox` ramp provider to testnet apps: ramps that settle on the network against a local
+   * fiat ledger, the deposit confirmed on a page of this service. On by default when testnet is the in-process
+   * localnet; never offered to mainnet apps.
+   */
+  sandbox: boolean;
+  /** Where the sandbox's page is reached (PUBLIC_URL or the listening address). */
+  baseUrl: string;
+  /** BRIDGE_API_URL: Bridge's API (https://api.bridge.xyz); tests point it at a local stand-in. */
+  bridgeApiUrl: string;
+  /** ETHERFUSE_API_URL: Etherfuse's API (https://api.etherfuse.com); tests point it at a local stand-in. */
+  etherfuseApiUrl: string;
+  /**
+   * RAMPS_ALLOW_INSECURE: development only: provider URLs over http and on loopback or private addresses (a local
+   * anchor). Off by default: anchors are reached over https at public addresses only.
+   */
+  allowInsecure: boolean;
+  /** RAMPS_TIMEOUT_MS: how long one request to a provider may take before it counts as an upstream failure. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_RAMPS_SETTINGS: Omit<RampsSettings, 'sandbox' | 'baseUrl'> = {
+  bridgeApiUrl: 'https://api.bridge.xyz',
+  etherfuseApiUrl: 'https://api.etherfuse.com',
+  allowInsecure: false,
+  timeoutMs: 10_000,
+};
+
 /** Off unless configured: what a Deps without dashboard settings (a bare app in tests) serves. */
 export const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
   dir: join(projectRoot, 'dashboard/dist'),
@@ -225,6 +255,8 @@ export interface Config {
   kms: KmsSettings;
   /** KYC providers (src/domain/kyc): KycSettings. */
   kyc: KycSettings;
+  /** Ramp providers (src/domain/ramps): RampsSettings. */
+  ramps: RampsSettings;
   /** STELLAR_TESTNET_FRIENDBOT_URL: friendbot for an external testnet; default: the one its RPC advertises (getNetwork). */
   testnetFriendbotUrl: string | undefined;
   /** Wallet activation timing (FundingSettings). */
@@ -462,6 +494,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kyc: {
       sandbox: onOff(env, 'KYC_SANDBOX', localnet !== undefined),
       baseUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+    },
+    ramps: {
+      sandbox: onOff(env, 'RAMPS_SANDBOX', localnet !== undefined),
+      baseUrl: env.PUBLIC_URL || `http://${host}:${port}`,
+      bridgeApiUrl: env.BRIDGE_API_URL || DEFAULT_RAMPS_SETTINGS.bridgeApiUrl,
+      etherfuseApiUrl: env.ETHERFUSE_API_URL || DEFAULT_RAMPS_SETTINGS.etherfuseApiUrl,
+      allowInsecure: onOff(env, 'RAMPS_ALLOW_INSECURE', DEFAULT_RAMPS_SETTINGS.allowInsecure),
+      timeoutMs: intFrom(env, 'RAMPS_TIMEOUT_MS', DEFAULT_RAMPS_SETTINGS.timeoutMs, 100, 60_000),
     },
     dashboard: {
       dir: env.DASHBOARD_DIR ? resolve(env.DASHBOARD_DIR) : DEFAULT_DASHBOARD_SETTINGS.dir,

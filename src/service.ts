@@ -182,6 +182,7 @@ export async function startService(
       oauth: config.oauth,
       dashboard: config.dashboard,
       kyc: config.kyc,
+      ramps: config.ramps,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
@@ -198,8 +199,10 @@ export async function startService(
     }
     const port = server ? (server.address() as AddressInfo).port : undefined;
     // Links to this service's own pages (the KYC sandbox) name the port it got when PORT was 0.
-    if (!config.publicUrlConfigured && port !== undefined)
+    if (!config.publicUrlConfigured && port !== undefined) {
       deps.kyc = { ...config.kyc, baseUrl: `http://${config.host}:${port}` };
+      deps.ramps = { ...config.ramps, baseUrl: `http://${config.host}:${port}` };
+    }
     const stopWorkers = await startWorkers(deps, jobs, {
       only: jobsToRun(config, worker),
       ...(opts.sponsorScanAfter ? { startAfter: { 'sponsor-balance-scan': opts.sponsorScanAfter } } : {}),

@@ -6,6 +6,7 @@ import type { Db } from '../infra/db/database';
 import type {
   DashboardSettings,
   KycSettings,
+  RampsSettings,
   LimitSettings,
   NetworkName,
   OAuthSettings,
@@ -84,4 +85,6 @@ export interface Deps {
   dashboard?: DashboardSettings;
   /** KYC providers (Config.kyc); no sandbox when absent. */
   kyc?: KycSettings;
+  /** Ramp providers (Config.ramps); no sandbox and the providers' public URLs when absent. */
+  ramps?: RampsSettings;
 }
