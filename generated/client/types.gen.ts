@@ -4,14 +4,14 @@ export type ClientOptions = {
     baseUrl: 'http://127.0.0.1:8080' | (string & {});
 };
 
-export type Webhooks = OnStellarTxWebhookRequest | OnWalletCreatedWebhookRequest | OnWalletActivatedWebhookRequest | OnWalletFundedWebhookRequest | OnPaymentSentWebhookRequest | OnPaymentReceivedWebhookRequest | OnTrustlineAddedWebhookRequest | OnSponsorBalanceLowWebhookRequest;
+export type Webhooks = OnStellarTxWebhookRequest | OnWalletCreatedWebhookRequest | OnWalletActivatedWebhookRequest | OnWalletFundedWebhookRequest | OnPaymentSentWebhookRequest | OnPaymentReceivedWebhookRequest | OnTrustlineAddedWebhookRequest | OnSponsorBalanceLowWebhookRequest | OnRampUpdatedWebhookRequest;
 
 /**
  * ErrorCode
  *
  * Stable machine-readable error code. The HTTP status of each code is fixed by this catalogue.
  */
-export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'INVALID_CURSOR' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'DISTRIBUTION_RULE_WINDOW_INVALID' | 'DISTRIBUTION_PUSH_NOT_FOUND' | 'DISTRIBUTION_PUSH_RECIPIENTS_INVALID' | 'DISTRIBUTION_ALLOCATION_BELOW_CLAIMED' | 'KYC_SETTINGS_INVALID' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
+export type ErrorCode = 'INVALID_CREDENTIALS' | 'FORBIDDEN' | 'API_KEY_NOT_FOUND' | 'API_KEY_EXPIRED' | 'API_KEY_TYPE_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED' | 'RATE_LIMITED' | 'VALIDATION_ERROR' | 'INVALID_JSON' | 'USER_NOT_FOUND' | 'EXTERNAL_ID_TAKEN' | 'APPLICATION_NOT_FOUND' | 'INTERNAL_SERVER_ERROR' | 'NOT_IMPLEMENTED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'INVALID_CURSOR' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'SERVICE_UNAVAILABLE' | 'STELLAR_UNAVAILABLE' | 'WALLET_NOT_FOUND' | 'WALLET_NOT_FUNDED' | 'WALLET_ALREADY_FUNDED' | 'WALLET_CREATION_FAILED' | 'FUND_XLM_FAILED' | 'FRIENDBOT_NOT_AVAILABLE' | 'WALLET_ADAPTER_NOT_SUPPORTED' | 'WALLET_ACCOUNT_IN_USE' | 'TRUSTLINE_FAILED' | 'INSUFFICIENT_FUNDS_FOR_TRUSTLINE' | 'TRUSTLINE_HAS_BALANCE' | 'NO_DEFAULT_TRUSTLINES' | 'SDK_TX_BUILD_ERROR' | 'TX_UNSUPPORTED_OPERATION' | 'TX_INVALID_SIGNED_XDR' | 'TX_SIGN_FAILED' | 'TX_SUBMIT_FAILED' | 'TX_IDEMPOTENCY_CONFLICT' | 'TX_NOT_FOUND' | 'TX_POLICY_MAX_FEE_EXCEEDED' | 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED' | 'TX_POLICY_ASSET_NOT_APPROVED' | 'TX_POLICY_GAS_BALANCE_LOW' | 'TX_POLICY_OPERATION_NOT_ALLOWED' | 'SOROBAN_AUTH_NO_POLICY' | 'SOROBAN_AUTH_CONTRACT_NOT_ALLOWED' | 'SOROBAN_AUTH_FUNCTION_NOT_ALLOWED' | 'SOROBAN_AUTH_ADDRESS_MISMATCH' | 'SOROBAN_AUTH_ENTRY_INVALID' | 'SOROBAN_AUTH_EXPIRATION_TOO_LONG' | 'SOROBAN_AUTH_SIGN_FAILED' | 'CONTRACT_FUNCTION_UNKNOWN' | 'CONTRACT_NOT_FOUND' | 'CONTRACT_INTROSPECTION_FAILED' | 'SOROBAN_AUTH_WILDCARD_REQUIRES_ANY_FUNCTION' | 'AUTH_POLICY_ROW_NOT_FOUND' | 'DISTRIBUTION_RULE_NOT_FOUND' | 'DISTRIBUTION_ASSET_NOT_ENABLED' | 'DISTRIBUTION_RULE_DISABLED' | 'DISTRIBUTION_RULE_NOT_STARTED' | 'DISTRIBUTION_RULE_EXPIRED' | 'DISTRIBUTION_RULE_EXHAUSTED' | 'DISTRIBUTION_RATE_LIMIT_EXCEEDED' | 'DISTRIBUTION_NO_DISTRIBUTION_WALLET' | 'DISTRIBUTION_RULE_WINDOW_INVALID' | 'DISTRIBUTION_PUSH_NOT_FOUND' | 'DISTRIBUTION_PUSH_RECIPIENTS_INVALID' | 'DISTRIBUTION_ALLOCATION_BELOW_CLAIMED' | 'KYC_SETTINGS_INVALID' | 'SDK_KYC_PROVIDER_NOT_FOUND' | 'SDK_KYC_PROVIDER_NOT_ENABLED' | 'SDK_KYC_SESSION_EXPIRED' | 'SDK_KYC_VERIFICATION_NOT_FOUND' | 'RAMP_SETTINGS_INVALID' | 'SDK_RAMPS_ROUTE_NOT_OFFERED' | 'SDK_RAMPS_PROVIDER_NOT_FOUND' | 'SDK_RAMPS_QUOTE_NOT_FOUND' | 'SDK_RAMPS_QUOTE_EXPIRED' | 'SDK_RAMPS_TX_NOT_FOUND' | 'SDK_RAMPS_ASSET_NOT_ENABLED' | 'SDK_RAMPS_AMOUNT_OUT_OF_RANGE' | 'SDK_RAMPS_INSUFFICIENT_BALANCE' | 'SDK_RAMPS_WALLET_UNSUPPORTED' | 'SDK_RAMPS_KYC_REQUIRED' | 'SDK_RAMPS_PROVIDER_NOT_CONFIGURED' | 'SDK_RAMPS_ONCHAIN_SUBMIT_FAILED' | 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR' | 'SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE' | 'SDK_AUTH_INVALID_TOKEN' | 'SDK_AUTH_TOKEN_EXPIRED' | 'SDK_AUTH_DPOP_REQUIRED' | 'SDK_AUTH_DPOP_INVALID' | 'SDK_AUTH_DPOP_USE_NONCE' | 'SDK_REFRESH_TOKEN_INVALID' | 'SDK_REFRESH_TOKEN_EXPIRED' | 'SDK_REFRESH_TOKEN_REUSED' | 'SDK_TOKEN_WRONG_APPLICATION' | 'SDK_SESSION_NOT_FOUND' | 'EMAIL_CODE_INVALID' | 'WALLET_AUTH_FAILED' | 'SESSION_EXPIRED' | 'APPLICATION_HAS_NO_REDIRECT_URIS' | 'REDIRECT_URI_NOT_ALLOWED' | 'OAUTH_PROVIDER_NOT_CONFIGURED' | 'AUTH_PROVIDER_DISABLED' | 'OAUTH_STATE_INVALID' | 'OAUTH_EXCHANGE_FAILED' | 'PASSKEY_CHALLENGE_MISSING' | 'PASSKEY_VERIFICATION_FAILED' | 'PASSKEY_DEPLOY_FAILED' | 'PASSKEY_FAILED' | 'MEMBER_NOT_FOUND' | 'MEMBER_ALREADY_EXISTS' | 'LAST_OWNER' | 'API_KEY_ID_NOT_FOUND' | 'API_KEY_ALREADY_REVOKED' | 'WEBHOOK_NOT_CONFIGURED' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_EVENT_NOT_FOUND' | 'API_KEY_ALREADY_ROTATED';
 
 /**
  * Error
@@ -1065,11 +1065,11 @@ export type KycSettingsInput = {
 /**
  * RampSettings
  *
- * The app's fiat on- and off-ramp providers: Bridge, Etherfuse (MXN via SPEI) and SEP-24 anchors. Provider credentials are write-only: they are never returned, only whether they are stored (`credentialsSet`).
+ * The app's fiat on- and off-ramp providers: Bridge, Etherfuse (MXN via SPEI), SEP-24 anchors, and `sandbox` (testnet apps of a development service: ramps that settle on the network against a local fiat ledger, no credentials). Provider credentials are write-only: they are never returned, only whether they are stored (`credentialsSet`).
  */
 export type RampSettings = {
     providers: Array<{
-        providerId: 'bridge' | 'etherfuse' | 'sep24';
+        providerId: 'sandbox' | 'bridge' | 'etherfuse' | 'sep24';
         enabled: boolean;
         /**
          * The app's configured assets users may ramp through this provider.
@@ -1085,11 +1085,11 @@ export type RampSettings = {
 /**
  * RampSettingsInput
  *
- * The new provider list; it replaces the stored one (a provider left out is removed with its credentials). `credentials` is write-only (never returned); omitted, the stored credentials are kept. `assets` must be among the app's configured assets (SDK_RAMPS_ASSET_NOT_ENABLED); each provider appears at most once; an enabled provider needs credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
+ * The new provider list; it replaces the stored one (a provider left out is removed with its credentials). `credentials` is write-only (never returned); omitted, the stored credentials are kept. `assets` must be among the app's configured assets (SDK_RAMPS_ASSET_NOT_ENABLED); each provider appears at most once; an enabled provider needs credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED), except `sandbox`, which takes none.
  */
 export type RampSettingsInput = {
     providers: Array<{
-        providerId: 'bridge' | 'etherfuse' | 'sep24';
+        providerId: 'sandbox' | 'bridge' | 'etherfuse' | 'sep24';
         enabled: boolean;
         assets: Array<Asset>;
     }>;
@@ -1261,9 +1261,9 @@ export type AppUserSummary = {
 /**
  * WebhookEventName
  *
- * A webhook event type. All are emitted; `wallet.funded` when a distribution claim pays a user's wallet.
+ * A webhook event type. All are emitted; `wallet.funded` when a distribution claim pays a user's wallet; `ramp.updated` when a ramp transaction changes status.
  */
-export type WebhookEventName = 'stellar.tx' | 'wallet.created' | 'wallet.activated' | 'wallet.funded' | 'payment.sent' | 'payment.received' | 'trustline.added' | 'sponsor.balance.low';
+export type WebhookEventName = 'stellar.tx' | 'wallet.created' | 'wallet.activated' | 'wallet.funded' | 'payment.sent' | 'payment.received' | 'trustline.added' | 'sponsor.balance.low' | 'ramp.updated';
 
 /**
  * WebhookConfig
@@ -1631,6 +1631,39 @@ export type WebhookSponsorBalanceLow = {
 };
 
 /**
+ * WebhookRampUpdated
+ *
+ * The `ramp.updated` webhook payload (a ramp transaction changed status).
+ */
+export type WebhookRampUpdated = {
+    /**
+     * The event id, the same on every attempt and redelivery (also the `webhook-id` header).
+     */
+    id: string;
+    event: 'ramp.updated';
+    /**
+     * When the status changed (ISO 8601).
+     */
+    timestamp: Timestamp;
+    data: {
+        rampTxId: string;
+        userId: string;
+        walletId: string;
+        provider: ProviderId;
+        direction: RampDirection;
+        status: 'pending_kyc' | 'awaiting_deposit' | 'awaiting_signature' | 'processing' | 'completed' | 'failed' | 'expired';
+        asset: Asset;
+        cryptoAmount: Amount;
+        fiatAmount: Amount;
+        fiatCurrency: FiatCurrency;
+        /**
+         * The on-chain leg's hash once known, else null.
+         */
+        stellarTxHash: TxHash | null;
+    };
+};
+
+/**
  * AuthProvidersInput
  *
  * The new sign-in settings; every provider must be given. For Google and GitHub an omitted `clientId` or `clientSecret` keeps the stored value and `null` deletes it. `clientSecret` is write-only: it is never returned. Enabling Google or GitHub needs both a client id and a client secret (OAUTH_PROVIDER_NOT_CONFIGURED).
@@ -1679,11 +1712,11 @@ export type KycSettingsInputWritable = {
 /**
  * RampSettingsInput
  *
- * The new provider list; it replaces the stored one (a provider left out is removed with its credentials). `credentials` is write-only (never returned); omitted, the stored credentials are kept. `assets` must be among the app's configured assets (SDK_RAMPS_ASSET_NOT_ENABLED); each provider appears at most once; an enabled provider needs credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
+ * The new provider list; it replaces the stored one (a provider left out is removed with its credentials). `credentials` is write-only (never returned); omitted, the stored credentials are kept. `assets` must be among the app's configured assets (SDK_RAMPS_ASSET_NOT_ENABLED); each provider appears at most once; an enabled provider needs credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED), except `sandbox`, which takes none.
  */
 export type RampSettingsInputWritable = {
     providers: Array<{
-        providerId: 'bridge' | 'etherfuse' | 'sep24';
+        providerId: 'sandbox' | 'bridge' | 'etherfuse' | 'sep24';
         enabled: boolean;
         assets: Array<Asset>;
         /**
@@ -4707,7 +4740,7 @@ export type CreateRampQuoteErrors = {
      */
     404: Error;
     /**
-     * The amount is outside the route's bounds (SDK_RAMPS_AMOUNT_OUT_OF_RANGE, with `limit`, `limitAmount`, `limitCurrency`); the asset is not enabled for the app (SDK_RAMPS_ASSET_NOT_ENABLED); or the provider has no usable credentials for the app (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
+     * The amount is outside the route's bounds (SDK_RAMPS_AMOUNT_OUT_OF_RANGE, with `limit`, `limitAmount`, `limitCurrency`); the asset is not enabled for the app or this provider (SDK_RAMPS_ASSET_NOT_ENABLED); the provider does not ramp the asset in this direction and currency (SDK_RAMPS_ROUTE_NOT_OFFERED); or the provider has no usable credentials for the app (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
     /**
@@ -6663,7 +6696,7 @@ export type UpdateRampSettingsData = {
 
 export type UpdateRampSettingsErrors = {
     /**
-     * A field is invalid or a provider is listed twice (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
+     * A field is invalid (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
      */
     400: Error;
     /**
@@ -6679,7 +6712,7 @@ export type UpdateRampSettingsErrors = {
      */
     404: Error;
     /**
-     * An asset is not configured for the app (SDK_RAMPS_ASSET_NOT_ENABLED), or an enabled provider has no credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
+     * An asset is not configured for the app (SDK_RAMPS_ASSET_NOT_ENABLED), an enabled provider has no credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED), or the list is not consistent (RAMP_SETTINGS_INVALID with details.fieldErrors: a provider twice, `sandbox` where it is not offered).
      */
     422: Error;
     /**
@@ -6706,6 +6739,79 @@ export type UpdateRampSettingsResponses = {
 };
 
 export type UpdateRampSettingsResponse = UpdateRampSettingsResponses[keyof UpdateRampSettingsResponses];
+
+export type ListAppRampTransactionsData = {
+    body?: never;
+    path: {
+        /**
+         * The app's id.
+         */
+        appId: string;
+    };
+    query?: {
+        /**
+         * Only ramps in this status.
+         */
+        status?: 'pending_kyc' | 'awaiting_deposit' | 'awaiting_signature' | 'processing' | 'completed' | 'failed' | 'expired';
+        /**
+         * Records per page (default 20, maximum 100).
+         */
+        limit?: number;
+        /**
+         * Opaque cursor from a previous page's `nextCursor`; pages at constant cost. Overrides `offset`.
+         */
+        cursor?: string;
+    };
+    url: '/api/v1/apps/{appId}/ramps/transactions';
+};
+
+export type ListAppRampTransactionsErrors = {
+    /**
+     * A malformed `appId`, `status`, `limit` or `cursor` (VALIDATION_ERROR with details.fieldErrors). A cursor this list did not issue is 400 INVALID_CURSOR (details.fieldErrors names query.cursor).
+     */
+    400: Error;
+    /**
+     * Missing or invalid credentials: INVALID_CREDENTIALS, API_KEY_NOT_FOUND, API_KEY_EXPIRED, or a session code (SDK_AUTH_*, SDK_REFRESH_TOKEN_*).
+     */
+    401: Error;
+    /**
+     * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
+     */
+    403: Error;
+    /**
+     * No app with this id among the operator's apps (APPLICATION_NOT_FOUND).
+     */
+    404: Error;
+    /**
+     * Unexpected error; the message is masked. Retry.
+     */
+    500: Error;
+};
+
+export type ListAppRampTransactionsError = ListAppRampTransactionsErrors[keyof ListAppRampTransactionsErrors];
+
+export type ListAppRampTransactionsResponses = {
+    /**
+     * A page of ramp transactions.
+     */
+    200: {
+        content: {
+            transactions: Array<{
+                userId: string;
+                walletAddress: PublicKey;
+                ramp: RampTransaction;
+            }>;
+            /**
+             * Opaque cursor for the next page; null on the last page.
+             */
+            nextCursor: string | null;
+        };
+        code: 'RAMP_TRANSACTIONS_LISTED';
+        success: true;
+    };
+};
+
+export type ListAppRampTransactionsResponse = ListAppRampTransactionsResponses[keyof ListAppRampTransactionsResponses];
 
 export type GetTreasuryData = {
     body?: never;
@@ -9034,6 +9140,15 @@ export type OnSponsorBalanceLowWebhookPayload = WebhookSponsorBalanceLow;
 export type OnSponsorBalanceLowWebhookRequest = {
     body: OnSponsorBalanceLowWebhookPayload;
     key: 'sponsor.balance.low';
+    path?: never;
+    query?: never;
+};
+
+export type OnRampUpdatedWebhookPayload = WebhookRampUpdated;
+
+export type OnRampUpdatedWebhookRequest = {
+    body: OnRampUpdatedWebhookPayload;
+    key: 'ramp.updated';
     path?: never;
     query?: never;
 };

@@ -55,6 +55,7 @@ export const operations = {
   listApiKeys: {"operationId":"listApiKeys","method":"get","path":"/api/v1/apps/{appId}/api-keys","group":"dashboard-keys","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"API_KEYS_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
   listAppAuthPolicyRows: {"operationId":"listAppAuthPolicyRows","method":"get","path":"/api/v1/apps/{appId}/auth-policy/rows","group":"dashboard-auth-policy","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"AUTH_POLICY_ROWS_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
   listAppDistributionRules: {"operationId":"listAppDistributionRules","method":"get","path":"/api/v1/apps/{appId}/distribution/rules","group":"dashboard-distribution","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"DISTRIBUTION_RULES_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
+  listAppRampTransactions: {"operationId":"listAppRampTransactions","method":"get","path":"/api/v1/apps/{appId}/ramps/transactions","group":"dashboard-monitoring","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"RAMP_TRANSACTIONS_LISTED","statuses":[200,400,401,403,404,500],"idempotent":false},
   listApps: {"operationId":"listApps","method":"get","path":"/api/v1/apps","group":"dashboard-apps","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"APPS_LISTED","statuses":[200,400,401,403,500,501],"idempotent":false},
   listAppTransactions: {"operationId":"listAppTransactions","method":"get","path":"/api/v1/apps/{appId}/transactions","group":"dashboard-monitoring","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"APP_TRANSACTIONS_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
   listAppUsers: {"operationId":"listAppUsers","method":"get","path":"/api/v1/apps/{appId}/users","group":"dashboard-users","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"APP_USERS_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
@@ -194,6 +195,8 @@ export const errorCatalogue = {
   SDK_KYC_PROVIDER_NOT_ENABLED: {"status":403,"description":"The KYC provider is not enabled for the app."},
   SDK_KYC_SESSION_EXPIRED: {"status":410,"description":"The KYC session expired. Start a new one."},
   SDK_KYC_VERIFICATION_NOT_FOUND: {"status":404,"description":"Verification not found."},
+  RAMP_SETTINGS_INVALID: {"status":422,"description":"The ramp provider list is not consistent (a provider twice, a provider not offered to the app on this service); details.fieldErrors names each field."},
+  SDK_RAMPS_ROUTE_NOT_OFFERED: {"status":422,"description":"The provider does not ramp this asset in this direction and fiat currency (see listRampProviders)."},
   SDK_RAMPS_PROVIDER_NOT_FOUND: {"status":404,"description":"Ramp provider not found."},
   SDK_RAMPS_QUOTE_NOT_FOUND: {"status":404,"description":"Quote not found."},
   SDK_RAMPS_QUOTE_EXPIRED: {"status":410,"description":"The quote expired. Request a new one."},
@@ -305,6 +308,7 @@ export interface OperationTypes {
   listApiKeys: { body: Part<T.ListApiKeysData, 'body'>; query: Part<T.ListApiKeysData, 'query'>; path: Part<T.ListApiKeysData, 'path'>; content: SuccessContent<T.ListApiKeysResponses> };
   listAppAuthPolicyRows: { body: Part<T.ListAppAuthPolicyRowsData, 'body'>; query: Part<T.ListAppAuthPolicyRowsData, 'query'>; path: Part<T.ListAppAuthPolicyRowsData, 'path'>; content: SuccessContent<T.ListAppAuthPolicyRowsResponses> };
   listAppDistributionRules: { body: Part<T.ListAppDistributionRulesData, 'body'>; query: Part<T.ListAppDistributionRulesData, 'query'>; path: Part<T.ListAppDistributionRulesData, 'path'>; content: SuccessContent<T.ListAppDistributionRulesResponses> };
+  listAppRampTransactions: { body: Part<T.ListAppRampTransactionsData, 'body'>; query: Part<T.ListAppRampTransactionsData, 'query'>; path: Part<T.ListAppRampTransactionsData, 'path'>; content: SuccessContent<T.ListAppRampTransactionsResponses> };
   listApps: { body: Part<T.ListAppsData, 'body'>; query: Part<T.ListAppsData, 'query'>; path: Part<T.ListAppsData, 'path'>; content: SuccessContent<T.ListAppsResponses> };
   listAppTransactions: { body: Part<T.ListAppTransactionsData, 'body'>; query: Part<T.ListAppTransactionsData, 'query'>; path: Part<T.ListAppTransactionsData, 'path'>; content: SuccessContent<T.ListAppTransactionsResponses> };
   listAppUsers: { body: Part<T.ListAppUsersData, 'body'>; query: Part<T.ListAppUsersData, 'query'>; path: Part<T.ListAppUsersData, 'path'>; content: SuccessContent<T.ListAppUsersResponses> };

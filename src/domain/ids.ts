@@ -34,7 +34,9 @@ export type IdPrefix =
   | 'dcl'
   | 'dps'
   | 'kyv'
-  | 'kys';
+  | 'kys'
+  | 'rmq'
+  | 'rmt';
 
 /** A new id: the prefix, `_`, and 22 base62 characters (about 131 bits). */
 export function newId(prefix: IdPrefix): string {

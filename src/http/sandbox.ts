@@ -1,15 +1,27 @@
-// The sandbox KYC provider's page (src/domain/kyc/sandbox.ts): where a developer decides a sandbox verification. Served
-// only while the sandbox is offered (KYC_SANDBOX); the session id in the path is the capability, as a hosted
-// provider's link is. No script: one form with two buttons posts back here, and the page says what was decided.
-//   GET  /sandbox/kyc/:sessionId   the session: app, level, status, expiry; Approve and Reject while pending
-//   POST /sandbox/kyc/:sessionId   decision=approved|rejected
+// The sandbox providers' pages: where a developer plays the part of the third party. Each is served only while its
+// sandbox is offered; the id in the path is the capability, as a hosted provider's link is. No script: one form
+// posts back here, and the page says what happened.
+//   GET  /sandbox/kyc/:sessionId     a KYC session (src/domain/kyc/sandbox.ts): app, level, status, expiry; Approve and
+//                                    Reject while pending (KYC_SANDBOX)
+//   POST /sandbox/kyc/:sessionId     decision=approved|rejected
+//   GET  /sandbox/ramps/:rampTxId    a sandbox on-ramp (src/domain/ramps/sandbox.ts): what the user pays and receives;
+//                                    "Confirm the deposit" while it awaits it (RAMPS_SANDBOX)
+//   POST /sandbox/ramps/:rampTxId    the deposit confirmed: the fiat ledger records it, the asset is delivered
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from '../domain/deps';
 import { appErrorOf } from '../domain/errors';
 import { decideSandboxSession, findSandboxSession, type SandboxSession } from '../domain/kyc/sandbox';
+import {
+  confirmSandboxDeposit,
+  findSandboxDeposit,
+  type SandboxDeliveryDeps,
+  type SandboxDeposit,
+} from '../domain/ramps/sandbox';
+import { recordRampStatus } from '../domain/ramps/transactions';
 import { sandboxContentSecurityPolicy } from './securityHeaders';
 
 const SESSION_ID = /^kys_[0-9A-Za-z]{1,60}$/;
+const RAMP_TX_ID = /^rmt_[0-9A-Za-z]{1,60}$/;
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -71,17 +83,43 @@ verification should answer, then return to the app, which polls its status.</p>`
   );
 }
 
-function notFound(res: Response): void {
-  res.status(404).type('html').send(page('Not found', '<h1>No such sandbox verification</h1>'));
+function notFound(res: Response, what = 'verification'): void {
+  res
+    .status(404)
+    .type('html')
+    .send(page('Not found', `<h1>No such sandbox ${what}</h1>`));
 }
 
-export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc'>): Router {
+function depositPage(deposit: SandboxDeposit, note?: string): string {
+  const [code] = deposit.asset.split(':');
+  const facts = `<dl>
+  <dt>App</dt><dd>${escapeHtml(deposit.appName)}</dd>
+  <dt>The user pays</dt><dd>${escapeHtml(deposit.fiatAmount)} ${escapeHtml(deposit.fiatCurrency)}</dd>
+  <dt>Reference</dt><dd>${escapeHtml(deposit.reference)}</dd>
+  <dt>The wallet receives</dt><dd>${escapeHtml(deposit.cryptoAmount)} ${escapeHtml(code ?? '')}</dd>
+  <dt>Wallet</dt><dd><code>${escapeHtml(deposit.walletAddress)}</code></dd>
+  <dt>Status</dt><dd class="status">${escapeHtml(deposit.status)}</dd>
+  ${deposit.stellarTxHash ? `<dt>Delivery</dt><dd><code>${escapeHtml(deposit.stellarTxHash)}</code></dd>` : ''}
+</dl>`;
+  const intro = `<h1>Sandbox on-ramp deposit</h1>
+<p class="note">This is the development ramp of this service: no money moves. Confirming plays the bank telling the
+provider that the user's payment arrived; the asset is then sent to the user's wallet on the network.</p>`;
+  const action =
+    deposit.status === 'awaiting_deposit' || (deposit.status === 'processing' && !deposit.stellarTxHash)
+      ? `<form method="post"><button class="approve" type="submit" name="confirm" value="deposit">Confirm the deposit</button></form>`
+      : '';
+  return page('Sandbox on-ramp deposit', `${intro}${facts}${note ? `<p>${escapeHtml(note)}</p>` : ''}${action}`);
+}
+
+export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc' | 'ramps'> & SandboxDeliveryDeps): Router {
   const router = Router();
-  if (!deps.kyc?.sandbox) return router;
+  if (!deps.kyc?.sandbox && !deps.ramps?.sandbox) return router;
   router.use('/sandbox', sandboxContentSecurityPolicy, (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
+  if (deps.ramps?.sandbox) rampPages(router, deps);
+  if (!deps.kyc?.sandbox) return router;
   router.get('/sandbox/kyc/:sessionId', async (req: Request, res: Response, next: NextFunction) => {
     try {
       const sessionId = String(req.params.sessionId);
@@ -123,4 +161,44 @@ export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc'>): Router 
     },
   );
   return router;
+}
+
+function rampPages(router: Router, deps: SandboxDeliveryDeps): void {
+  router.get('/sandbox/ramps/:rampTxId', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const rampTxId = String(req.params.rampTxId);
+      const deposit = RAMP_TX_ID.test(rampTxId) ? await findSandboxDeposit(deps, rampTxId) : undefined;
+      if (!deposit) return notFound(res, 'on-ramp');
+      res.type('html').send(depositPage(deposit));
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.post(
+    '/sandbox/ramps/:rampTxId',
+    express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 }),
+    async (req: Request, res: Response, next: NextFunction) => {
+      const rampTxId = String(req.params.rampTxId);
+      try {
+        if (!RAMP_TX_ID.test(rampTxId) || !(await findSandboxDeposit(deps, rampTxId))) return notFound(res, 'on-ramp');
+        const deposit = await confirmSandboxDeposit(deps, rampTxId, (status, hash) =>
+          recordRampStatus(deps, rampTxId, status, hash),
+        );
+        res
+          .type('html')
+          .send(
+            depositPage(deposit, deposit.status === 'completed' ? 'Delivered. You can return to the app.' : undefined),
+          );
+      } catch (err) {
+        // The deposit is recorded; the delivery can be retried from the same page (it never pays twice).
+        deps.log.warn({ rampTxId, err: (err as Error).message }, 'sandbox on-ramp delivery failed');
+        const deposit = await findSandboxDeposit(deps, rampTxId).catch(() => undefined);
+        if (!deposit) return next(err);
+        res
+          .status(503)
+          .type('html')
+          .send(depositPage(deposit, 'The deposit is recorded, but the delivery did not go through yet: try again.'));
+      }
+    },
+  );
 }

@@ -60,6 +60,13 @@ import { updateKycSettings } from './dashboard-settings/updateKycSettings';
 import { listKycProviders } from './sdk-kyc/listKycProviders';
 import { startKycSession } from './sdk-kyc/startKycSession';
 import { getKycVerification } from './sdk-kyc/getKycVerification';
+import { getRampSettings } from './dashboard-settings/getRampSettings';
+import { updateRampSettings } from './dashboard-settings/updateRampSettings';
+import { listAppRampTransactions } from './dashboard-monitoring/listAppRampTransactions';
+import { listRampProviders } from './sdk-ramps/listRampProviders';
+import { createRampQuote } from './sdk-ramps/createRampQuote';
+import { startRamp } from './sdk-ramps/startRamp';
+import { getRampTransaction } from './sdk-ramps/getRampTransaction';
 import { fundWallet } from './server/fundWallet';
 import { retryServerDistributionPush } from './server/retryServerDistributionPush';
 import { listServerDistributionPushRecipients } from './server/listServerDistributionPushRecipients';
@@ -100,7 +107,6 @@ import { getDistributionClaimSeries } from './dashboard-distribution/getDistribu
 import { listAppDistributionRules } from './dashboard-distribution/listAppDistributionRules';
 import { updateDistributionRule } from './dashboard-distribution/updateDistributionRule';
 import { listDistributionRules } from './sdk-distribution/listDistributionRules';
-import { notImplemented } from './notImplemented';
 import { getWallet } from './sdk-wallet/getWallet';
 import { getWalletBalances } from './sdk-wallet/getWalletBalances';
 import { getHealth } from './system/getHealth';
@@ -134,7 +140,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     createAppAuthPolicyRow: createAppAuthPolicyRow(deps),
     createAuthPolicyRow: createAuthPolicyRow(deps),
     createDistributionRule: createDistributionRule(deps),
-    createRampQuote: notImplemented('createRampQuote'),
+    createRampQuote: createRampQuote(deps),
     createSep10Challenge: createSep10Challenge(deps),
     deleteAppAuthPolicyRow: deleteAppAuthPolicyRow(deps),
     deleteAuthPolicyRow: deleteAuthPolicyRow(deps),
@@ -153,8 +159,8 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     getHealth: getHealth(deps),
     getKycSettings: getKycSettings(deps),
     getKycVerification: getKycVerification(deps),
-    getRampSettings: notImplemented('getRampSettings'),
-    getRampTransaction: notImplemented('getRampTransaction'),
+    getRampSettings: getRampSettings(deps),
+    getRampTransaction: getRampTransaction(deps),
     getReadiness: getReadiness(deps),
     getTransaction: getTransaction(deps),
     getTreasury: getTreasury(deps),
@@ -174,8 +180,9 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listAuthPolicyRows: listAuthPolicyRows(deps),
     listDistributionRules: listDistributionRules(deps),
     listKycProviders: listKycProviders(deps),
+    listAppRampTransactions: listAppRampTransactions(deps),
     listMembers: listMembers(deps),
-    listRampProviders: notImplemented('listRampProviders'),
+    listRampProviders: listRampProviders(deps),
     listServerDistributionRules: listServerDistributionRules(deps),
     listSessions: listSessions(deps),
     listWebhookEvents: listWebhookEvents(deps),
@@ -200,7 +207,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     startOAuthSignIn: startOAuthSignIn(deps),
     startOperatorEmailSignIn: startOperatorEmailSignIn(deps),
     startOperatorOAuthSignIn: startOperatorOAuthSignIn(deps),
-    startRamp: notImplemented('startRamp'),
+    startRamp: startRamp(deps),
     submitTransaction: submitTransaction(deps),
     updateApp: updateApp(deps),
     updateAppAuthPolicyRow: updateAppAuthPolicyRow(deps),
@@ -211,7 +218,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     updateFeePolicy: updateFeePolicy(deps),
     updateKycSettings: updateKycSettings(deps),
     updateMember: updateMember(deps),
-    updateRampSettings: notImplemented('updateRampSettings'),
+    updateRampSettings: updateRampSettings(deps),
     updateServerDistributionRule: updateServerDistributionRule(deps),
     updateTreasuryWallets: updateTreasuryWallets(deps),
     updateWebhookConfig: updateWebhookConfig(deps),

@@ -11,6 +11,7 @@ import { capturingLogger } from '../support/log';
 import { buildApp } from '../../src/app';
 import { systemClock } from '../../src/domain/deps';
 import { createHandlers } from '../../src/operations/index';
+import { notImplemented } from '../../src/operations/notImplemented';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';
 import { createMailer } from '../../src/infra/mail/index';
@@ -166,15 +167,25 @@ describe('error contract', () => {
   });
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
-    const withSession = await withSessions(svc.deps, creds);
-    const res = await call(svc.url, 'listRampProviders', 'GET', '/v1/ramps/providers', {
-      headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
-        method: 'GET',
-        url: `${svc.url}/v1/ramps/providers`,
-      }),
-    });
-    assert.equal(res.status, 501);
-    assert.equal(res.body.code, 'NOT_IMPLEMENTED');
+    // Every operation is built now: the same service with one handler replaced by the 501 one.
+    const handlers = { ...createHandlers(svc.deps), listRampProviders: notImplemented('listRampProviders') };
+    const app = await buildApp(svc.deps, { document: loadBundledSpec(), handlers });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const withSession = await withSessions(svc.deps, creds);
+      const res = await call(url, 'listRampProviders', 'GET', '/v1/ramps/providers', {
+        headers: await headersFor(['publishableKey', 'userSession', 'dpopProof'], withSession, {
+          method: 'GET',
+          url: `${url}/v1/ramps/providers`,
+        }),
+      });
+      assert.equal(res.status, 501);
+      assert.equal(res.body.code, 'NOT_IMPLEMENTED');
+    } finally {
+      server.close();
+    }
   });
 });
 

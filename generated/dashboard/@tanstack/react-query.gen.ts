@@ -3,8 +3,8 @@
 import { type InfiniteData, infiniteQueryOptions, queryOptions, type UseMutationOptions } from '@tanstack/react-query';
 
 import { client } from '../client.gen';
-import { addMember, archiveApp, completeOperatorOAuthSignIn, createApiKey, createApp, createAppAuthPolicyRow, createDistributionPush, createDistributionRule, createSep10Challenge, deleteAppAuthPolicyRow, deleteDistributionRule, fundAppUserWallet, getApp, getAppContractInterface, getAppDomains, getAppMetrics, getAppUser, getAuthProviders, getCurrentOperator, getDistributionClaimSeries, getDistributionPush, getFeePolicy, getKycSettings, getRampSettings, getTreasury, getWebhookConfig, listApiKeys, listAppAuthPolicyRows, listAppDistributionRules, listApps, listAppTransactions, listAppUsers, listAuditLog, listDistributionPushes, listDistributionPushRecipients, listMembers, listWebhookEvents, type Options, previewFeePolicy, redeliverWebhookEvent, refreshOperatorSession, removeMember, restoreApp, retryDistributionPush, revokeApiKey, rotateApiKey, rotateWebhookSecret, signOutOperator, startOperatorEmailSignIn, startOperatorOAuthSignIn, updateApp, updateAppAuthPolicyRow, updateAppDomains, updateAuthProviders, updateDistributionRule, updateFeePolicy, updateKycSettings, updateMember, updateRampSettings, updateTreasuryWallets, updateWebhookConfig, verifyOperatorEmailSignIn, verifySep10Challenge } from '../sdk.gen';
-import type { AddMemberData, AddMemberError, AddMemberResponse, ArchiveAppData, ArchiveAppError, ArchiveAppResponse, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInError, CompleteOperatorOAuthSignInResponse, CreateApiKeyData, CreateApiKeyError, CreateApiKeyResponse, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowError, CreateAppAuthPolicyRowResponse, CreateAppData, CreateAppError, CreateAppResponse, CreateDistributionPushData, CreateDistributionPushError, CreateDistributionPushResponse, CreateDistributionRuleData, CreateDistributionRuleError, CreateDistributionRuleResponse, CreateSep10ChallengeData, CreateSep10ChallengeError, CreateSep10ChallengeResponse, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowError, DeleteAppAuthPolicyRowResponse, DeleteDistributionRuleData, DeleteDistributionRuleError, DeleteDistributionRuleResponse, FundAppUserWalletData, FundAppUserWalletError, FundAppUserWalletResponse, GetAppContractInterfaceData, GetAppContractInterfaceError, GetAppContractInterfaceResponse, GetAppData, GetAppDomainsData, GetAppDomainsError, GetAppDomainsResponse, GetAppError, GetAppMetricsData, GetAppMetricsError, GetAppMetricsResponse, GetAppResponse, GetAppUserData, GetAppUserError, GetAppUserResponse, GetAuthProvidersData, GetAuthProvidersError, GetAuthProvidersResponse, GetCurrentOperatorData, GetCurrentOperatorError, GetCurrentOperatorResponse, GetDistributionClaimSeriesData, GetDistributionClaimSeriesError, GetDistributionClaimSeriesResponse, GetDistributionPushData, GetDistributionPushError, GetDistributionPushResponse, GetFeePolicyData, GetFeePolicyError, GetFeePolicyResponse, GetKycSettingsData, GetKycSettingsError, GetKycSettingsResponse, GetRampSettingsData, GetRampSettingsError, GetRampSettingsResponse, GetTreasuryData, GetTreasuryError, GetTreasuryResponse, GetWebhookConfigData, GetWebhookConfigError, GetWebhookConfigResponse, ListApiKeysData, ListApiKeysError, ListApiKeysResponse, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsError, ListAppAuthPolicyRowsResponse, ListAppDistributionRulesData, ListAppDistributionRulesError, ListAppDistributionRulesResponse, ListAppsData, ListAppsError, ListAppsResponse, ListAppTransactionsData, ListAppTransactionsError, ListAppTransactionsResponse, ListAppUsersData, ListAppUsersError, ListAppUsersResponse, ListAuditLogData, ListAuditLogError, ListAuditLogResponse, ListDistributionPushesData, ListDistributionPushesError, ListDistributionPushesResponse, ListDistributionPushRecipientsData, ListDistributionPushRecipientsError, ListDistributionPushRecipientsResponse, ListMembersData, ListMembersError, ListMembersResponse, ListWebhookEventsData, ListWebhookEventsError, ListWebhookEventsResponse, PreviewFeePolicyData, PreviewFeePolicyError, PreviewFeePolicyResponse, RedeliverWebhookEventData, RedeliverWebhookEventError, RedeliverWebhookEventResponse, RefreshOperatorSessionData, RefreshOperatorSessionError, RefreshOperatorSessionResponse, RemoveMemberData, RemoveMemberError, RemoveMemberResponse, RestoreAppData, RestoreAppError, RestoreAppResponse, RetryDistributionPushData, RetryDistributionPushError, RetryDistributionPushResponse, RevokeApiKeyData, RevokeApiKeyError, RevokeApiKeyResponse, RotateApiKeyData, RotateApiKeyError, RotateApiKeyResponse, RotateWebhookSecretData, RotateWebhookSecretError, RotateWebhookSecretResponse, SignOutOperatorData, SignOutOperatorError, SignOutOperatorResponse, StartOperatorEmailSignInData, StartOperatorEmailSignInError, StartOperatorEmailSignInResponse, StartOperatorOAuthSignInData, StartOperatorOAuthSignInError, StartOperatorOAuthSignInResponse, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowError, UpdateAppAuthPolicyRowResponse, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsError, UpdateAppDomainsResponse, UpdateAppError, UpdateAppResponse, UpdateAuthProvidersData, UpdateAuthProvidersError, UpdateAuthProvidersResponse, UpdateDistributionRuleData, UpdateDistributionRuleError, UpdateDistributionRuleResponse, UpdateFeePolicyData, UpdateFeePolicyError, UpdateFeePolicyResponse, UpdateKycSettingsData, UpdateKycSettingsError, UpdateKycSettingsResponse, UpdateMemberData, UpdateMemberError, UpdateMemberResponse, UpdateRampSettingsData, UpdateRampSettingsError, UpdateRampSettingsResponse, UpdateTreasuryWalletsData, UpdateTreasuryWalletsError, UpdateTreasuryWalletsResponse, UpdateWebhookConfigData, UpdateWebhookConfigError, UpdateWebhookConfigResponse, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInError, VerifyOperatorEmailSignInResponse, VerifySep10ChallengeData, VerifySep10ChallengeError, VerifySep10ChallengeResponse } from '../types.gen';
+import { addMember, archiveApp, completeOperatorOAuthSignIn, createApiKey, createApp, createAppAuthPolicyRow, createDistributionPush, createDistributionRule, createSep10Challenge, deleteAppAuthPolicyRow, deleteDistributionRule, fundAppUserWallet, getApp, getAppContractInterface, getAppDomains, getAppMetrics, getAppUser, getAuthProviders, getCurrentOperator, getDistributionClaimSeries, getDistributionPush, getFeePolicy, getKycSettings, getRampSettings, getTreasury, getWebhookConfig, listApiKeys, listAppAuthPolicyRows, listAppDistributionRules, listAppRampTransactions, listApps, listAppTransactions, listAppUsers, listAuditLog, listDistributionPushes, listDistributionPushRecipients, listMembers, listWebhookEvents, type Options, previewFeePolicy, redeliverWebhookEvent, refreshOperatorSession, removeMember, restoreApp, retryDistributionPush, revokeApiKey, rotateApiKey, rotateWebhookSecret, signOutOperator, startOperatorEmailSignIn, startOperatorOAuthSignIn, updateApp, updateAppAuthPolicyRow, updateAppDomains, updateAuthProviders, updateDistributionRule, updateFeePolicy, updateKycSettings, updateMember, updateRampSettings, updateTreasuryWallets, updateWebhookConfig, verifyOperatorEmailSignIn, verifySep10Challenge } from '../sdk.gen';
+import type { AddMemberData, AddMemberError, AddMemberResponse, ArchiveAppData, ArchiveAppError, ArchiveAppResponse, CompleteOperatorOAuthSignInData, CompleteOperatorOAuthSignInError, CompleteOperatorOAuthSignInResponse, CreateApiKeyData, CreateApiKeyError, CreateApiKeyResponse, CreateAppAuthPolicyRowData, CreateAppAuthPolicyRowError, CreateAppAuthPolicyRowResponse, CreateAppData, CreateAppError, CreateAppResponse, CreateDistributionPushData, CreateDistributionPushError, CreateDistributionPushResponse, CreateDistributionRuleData, CreateDistributionRuleError, CreateDistributionRuleResponse, CreateSep10ChallengeData, CreateSep10ChallengeError, CreateSep10ChallengeResponse, DeleteAppAuthPolicyRowData, DeleteAppAuthPolicyRowError, DeleteAppAuthPolicyRowResponse, DeleteDistributionRuleData, DeleteDistributionRuleError, DeleteDistributionRuleResponse, FundAppUserWalletData, FundAppUserWalletError, FundAppUserWalletResponse, GetAppContractInterfaceData, GetAppContractInterfaceError, GetAppContractInterfaceResponse, GetAppData, GetAppDomainsData, GetAppDomainsError, GetAppDomainsResponse, GetAppError, GetAppMetricsData, GetAppMetricsError, GetAppMetricsResponse, GetAppResponse, GetAppUserData, GetAppUserError, GetAppUserResponse, GetAuthProvidersData, GetAuthProvidersError, GetAuthProvidersResponse, GetCurrentOperatorData, GetCurrentOperatorError, GetCurrentOperatorResponse, GetDistributionClaimSeriesData, GetDistributionClaimSeriesError, GetDistributionClaimSeriesResponse, GetDistributionPushData, GetDistributionPushError, GetDistributionPushResponse, GetFeePolicyData, GetFeePolicyError, GetFeePolicyResponse, GetKycSettingsData, GetKycSettingsError, GetKycSettingsResponse, GetRampSettingsData, GetRampSettingsError, GetRampSettingsResponse, GetTreasuryData, GetTreasuryError, GetTreasuryResponse, GetWebhookConfigData, GetWebhookConfigError, GetWebhookConfigResponse, ListApiKeysData, ListApiKeysError, ListApiKeysResponse, ListAppAuthPolicyRowsData, ListAppAuthPolicyRowsError, ListAppAuthPolicyRowsResponse, ListAppDistributionRulesData, ListAppDistributionRulesError, ListAppDistributionRulesResponse, ListAppRampTransactionsData, ListAppRampTransactionsError, ListAppRampTransactionsResponse, ListAppsData, ListAppsError, ListAppsResponse, ListAppTransactionsData, ListAppTransactionsError, ListAppTransactionsResponse, ListAppUsersData, ListAppUsersError, ListAppUsersResponse, ListAuditLogData, ListAuditLogError, ListAuditLogResponse, ListDistributionPushesData, ListDistributionPushesError, ListDistributionPushesResponse, ListDistributionPushRecipientsData, ListDistributionPushRecipientsError, ListDistributionPushRecipientsResponse, ListMembersData, ListMembersError, ListMembersResponse, ListWebhookEventsData, ListWebhookEventsError, ListWebhookEventsResponse, PreviewFeePolicyData, PreviewFeePolicyError, PreviewFeePolicyResponse, RedeliverWebhookEventData, RedeliverWebhookEventError, RedeliverWebhookEventResponse, RefreshOperatorSessionData, RefreshOperatorSessionError, RefreshOperatorSessionResponse, RemoveMemberData, RemoveMemberError, RemoveMemberResponse, RestoreAppData, RestoreAppError, RestoreAppResponse, RetryDistributionPushData, RetryDistributionPushError, RetryDistributionPushResponse, RevokeApiKeyData, RevokeApiKeyError, RevokeApiKeyResponse, RotateApiKeyData, RotateApiKeyError, RotateApiKeyResponse, RotateWebhookSecretData, RotateWebhookSecretError, RotateWebhookSecretResponse, SignOutOperatorData, SignOutOperatorError, SignOutOperatorResponse, StartOperatorEmailSignInData, StartOperatorEmailSignInError, StartOperatorEmailSignInResponse, StartOperatorOAuthSignInData, StartOperatorOAuthSignInError, StartOperatorOAuthSignInResponse, UpdateAppAuthPolicyRowData, UpdateAppAuthPolicyRowError, UpdateAppAuthPolicyRowResponse, UpdateAppData, UpdateAppDomainsData, UpdateAppDomainsError, UpdateAppDomainsResponse, UpdateAppError, UpdateAppResponse, UpdateAuthProvidersData, UpdateAuthProvidersError, UpdateAuthProvidersResponse, UpdateDistributionRuleData, UpdateDistributionRuleError, UpdateDistributionRuleResponse, UpdateFeePolicyData, UpdateFeePolicyError, UpdateFeePolicyResponse, UpdateKycSettingsData, UpdateKycSettingsError, UpdateKycSettingsResponse, UpdateMemberData, UpdateMemberError, UpdateMemberResponse, UpdateRampSettingsData, UpdateRampSettingsError, UpdateRampSettingsResponse, UpdateTreasuryWalletsData, UpdateTreasuryWalletsError, UpdateTreasuryWalletsResponse, UpdateWebhookConfigData, UpdateWebhookConfigError, UpdateWebhookConfigResponse, VerifyOperatorEmailSignInData, VerifyOperatorEmailSignInError, VerifyOperatorEmailSignInResponse, VerifySep10ChallengeData, VerifySep10ChallengeError, VerifySep10ChallengeResponse } from '../types.gen';
 
 export type QueryKey<TOptions extends Options> = [
     Pick<TOptions, 'baseUrl' | 'body' | 'headers' | 'path' | 'query'> & {
@@ -798,8 +798,9 @@ export const getRampSettingsQueryKey = (options: Options<GetRampSettingsData>) =
 /**
  * Get an app's ramp providers
  *
- * The fiat on- and off-ramp providers the app offers (Bridge, Etherfuse, SEP-24 anchors) and the assets users may
- * ramp through each. Credentials are write-only and never returned: `credentialsSet` says whether they are stored.
+ * The fiat on- and off-ramp providers the app offers (Bridge, Etherfuse, SEP-24 anchors, the development `sandbox`)
+ * and the assets users may ramp through each. A testnet app of a development service (RAMPS_SANDBOX) that never saved
+ * its ramp settings offers `sandbox` with the app's demo USDC when it has one. Credentials are write-only and never returned: `credentialsSet` says whether they are stored.
  *
  * Another operator's app answers 404 APPLICATION_NOT_FOUND.
  *
@@ -822,9 +823,11 @@ export const getRampSettingsOptions = (options: Options<GetRampSettingsData>) =>
  *
  * Replaces the provider list: a provider left out is removed together with its stored credentials. For a listed
  * provider, omitted `credentials` keep the stored ones. Credentials are write-only: stored encrypted and never
- * returned (the answer has `credentialsSet`). Each provider may appear once. `assets` must be among the app's
- * configured assets (422 SDK_RAMPS_ASSET_NOT_ENABLED); enabling a provider without credentials answers 422
- * SDK_RAMPS_PROVIDER_NOT_CONFIGURED.
+ * returned (the answer has `credentialsSet`). `assets` must be among the app's configured assets (422
+ * SDK_RAMPS_ASSET_NOT_ENABLED); enabling a provider without the credentials it takes (`apiKey` for Bridge and
+ * Etherfuse, `anchorDomain` for a SEP-24 anchor) answers 422 SDK_RAMPS_PROVIDER_NOT_CONFIGURED. Each provider may
+ * appear once, and `sandbox` (no credentials) only on testnet apps of a development service: otherwise 422
+ * RAMP_SETTINGS_INVALID naming each field. Audited as `ramp_settings.updated` (without the credentials).
  *
  * Another operator's app answers 404 APPLICATION_NOT_FOUND.
  *
@@ -841,6 +844,99 @@ export const updateRampSettingsMutation = (options?: Partial<Options<UpdateRampS
         }
     };
     return mutationOptions;
+};
+
+export const listAppRampTransactionsQueryKey = (options: Options<ListAppRampTransactionsData>) => createQueryKey('listAppRampTransactions', options);
+
+/**
+ * List the app's ramp transactions
+ *
+ * The ramps the app's users started (startRamp), newest first, each with its user and wallet, optionally only those in
+ * one `status`. Cursor paging: pass `nextCursor` as `cursor` for the next page. The statuses are those the service
+ * last read from the provider (a user's poll, the provider's webhook or the ramps job refresh them).
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listAppRampTransactionsOptions = (options: Options<ListAppRampTransactionsData>) => queryOptions<ListAppRampTransactionsResponse, ListAppRampTransactionsError, ListAppRampTransactionsResponse, ReturnType<typeof listAppRampTransactionsQueryKey>>({
+    queryFn: async ({ queryKey, signal }) => {
+        const { data } = await listAppRampTransactions({
+            ...options,
+            ...queryKey[0],
+            signal,
+            throwOnError: true
+        });
+        return data;
+    },
+    queryKey: listAppRampTransactionsQueryKey(options)
+});
+
+const createInfiniteParams = <K extends Pick<QueryKey<Options>[0], 'body' | 'headers' | 'path' | 'query'>>(queryKey: QueryKey<Options>, page: K) => {
+    const params = { ...queryKey[0] };
+    if (page.body) {
+        params.body = {
+            ...queryKey[0].body as any,
+            ...page.body as any
+        };
+    }
+    if (page.headers) {
+        params.headers = {
+            ...queryKey[0].headers,
+            ...page.headers
+        };
+    }
+    if (page.path) {
+        params.path = {
+            ...queryKey[0].path as any,
+            ...page.path as any
+        };
+    }
+    if (page.query) {
+        params.query = {
+            ...queryKey[0].query as any,
+            ...page.query as any
+        };
+    }
+    return params as unknown as typeof page;
+};
+
+export const listAppRampTransactionsInfiniteQueryKey = (options: Options<ListAppRampTransactionsData>): QueryKey<Options<ListAppRampTransactionsData>> => createQueryKey('listAppRampTransactions', options, true);
+
+/**
+ * List the app's ramp transactions
+ *
+ * The ramps the app's users started (startRamp), newest first, each with its user and wallet, optionally only those in
+ * one `status`. Cursor paging: pass `nextCursor` as `cursor` for the next page. The statuses are those the service
+ * last read from the provider (a user's poll, the provider's webhook or the ramps job refresh them).
+ *
+ * Dashboard API (operator session). Any member of the app can read it. An app of another operator answers 404
+ * APPLICATION_NOT_FOUND.
+ *
+ */
+export const listAppRampTransactionsInfiniteOptions = (options: Options<ListAppRampTransactionsData>) => {
+    const opts = infiniteQueryOptions<ListAppRampTransactionsResponse, ListAppRampTransactionsError, InfiniteData<ListAppRampTransactionsResponse>, QueryKey<Options<ListAppRampTransactionsData>>, string | Pick<QueryKey<Options<ListAppRampTransactionsData>>[0], 'body' | 'headers' | 'path' | 'query'>>(
+    // @ts-ignore
+    {
+        queryFn: async ({ pageParam, queryKey, signal }) => {
+            // @ts-ignore
+            const page: Pick<QueryKey<Options<ListAppRampTransactionsData>>[0], 'body' | 'headers' | 'path' | 'query'> = typeof pageParam === 'object' ? pageParam : {
+                query: {
+                    cursor: pageParam
+                }
+            };
+            const params = createInfiniteParams(queryKey, page);
+            const { data } = await listAppRampTransactions({
+                ...options,
+                ...params,
+                signal,
+                throwOnError: true
+            });
+            return data;
+        },
+        queryKey: listAppRampTransactionsInfiniteQueryKey(options)
+    });
+    return opts as Omit<typeof opts, 'initialData'>;
 };
 
 export const getTreasuryQueryKey = (options: Options<GetTreasuryData>) => createQueryKey('getTreasury', options);
@@ -1302,35 +1398,6 @@ export const listDistributionPushesOptions = (options: Options<ListDistributionP
     },
     queryKey: listDistributionPushesQueryKey(options)
 });
-
-const createInfiniteParams = <K extends Pick<QueryKey<Options>[0], 'body' | 'headers' | 'path' | 'query'>>(queryKey: QueryKey<Options>, page: K) => {
-    const params = { ...queryKey[0] };
-    if (page.body) {
-        params.body = {
-            ...queryKey[0].body as any,
-            ...page.body as any
-        };
-    }
-    if (page.headers) {
-        params.headers = {
-            ...queryKey[0].headers,
-            ...page.headers
-        };
-    }
-    if (page.path) {
-        params.path = {
-            ...queryKey[0].path as any,
-            ...page.path as any
-        };
-    }
-    if (page.query) {
-        params.query = {
-            ...queryKey[0].query as any,
-            ...page.query as any
-        };
-    }
-    return params as unknown as typeof page;
-};
 
 export const listDistributionPushesInfiniteQueryKey = (options: Options<ListDistributionPushesData>): QueryKey<Options<ListDistributionPushesData>> => createQueryKey('listDistributionPushes', options, true);
 

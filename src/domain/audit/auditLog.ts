@@ -25,6 +25,7 @@ export type AuditAction =
   | 'distribution_push.created'
   | 'distribution_push.retried'
   | 'kyc_settings.updated'
+  | 'ramp_settings.updated'
   | 'distribution_rule.updated'
   | 'distribution_rule.deleted';
 

@@ -1,14 +1,17 @@
-// An app's KYC providers: which it offers, at which levels, with which credentials. Credentials are sealed under a
-// data key of the key management (envelope encryption, as wallet keys are: the data key wrapped for this app and
-// provider), stored beside it, and only unsealed to open a session; reads answer `credentialsSet`, never the values.
+// An app's KYC providers: which it offers, at which levels, with which credentials. Credentials are sealed with the
+// key management (secrets/providerCredentials.ts) and only unsealed to open a session; reads answer `credentialsSet`,
+// never the values.
 // A testnet app of a development service that never saved settings offers the sandbox provider.
 import type { Knex } from 'knex';
-import { open, seal } from '../../infra/kms/aesGcm';
-import { contextBytes, type EncryptionContext } from '../../infra/kms/keyManagement';
 import type { App } from '../apps/store';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { Deps } from '../deps';
 import { AppError } from '../errors';
+import {
+  openProviderCredentials,
+  sealProviderCredentials,
+  type SealedCredentials,
+} from '../secrets/providerCredentials';
 import type { KycLevel, KycProvider } from './providers';
 import { sandboxKycProvider } from './sandbox';
 
@@ -41,13 +44,6 @@ export interface KycProviderSetting {
 }
 
 const rows = (db: Knex) => db<SettingsRow>('kyc_provider_settings');
-
-/** The context a provider's credentials are sealed for: the app and provider, on the app's network. */
-const credentialsContext = (app: Pick<App, 'id' | 'network'>, providerId: string): EncryptionContext => ({
-  appId: app.id,
-  walletId: `kyc:${providerId}`, // the key management's context names what is sealed; here, not a wallet
-  network: app.network,
-});
 
 /** The app's providers: as saved, or (never saved) the sandbox where it is offered. */
 export async function kycSettingsOf(deps: Pick<Deps, 'db' | 'kyc'>, app: App): Promise<KycProviderSetting[]> {
@@ -115,21 +111,10 @@ export async function updateKycSettings(
       details: { fieldErrors: problems },
     });
   // 2. new credentials sealed (key management calls before the database transaction)
-  const sealed = new Map<string, Pick<SettingsRow, 'credentials_sealed' | 'credentials_data_key' | 'kms_key_id'>>();
-  for (const p of input.providers) {
-    if (!p.credentials) continue;
-    const context = credentialsContext(app, p.providerId);
-    const dataKey = await deps.kms.generateDataKey(context);
-    try {
-      sealed.set(p.providerId, {
-        credentials_sealed: seal(dataKey.plaintext, Buffer.from(JSON.stringify(p.credentials)), contextBytes(context)),
-        credentials_data_key: dataKey.ciphertext,
-        kms_key_id: dataKey.keyId,
-      });
-    } finally {
-      dataKey.plaintext.fill(0);
-    }
-  }
+  const sealed = new Map<string, SealedCredentials>();
+  for (const p of input.providers)
+    if (p.credentials)
+      sealed.set(p.providerId, await sealProviderCredentials(deps, app, 'kyc', p.providerId, p.credentials));
   // 3. the list replaced and audited together
   await deps.db.transaction(async (trx) => {
     // Concurrent updates of one app run one after the other (else both insert a provider: 500 on its primary key),
@@ -179,14 +164,5 @@ export async function providerCredentials(
   providerId: string,
 ): Promise<Record<string, string>> {
   const row = await rows(deps.db).where({ app_id: app.id, provider_id: providerId }).first();
-  if (!row?.credentials_sealed || !row.credentials_data_key || !row.kms_key_id) return {};
-  const context = credentialsContext(app, providerId);
-  const key = await deps.kms.decrypt({ ciphertext: row.credentials_data_key, keyId: row.kms_key_id }, context);
-  try {
-    const plain = open(key, row.credentials_sealed, contextBytes(context));
-    if (!plain) throw new Error(`the stored ${providerId} credentials do not open`);
-    return JSON.parse(plain.toString('utf8')) as Record<string, string>;
-  } finally {
-    key.fill(0);
-  }
+  return openProviderCredentials(deps, app, 'kyc', providerId, row);
 }

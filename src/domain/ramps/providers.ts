@@ -17,13 +17,7 @@ import type { WalletRecord } from '../wallets/store';
 
 export type RampDirection = 'on' | 'off';
 export type RampStatus =
-  | 'pending_kyc'
-  | 'awaiting_deposit'
-  | 'awaiting_signature'
-  | 'processing'
-  | 'completed'
-  | 'failed'
-  | 'expired';
+  'pending_kyc' | 'awaiting_deposit' | 'awaiting_signature' | 'processing' | 'completed' | 'failed' | 'expired';
 export const FINAL_RAMP_STATUSES: readonly RampStatus[] = ['completed', 'failed', 'expired'];
 
 /** A quote is valid this long (the contract's 15 minutes). */
@@ -31,8 +25,8 @@ export const QUOTE_VALIDITY_MS = 15 * 60_000;
 
 export type RampUpstreamCode = 'SDK_RAMPS_ANCHOR_ERROR' | 'SDK_RAMPS_BRIDGE_ERROR' | 'SDK_RAMPS_ETHERFUSE_ERROR';
 
-/** What the service lets a provider use: its configuration, the clock, and the user's key for SEP-10 only. */
-export type RampDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'ramps' | 'kyc'>;
+/** What a provider may use: the service's configuration, database and clock (the user's key only via signChallenge). */
+export type RampDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'ramps' | 'kyc' | 'secrets'>;
 
 /** A route a provider offers: one direction, one fiat currency, one Stellar asset (`CODE:ISSUER`). */
 export interface RampRoute {
@@ -62,7 +56,13 @@ export interface RampCall {
    * Signs a SEP-10 challenge with the user's custodial key after checking it is one (never a transaction that could
    * move funds); refuses an external wallet with SDK_RAMPS_WALLET_UNSUPPORTED.
    */
-  signChallenge(challengeXdr: string, networkPassphrase: string, homeDomain: string, serverAccount: string): Promise<string>;
+  signChallenge(
+    challengeXdr: string,
+    networkPassphrase: string,
+    homeDomain: string,
+    serverAccount: string,
+    webAuthDomain: string,
+  ): Promise<string>;
 }
 
 export interface RampQuoteRequest {

@@ -38,7 +38,23 @@ export interface UpstreamRequest {
 
 /** Sends `request`; throws UpstreamFailure for a transport failure, a 5xx or an unreadable body; answers 2xx-4xx. */
 export async function upstreamRequest(deps: Pick<Deps, 'ramps'>, request: UpstreamRequest): Promise<UpstreamAnswer> {
+  const { status, text, headers } = await upstreamText(deps, request, MAX_ANSWER_BYTES);
+  if (text.trim() === '') return { status, body: undefined, headers };
+  try {
+    return { status, body: JSON.parse(text) as unknown, headers };
+  } catch {
+    throw new UpstreamFailure(`${request.method} ${new URL(request.url).host}: the answer is not JSON`);
+  }
+}
+
+/** The same, answering the body as text of at most `maxBytes` (a stellar.toml). */
+export async function upstreamText(
+  deps: Pick<Deps, 'ramps'>,
+  request: UpstreamRequest,
+  maxBytes: number,
+): Promise<{ status: number; text: string; headers: Headers }> {
   const settings = { ...DEFAULT_RAMPS_SETTINGS, ...deps.ramps };
+  const where = `${request.method} ${new URL(request.url).host}`;
   const destination = await resolveDestination(request.url, { allowInsecure: settings.allowInsecure });
   if ('refused' in destination) throw new UpstreamFailure(`the provider URL ${destination.refused}`);
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
@@ -58,25 +74,20 @@ export async function upstreamRequest(deps: Pick<Deps, 'ramps'>, request: Upstre
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
   } catch (err) {
-    throw new UpstreamFailure(`${request.method} ${new URL(request.url).host}: ${(err as Error).message}`);
+    throw new UpstreamFailure(`${where}: ${(err as Error).message}`);
   }
   if (answer.status >= 500 || (answer.status >= 300 && answer.status < 400))
-    throw new UpstreamFailure(`${request.method} ${new URL(request.url).host}: answered ${answer.status}`);
-  let text: string;
+    throw new UpstreamFailure(`${where}: answered ${answer.status}`);
   try {
-    text = await readLimited(answer);
+    return { status: answer.status, text: await readLimited(answer, maxBytes), headers: answer.headers };
   } catch (err) {
-    throw err instanceof UpstreamFailure ? err : new UpstreamFailure(`reading the answer: ${(err as Error).message}`);
-  }
-  if (text.trim() === '') return { status: answer.status, body: undefined, headers: answer.headers };
-  try {
-    return { status: answer.status, body: JSON.parse(text) as unknown, headers: answer.headers };
-  } catch {
-    throw new UpstreamFailure(`${request.method} ${new URL(request.url).host}: the answer is not JSON`);
+    throw err instanceof UpstreamFailure
+      ? err
+      : new UpstreamFailure(`${where}: reading the answer: ${(err as Error).message}`);
   }
 }
 
-async function readLimited(answer: Response): Promise<string> {
+async function readLimited(answer: Response, maxBytes: number): Promise<string> {
   const reader = answer.body?.getReader();
   if (!reader) return '';
   const chunks: Uint8Array[] = [];
@@ -85,9 +96,9 @@ async function readLimited(answer: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw new UpstreamFailure('the answer is larger than 1 MB');
+      throw new UpstreamFailure(`the answer is larger than ${maxBytes} bytes`);
     }
     chunks.push(value);
   }

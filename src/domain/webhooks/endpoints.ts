@@ -19,6 +19,7 @@ export const WEBHOOK_EVENTS = [
   'payment.received',
   'trustline.added',
   'sponsor.balance.low',
+  'ramp.updated',
 ] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 

@@ -27,6 +27,7 @@ import * as m0025 from './0025_distribution';
 import * as m0026 from './0026_distribution_pushes';
 import * as m0027 from './0027_distribution_claim_series';
 import * as m0028 from './0028_kyc';
+import * as m0029 from './0029_ramps';
 
 export interface Migration {
   name: string;
@@ -62,4 +63,5 @@ export const migrations: Migration[] = [
   { name: '0026_distribution_pushes', ...m0026 },
   { name: '0027_distribution_claim_series', ...m0027 },
   { name: '0028_kyc', ...m0028 },
+  { name: '0029_ramps', ...m0029 },
 ];
