@@ -41,6 +41,8 @@ export * as tx from './transactions.js';
 export * as distribution from './distribution.js';
 /** Identity verification as `{ status: 'listed' | 'started' | 'approved' | 'expired' | 'error' ... }` outcomes: kyc.start... */
 export * as kyc from './kyc.js';
+/** Fiat on- and off-ramps as `{ status: 'listed' | 'quoted' | 'started' | 'final' | 'out_of_range' | 'error' ... }` outcomes: ramps.quote... */
+export * as ramps from './ramps.js';
 export {
   verifyServiceSignature,
   verifyWebhook,

@@ -23,8 +23,17 @@ export {
   type TransactionHook,
 } from './hooks.js';
 export { authMessage, kycMessage, txMessage } from './messages.js';
+export { rampMessage, rampText, type RampFailureLike } from './messages.js';
+export {
+  useRamp,
+  type RampFlowState,
+  type RampHook,
+  type RampHookOptions,
+  type RampProvidersState,
+} from './useRamp.js';
 export { SignInForm, type SignInFormProps } from './components/SignInForm.js';
 export { WalletCard } from './components/WalletCard.js';
 export { SendForm, type SendFormProps } from './components/SendForm.js';
 export { HistoryList } from './components/HistoryList.js';
 export { KycStep, type KycStepProps } from './components/KycStep.js';
+export { RampWidget, type RampWidgetProps } from './components/RampWidget.js';

@@ -52,3 +52,95 @@ const KYC_MESSAGES: Record<string, string | undefined> = {
 export function kycMessage(code: string, fallback?: string): string {
   return KYC_MESSAGES[code] ?? fallback ?? 'Identity verification failed. Try again.';
 }
+
+// Ramps: what the ramp widget says, kept here so an app's own ramp screens can say the same.
+
+/** A refusal of a ramps call as the library answers it (an outcome of ramps.quote, ramps.start, ramps.get...). */
+export interface RampFailureLike {
+  status: string;
+  code: string;
+  message?: string;
+  /** On `out_of_range`: which bound was crossed, the bound and its currency. */
+  limit?: 'min' | 'max';
+  limitAmount?: string;
+  limitCurrency?: string;
+  /** On `onchain_failed`: Stellar's result code. */
+  resultCode?: string;
+}
+
+const RAMP_MESSAGES: Record<string, string | undefined> = {
+  SDK_RAMPS_KYC_REQUIRED: 'The provider needs to verify your identity first.',
+  SDK_RAMPS_QUOTE_EXPIRED: 'This quote expired. Get a new quote to continue.',
+  SDK_RAMPS_QUOTE_NOT_FOUND: 'This quote could not be found. Get a new quote.',
+  SDK_RAMPS_INSUFFICIENT_BALANCE: 'Your wallet does not hold enough for this amount. Nothing was sent.',
+  SDK_RAMPS_ONCHAIN_SUBMIT_FAILED: 'The network refused the payment. Nothing was sent.',
+  SDK_RAMPS_PROVIDER_NOT_FOUND: 'This provider is not available for this app.',
+  SDK_RAMPS_PROVIDER_NOT_CONFIGURED: 'This provider is not set up for this app yet.',
+  SDK_RAMPS_ASSET_NOT_ENABLED: 'This asset cannot be bought or sold with this provider.',
+  SDK_RAMPS_ROUTE_NOT_OFFERED: 'This provider does not offer this asset in this currency and direction.',
+  SDK_RAMPS_WALLET_UNSUPPORTED: 'Your wallet cannot be used with this provider.',
+  SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE: 'This route works only with real money (mainnet), not on the test network.',
+  SDK_RAMPS_TX_NOT_FOUND: 'This transaction could not be found.',
+  SDK_RAMPS_ANCHOR_ERROR: 'The provider did not answer. Try again in a moment.',
+  SDK_RAMPS_BRIDGE_ERROR: 'The provider did not answer. Try again in a moment.',
+  SDK_RAMPS_ETHERFUSE_ERROR: 'The provider did not answer. Try again in a moment.',
+  NETWORK_ERROR: AUTH_MESSAGES.NETWORK_ERROR,
+  RATE_LIMITED: AUTH_MESSAGES.RATE_LIMITED,
+};
+
+/**
+ * A sentence for a failed ramps call: the bound for an amount out of range ("Minimum 20 USD."), Stellar's reason for
+ * a refused payment, else the code's sentence or the service's message.
+ */
+export function rampMessage(failure: RampFailureLike): string {
+  if (failure.status === 'out_of_range' && failure.limitAmount && failure.limitCurrency) {
+    const bound = `${failure.limitAmount} ${failure.limitCurrency}`;
+    return failure.limit === 'max'
+      ? `The amount is above the maximum. Maximum ${bound}.`
+      : `The amount is below the minimum. Minimum ${bound}.`;
+  }
+  if (failure.status === 'onchain_failed' && failure.resultCode === 'txInsufficientBalance')
+    return 'Your wallet has no XLM left for the network fee. Nothing was sent.';
+  return RAMP_MESSAGES[failure.code] ?? failure.message ?? 'The ramp failed. Try again.';
+}
+
+/** The ramp widget's words: labels, and a sentence per ramp status. */
+export const rampText = {
+  title: 'Buy or sell',
+  direction: { on: 'Buy', off: 'Sell' },
+  directionHint: {
+    on: 'Pay by bank transfer; the asset arrives in your wallet.',
+    off: 'Send from your wallet; the money is paid to your bank.',
+  },
+  status: {
+    pending_kyc: 'The provider needs to verify your identity before this can go on.',
+    awaiting_deposit: 'Send your payment as below. The asset arrives in your wallet once the provider has it.',
+    awaiting_signature: 'Waiting for your wallet to sign the payment.',
+    processing: 'Processing. This can take a few minutes; you can leave this page.',
+    completed: 'Done.',
+    failed: 'The provider could not complete this. Contact the app’s support if money left your account.',
+    expired: 'This expired before the payment arrived. Start again to get a new quote.',
+  },
+  timedOut: 'Still in progress. It can take longer with bank transfers; check again later.',
+  quoteExpired: 'This quote expired.',
+  depositMethods: {
+    ach: 'ACH bank transfer',
+    wire: 'Wire transfer',
+    sepa: 'SEPA transfer',
+    spei: 'SPEI transfer',
+    other: 'Bank transfer',
+  },
+  /** Labels of the deposit details the providers give; any other key is spelled out from its camelCase. */
+  depositDetails: {
+    bankName: 'Bank name',
+    accountNumber: 'Account number',
+    routingNumber: 'Routing number',
+    iban: 'IBAN',
+    bic: 'BIC',
+    swift: 'SWIFT',
+    clabe: 'CLABE',
+    beneficiary: 'Beneficiary',
+    beneficiaryAddress: 'Beneficiary address',
+    bankAddress: 'Bank address',
+  } as Record<string, string | undefined>,
+} as const;

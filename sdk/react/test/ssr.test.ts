@@ -2,7 +2,8 @@
 // `restoring` state (the client starts in an effect, which a server render never runs), so SSR frameworks can render
 // pages that use it; useOnboard outside a provider says what is missing. useDistributionRules renders its idle state
 // on the server and loads nothing there, even with a signed-in client; so do useKyc and KycStep (which render nothing
-// signed out). KycStep in a browser, against the service: tests/browser/kycStep.test.ts.
+// signed out). KycStep in a browser, against the service: tests/browser/kycStep.test.ts. RampWidget too requests
+// nothing on the server (tests/browser/rampWidget.test.ts drives it in a browser).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createElement, StrictMode } from 'react';
@@ -11,6 +12,7 @@ import { createOnboard } from '@onboard/core';
 import {
   HistoryList,
   KycStep,
+  RampWidget,
   OnboardProvider,
   SendForm,
   SignInForm,
@@ -122,4 +124,15 @@ test('useKyc and KycStep on the server: idle, no request when signed in; KycStep
   const signedOut = createOnboard({ publishableKey: PUB, baseUrl: 'https://api.example.test' });
   const none = renderToString(createElement(OnboardProvider, { client: signedOut }, createElement(KycStep)));
   assert.equal(none, '');
+});
+
+test('RampWidget on the server: no request when signed in (the providers load in an effect)', async () => {
+  const fake = emailSignInService().on('GET /v1/ramps/providers', () =>
+    ok('SDK_RAMPS_PROVIDERS_LISTED', { providers: [] }),
+  );
+  const { client, requests } = await signedInClient(fake);
+  const html = renderToString(createElement(OnboardProvider, { client }, createElement(RampWidget)));
+  assert.ok(html.length > 0, 'the widget renders its frame');
+  assert.deepEqual(requests(), [], 'nothing is requested during a server render');
+  client.destroy();
 });
