@@ -1,5 +1,6 @@
 // buildApp(deps): the whole HTTP service as an Express app, with no globals, so tests build the same app as main.ts.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
@@ -24,6 +25,11 @@ export interface BuildAppOptions {
   /** Replace handlers (tests); defaults to createHandlers(deps). */
   handlers?: HandlerRegistry;
 }
+
+/** The paths whose body bytes are kept for the operation (receiveRampWebhook). */
+const RAW_BODY_PATH_PREFIX = '/v1/ramps/webhooks/';
+
+type RawBodyRequest = IncomingMessage & { rawBody?: Buffer };
 
 export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promise<express.Express> {
   const handlers = opts.handlers ?? createHandlers(deps);
@@ -79,7 +85,17 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
     }
     next();
   });
-  app.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use(
+    express.json({
+      limit: '1mb',
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+      // A provider's webhook is verified over the exact bytes sent (re-serialised JSON would not match).
+      verify: (req, _res, buf) => {
+        if (req.url?.startsWith(RAW_BODY_PATH_PREFIX)) (req as RawBodyRequest).rawBody = buf;
+      },
+    }),
+  );
 
   app.use(
     await createOperationRouter(

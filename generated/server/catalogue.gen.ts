@@ -73,6 +73,7 @@ export const operations = {
   listSessions: {"operationId":"listSessions","method":"get","path":"/v1/auth/sessions","group":"sdk-auth","security":[["publishableKey","userSession","dpopProof"]],"successStatus":200,"successCode":"SDK_SESSIONS_LISTED","statuses":[200,401,403,404,429,500,501],"idempotent":false},
   listWebhookEvents: {"operationId":"listWebhookEvents","method":"get","path":"/api/v1/apps/{appId}/webhooks/events","group":"dashboard-webhooks","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"WEBHOOK_EVENTS_LISTED","statuses":[200,400,401,403,404,500,501],"idempotent":false},
   previewFeePolicy: {"operationId":"previewFeePolicy","method":"post","path":"/api/v1/apps/{appId}/fee-policy/dry-run","group":"dashboard-treasury","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"FEE_POLICY_PREVIEWED","statuses":[200,400,401,403,404,500,501,503],"idempotent":false},
+  receiveRampWebhook: {"operationId":"receiveRampWebhook","method":"post","path":"/v1/ramps/webhooks/{providerId}/{appId}","group":"sdk-ramps","security":[],"successStatus":200,"successCode":"RAMP_WEBHOOK_RECEIVED","statuses":[200,400,401,404,429,500],"idempotent":false},
   redeliverWebhookEvent: {"operationId":"redeliverWebhookEvent","method":"post","path":"/api/v1/apps/{appId}/webhooks/events/{eventId}/redeliver","group":"dashboard-webhooks","security":[["operatorSession","dpopProof"]],"successStatus":200,"successCode":"WEBHOOK_EVENT_REDELIVERY_QUEUED","statuses":[200,400,401,403,404,409,500,501],"idempotent":false},
   refreshOperatorSession: {"operationId":"refreshOperatorSession","method":"post","path":"/api/v1/auth/refresh","group":"dashboard-auth","security":[["dpopProof"]],"successStatus":200,"successCode":"OPERATOR_SESSION_REFRESHED","statuses":[200,400,401,429,500,501],"idempotent":false},
   refreshSession: {"operationId":"refreshSession","method":"post","path":"/v1/auth/refresh","group":"sdk-auth","security":[["publishableKey","dpopProof"]],"successStatus":200,"successCode":"SDK_SESSION_REFRESHED","statuses":[200,400,401,403,404,429,500,501],"idempotent":false},
@@ -196,6 +197,7 @@ export const errorCatalogue = {
   SDK_KYC_SESSION_EXPIRED: {"status":410,"description":"The KYC session expired. Start a new one."},
   SDK_KYC_VERIFICATION_NOT_FOUND: {"status":404,"description":"Verification not found."},
   RAMP_SETTINGS_INVALID: {"status":422,"description":"The ramp provider list is not consistent (a provider twice, a provider not offered to the app on this service); details.fieldErrors names each field."},
+  RAMP_WEBHOOK_SIGNATURE_INVALID: {"status":401,"description":"A ramp provider's webhook whose signature does not verify with the app's key for that provider."},
   SDK_RAMPS_ROUTE_NOT_OFFERED: {"status":422,"description":"The provider does not ramp this asset in this direction and fiat currency (see listRampProviders)."},
   SDK_RAMPS_PROVIDER_NOT_FOUND: {"status":404,"description":"Ramp provider not found."},
   SDK_RAMPS_QUOTE_NOT_FOUND: {"status":404,"description":"Quote not found."},
@@ -326,6 +328,7 @@ export interface OperationTypes {
   listSessions: { body: Part<T.ListSessionsData, 'body'>; query: Part<T.ListSessionsData, 'query'>; path: Part<T.ListSessionsData, 'path'>; content: SuccessContent<T.ListSessionsResponses> };
   listWebhookEvents: { body: Part<T.ListWebhookEventsData, 'body'>; query: Part<T.ListWebhookEventsData, 'query'>; path: Part<T.ListWebhookEventsData, 'path'>; content: SuccessContent<T.ListWebhookEventsResponses> };
   previewFeePolicy: { body: Part<T.PreviewFeePolicyData, 'body'>; query: Part<T.PreviewFeePolicyData, 'query'>; path: Part<T.PreviewFeePolicyData, 'path'>; content: SuccessContent<T.PreviewFeePolicyResponses> };
+  receiveRampWebhook: { body: Part<T.ReceiveRampWebhookData, 'body'>; query: Part<T.ReceiveRampWebhookData, 'query'>; path: Part<T.ReceiveRampWebhookData, 'path'>; content: SuccessContent<T.ReceiveRampWebhookResponses> };
   redeliverWebhookEvent: { body: Part<T.RedeliverWebhookEventData, 'body'>; query: Part<T.RedeliverWebhookEventData, 'query'>; path: Part<T.RedeliverWebhookEventData, 'path'>; content: SuccessContent<T.RedeliverWebhookEventResponses> };
   refreshOperatorSession: { body: Part<T.RefreshOperatorSessionData, 'body'>; query: Part<T.RefreshOperatorSessionData, 'query'>; path: Part<T.RefreshOperatorSessionData, 'path'>; content: SuccessContent<T.RefreshOperatorSessionResponses> };
   refreshSession: { body: Part<T.RefreshSessionData, 'body'>; query: Part<T.RefreshSessionData, 'query'>; path: Part<T.RefreshSessionData, 'path'>; content: SuccessContent<T.RefreshSessionResponses> };

@@ -181,6 +181,7 @@ export async function createOperationRouter(
         ip,
         requestId: locals.requestId,
         log: locals.log,
+        ...((req as { rawBody?: Buffer }).rawBody ? { rawBody: (req as { rawBody?: Buffer }).rawBody } : {}),
       } as OperationRequest<OperationId>;
       // Operations declaring Idempotency-Key run once per caller and key; a repeat gets the stored answer.
       // (No operation that may answer a raw body takes Idempotency-Key: see RawAnswerOperation.)

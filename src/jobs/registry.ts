@@ -15,6 +15,7 @@ import { runTrustlineBackfill, trustlineBackfillIntervalMs } from '../domain/fun
 import { CONFIRMATION_BATCH, confirmDue, confirmationIntervalMs } from '../domain/transactions/confirmation';
 import { CLAIM_RECOVERY_BATCH, CLAIM_RECOVERY_INTERVAL_MS, runClaimRecovery } from '../domain/distribution/claims';
 import { PUSH_RUNNER_INTERVAL_MS, runPushPass } from '../domain/distribution/pushRunner';
+import { RAMP_FOLLOW_BATCH, RAMP_FOLLOW_INTERVAL_MS, followOpenRamps } from '../domain/ramps/transactions';
 import { DEFAULT_FOLLOWER_INTERVAL_MS, followNetwork, type FollowerState } from '../domain/transactions/ledgerFollower';
 import {
   SPONSOR_SCAN_FIRST_DELAY_MS,
@@ -112,6 +113,14 @@ export const periodicJobs: PeriodicJob[] = [
     failureLevel: 'warn',
     // Pays the pending recipients of pushes a chunk at a time and settles what a dead pass left: see pushRunner.ts.
     create: (deps) => () => runPushPass(deps),
+  },
+  {
+    kind: 'periodic',
+    name: 'ramps',
+    everyMs: () => RAMP_FOLLOW_INTERVAL_MS,
+    failureLevel: 'warn',
+    // Open ramps nobody polled lately: refreshed from their provider, payments it asks for sent: see ramps/transactions.ts.
+    create: (deps) => async () => ((await followOpenRamps(deps)) >= RAMP_FOLLOW_BATCH ? 'more' : 'idle'),
   },
   {
     kind: 'periodic',

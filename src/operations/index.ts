@@ -67,6 +67,7 @@ import { listRampProviders } from './sdk-ramps/listRampProviders';
 import { createRampQuote } from './sdk-ramps/createRampQuote';
 import { startRamp } from './sdk-ramps/startRamp';
 import { getRampTransaction } from './sdk-ramps/getRampTransaction';
+import { receiveRampWebhook } from './sdk-ramps/receiveRampWebhook';
 import { fundWallet } from './server/fundWallet';
 import { retryServerDistributionPush } from './server/retryServerDistributionPush';
 import { listServerDistributionPushRecipients } from './server/listServerDistributionPushRecipients';
@@ -181,6 +182,7 @@ export function createHandlers(deps: ServiceDeps): HandlerRegistry {
     listDistributionRules: listDistributionRules(deps),
     listKycProviders: listKycProviders(deps),
     listAppRampTransactions: listAppRampTransactions(deps),
+    receiveRampWebhook: receiveRampWebhook(deps),
     listMembers: listMembers(deps),
     listRampProviders: listRampProviders(deps),
     listServerDistributionRules: listServerDistributionRules(deps),

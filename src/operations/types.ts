@@ -24,6 +24,8 @@ export interface OperationRequest<Op extends OperationId> {
   ip: string;
   requestId: string;
   log: Logger;
+  /** The body's exact bytes, kept only for operations that verify a signature over them (receiveRampWebhook). */
+  rawBody?: Buffer;
 }
 
 export interface OperationResult<Op extends OperationId> {

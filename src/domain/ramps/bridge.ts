@@ -85,6 +85,7 @@ export const bridgeRampProvider: RampProvider = {
   name: 'Bridge',
   // Required to enable; `webhookPublicKey` (webhooks) and `developerFeePercent` are optional, read when stored.
   credentialNames: ['apiKey'],
+  optionalCredentialNames: ['webhookPublicKey', 'developerFeePercent'],
   upstreamCode: 'SDK_RAMPS_BRIDGE_ERROR',
   // Bridge's sandbox answers testnet apps up to the deposit instructions; mainnet apps settle.
   availableFor: () => true,

@@ -63,6 +63,7 @@ export const etherfuseRampProvider: RampProvider = {
   name: 'Etherfuse',
   // Required to enable; `webhookSecret` (webhooks) is optional, read when the app stored it.
   credentialNames: ['apiKey'],
+  optionalCredentialNames: ['webhookSecret'],
   upstreamCode: 'SDK_RAMPS_ETHERFUSE_ERROR',
   // Etherfuse's sandbox settles on Stellar's testnet, its production on the public network.
   availableFor: () => true,

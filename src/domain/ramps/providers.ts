@@ -150,6 +150,8 @@ export interface RampProvider {
   name: string;
   /** Credential names the app must store to enable it (e.g. `apiKey`; `anchorDomain` for SEP-24); none for the sandbox. */
   credentialNames: readonly string[];
+  /** Credentials it reads when stored, not needed to enable it (a webhook verification key, a fee setting). */
+  optionalCredentialNames: readonly string[];
   /** The 502 code of an upstream failure. */
   upstreamCode: RampUpstreamCode;
   /** Whether it may be offered to an app on this service (the sandbox: testnet apps of a development service). */
@@ -181,7 +183,9 @@ export type RampRefusalKind =
   | { kind: 'wallet_unsupported'; message: string }
   | { kind: 'not_configured'; message: string }
   | { kind: 'testnet_not_settleable'; message: string; depositInstructions?: DepositInstructions }
-  | { kind: 'webhook_signature_invalid'; message: string };
+  | { kind: 'webhook_signature_invalid'; message: string }
+  /** The provider's own quote lapsed before the ramp started (its validity can be shorter than the service's). */
+  | { kind: 'quote_expired'; message: string };
 
 export class RampRefusal extends Error {
   constructor(readonly refusal: RampRefusalKind) {

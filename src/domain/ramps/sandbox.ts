@@ -112,6 +112,7 @@ export const sandboxRampProvider: RampProvider = {
   id: 'sandbox',
   name: 'Sandbox (development)',
   credentialNames: [],
+  optionalCredentialNames: [],
   upstreamCode: 'SDK_RAMPS_ANCHOR_ERROR', // never used: the sandbox has no upstream
   availableFor: (deps, app) => deps.ramps?.sandbox === true && app.network === 'testnet',
   routes(deps, call, assets) {

@@ -122,6 +122,7 @@ export const sep24RampProvider: RampProvider = {
   id: 'sep24',
   name: 'SEP-24 anchor',
   credentialNames: ['anchorDomain'],
+  optionalCredentialNames: [],
   upstreamCode: 'SDK_RAMPS_ANCHOR_ERROR',
   // Any app may name an anchor: the anchor's network is checked against the app's on every call.
   availableFor: () => true,

@@ -90,6 +90,13 @@ export async function updateRampSettings(
     seen.add(p.providerId);
     if (!provider.availableFor(deps, app))
       problem(`providers.${i}.providerId`, `is not offered to ${app.network} apps on this service`);
+    const known = [...provider.credentialNames, ...provider.optionalCredentialNames];
+    for (const name of Object.keys(p.credentials ?? {}))
+      if (!known.includes(name))
+        problem(
+          `providers.${i}.credentials`,
+          `${provider.name} takes ${known.length > 0 ? known.join(', ') : 'no credentials'}, not ${name}`,
+        );
   });
   if (Object.keys(problems).length > 0)
     throw new AppError('RAMP_SETTINGS_INVALID', {

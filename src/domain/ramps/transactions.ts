@@ -13,6 +13,9 @@
 //            settles it with the provider (paymentSent).
 // Every status change is one UPDATE with its `ramp.updated` outbox event, in one database transaction.
 import type { Knex } from 'knex';
+import { findApp, type App } from '../apps/store';
+import { SYSTEM_ACTOR } from '../audit/auditLog';
+import { findWallet } from '../wallets/store';
 import type { Deps } from '../deps';
 import { AppError, appErrorOf } from '../errors';
 import { recordOutboxEvent } from '../events/outbox';
@@ -118,7 +121,9 @@ export function rampError(provider: RampProvider, err: unknown): unknown {
         ...(r.depositInstructions ? { details: { depositInstructions: instructionsView(r.depositInstructions) } } : {}),
       });
     case 'webhook_signature_invalid':
-      return new AppError('INVALID_CREDENTIALS', { message: r.message });
+      return new AppError('RAMP_WEBHOOK_SIGNATURE_INVALID', { message: r.message });
+    case 'quote_expired':
+      return new AppError('SDK_RAMPS_QUOTE_EXPIRED', { message: r.message });
   }
 }
 
@@ -480,10 +485,16 @@ async function settlePayment(
 
 /** getRampTransaction: the user's ramp, refreshed (see the header). */
 export async function refreshRamp(deps: RampsDeps, caller: RampCaller, rampTxId: string) {
-  let row = await ramps(deps.db).where({ id: rampTxId, app_id: caller.app.id, user_id: caller.userId }).first();
+  const row = await ramps(deps.db).where({ id: rampTxId, app_id: caller.app.id, user_id: caller.userId }).first();
   if (!row) throw new AppError('SDK_RAMPS_TX_NOT_FOUND', { message: 'Ramp transaction not found' });
   const quote = (await quotes(deps.db).where({ id: row.quote_id }).first())!;
-  if (FINAL_RAMP_STATUSES.includes(row.status)) return rampView(row, quote);
+  return rampView(await followRamp(deps, caller, row, quote), quote);
+}
+
+/** The steps of a refresh (see the header), for a user's poll, the ramps job and a provider's webhook alike. */
+async function followRamp(deps: RampsDeps, caller: RampCaller, ramp: RampRow, quote: QuoteRow): Promise<RampRow> {
+  let row = ramp;
+  if (FINAL_RAMP_STATUSES.includes(row.status)) return row;
   const provider = rampProviderOf(row.provider_id);
   // 1. the payment the service sent (or the user signed): in a ledger yet?
   if (row.payment_claimed_at) {
@@ -503,22 +514,94 @@ export async function refreshRamp(deps: RampsDeps, caller: RampCaller, rampTxId:
         row = await updateRamp(deps, row.id, { stellar_tx_hash: record.hash, status: 'processing' });
       row = await settlePayment(deps, caller, provider, row, quote, record.hash);
     }
-    if (FINAL_RAMP_STATUSES.includes(row.status)) return rampView(row, quote);
+    if (FINAL_RAMP_STATUSES.includes(row.status)) return row;
   }
-  // 2. the provider's state
+  // 2. the provider's state (a provider that fails leaves the stored state; the next refresh asks again)
   try {
     const call = await rampCallFor(deps, caller, provider.id);
     const state = await provider.status(deps, call, storedRamp(row, quote));
-    // A payment already sent keeps its own status until it settles.
-    if (!(row.payment_claimed_at && state.status === 'processing' && row.status === 'awaiting_signature'))
-      row = await updateRamp(deps, row.id, stateColumns(state));
+    row = await updateRamp(deps, row.id, stateColumns(state));
   } catch (err) {
     deps.log.warn({ rampTxId: row.id, err: (err as Error).message }, 'ramp status not refreshed from the provider');
   }
   // 3. a payment the provider asks for now
   if (row.payment && !row.payment_claimed_at)
     row = await payOffRamp(deps, caller, provider, row, quote, { raise: false });
-  return rampView(row, quote);
+  return row;
+}
+
+/** Who a ramp acts for when no request does (the ramps job, a provider's webhook): its user, audited as the service. */
+async function callerOfRamp(deps: Pick<Deps, 'db'>, row: RampRow): Promise<RampCaller | undefined> {
+  const [app, wallet] = await Promise.all([findApp(deps.db, row.app_id), findWallet(deps.db, row.wallet_id)]);
+  if (!app || !wallet) return undefined;
+  return { app, userId: row.user_id, wallet, actor: SYSTEM_ACTOR };
+}
+
+/** Ramps the job looks at in one pass. */
+export const RAMP_FOLLOW_BATCH = 50;
+/** How often the job looks at open ramps, and how long a ramp rests after a change before it looks again. */
+export const RAMP_FOLLOW_INTERVAL_MS = 15_000;
+
+/**
+ * The `ramps` job's pass: open ramps not touched for a while are refreshed as a poll would (the provider's state, a
+ * payment it now asks for, a sent payment settled, an unpaid sandbox deposit expired). One ramp that fails is logged
+ * and left for the next pass; the others go on. Answers how many were looked at.
+ */
+export async function followOpenRamps(deps: RampsDeps): Promise<number> {
+  const due = await ramps(deps.db)
+    .whereNotIn('status', FINAL_RAMP_STATUSES)
+    .where('updated_at', '<', new Date(deps.clock.now().getTime() - RAMP_FOLLOW_INTERVAL_MS))
+    .orderBy('updated_at')
+    .limit(RAMP_FOLLOW_BATCH);
+  for (const row of due) {
+    try {
+      const caller = await callerOfRamp(deps, row);
+      const quote = await quotes(deps.db).where({ id: row.quote_id }).first();
+      if (!caller || !quote) continue;
+      const after = await followRamp(deps, caller, row, quote);
+      // Looked at, even when nothing changed: the next pass takes the next ones first.
+      if (after.updated_at.getTime() === row.updated_at.getTime())
+        await ramps(deps.db).where({ id: row.id }).update({ updated_at: deps.clock.now() });
+    } catch (err) {
+      deps.log.warn({ rampTxId: row.id, err: (err as Error).message }, 'ramp not followed up');
+    }
+  }
+  return due.length;
+}
+
+/**
+ * receiveRampWebhook: the provider checks the signature (401 RAMP_WEBHOOK_SIGNATURE_INVALID) and reads the event; an
+ * event about one of the app's ramps with that provider updates it, then the ramp is refreshed. Answers the ramp's id,
+ * or null for an event about anything else.
+ */
+export async function receiveProviderWebhook(
+  deps: RampsDeps,
+  app: App,
+  providerId: string,
+  request: { headers: Record<string, string | undefined>; rawBody: Buffer },
+): Promise<string | null> {
+  const provider = rampProviderOf(providerId);
+  const setting = (await rampSettingsOf(deps, app)).find((p) => p.providerId === providerId);
+  if (!provider.webhook || !setting?.credentialsSet)
+    throw new AppError('SDK_RAMPS_PROVIDER_NOT_FOUND', { message: `The app has no ${providerId} webhook key` });
+  const call = {
+    app,
+    network: app.network,
+    credentials: await rampCredentials(deps, app, providerId),
+    now: deps.clock.now(),
+  };
+  const update = await callProvider(provider, () => provider.webhook!(deps, call, request));
+  if (!update) return null;
+  const row = await ramps(deps.db)
+    .where({ app_id: app.id, provider_id: providerId, provider_ref: update.providerRef })
+    .first();
+  if (!row) return null;
+  // What the event says, at once; then a refresh, which also sends an off-ramp payment the provider now expects.
+  const updated = await updateRamp(deps, row.id, stateColumns(update.state));
+  const caller = await callerOfRamp(deps, updated);
+  const quote = await quotes(deps.db).where({ id: row.quote_id }).first();
+  if (caller && quote) await followRamp(deps, caller, updated, quote);
+  return row.id;
 }
 
 /** A status change that does not come from a user's request (the sandbox page, a provider webhook). */
