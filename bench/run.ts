@@ -1,6 +1,7 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
-// first-run | webhooks | sdk-client | metrics | soroban-auth | distribution | distribution-crash | distribution-push); unset runs them all.
+// first-run | webhooks | sdk-client | metrics | soroban-auth | distribution | distribution-crash | distribution-push |
+// ramps); unset runs them all.
 import { runActivation } from './activation';
 import { runDistribution } from './distribution';
 import { runDistributionCrash } from './distributionCrash';
@@ -10,6 +11,7 @@ import { runHistory } from './history';
 import { runHttpFoundation } from './http-foundation';
 import { runLocalnet } from './localnet';
 import { runMetrics } from './metrics';
+import { runRamps } from './ramps';
 import { runSdkClient } from './sdkClient';
 import { runSessions } from './sessions';
 import { runSorobanAuth } from './sorobanAuth';
@@ -31,6 +33,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   distribution: runDistribution, // 1,000 claims at once on 2 API processes: exactly the allocation paid, vs direct payments
   'distribution-crash': runDistributionCrash, // the same 1,000 claims with one process killed mid-burst: still exact
   'distribution-push': runDistributionPush, // a push to 10,000 recipients: recipients per ledger vs the chain's limit
+  ramps: runRamps, // an off-ramp's startRamp vs the same payment by runTransaction: what the ramp layer adds
 };
 
 const only = process.env.BENCH;

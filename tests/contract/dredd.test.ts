@@ -56,6 +56,9 @@ const DREDD_NEEDS_STATE: Partial<Record<OperationId, string>> = {
     "needs a provider the app offers (the example's sumsub is not supported yet; checked with the sandbox in tests/operations/sdk-kyc/startKycSession.test.ts)",
   createServerDistributionPush:
     "needs the example's asset configured for the app and a distribution wallet (checked in tests/operations/server/createServerDistributionPush.test.ts)",
+  createRampQuote:
+    "needs the example's provider (bridge) configured for the app with credentials and a user with a wallet (checked with each provider in tests/integration/ramps*.test.ts)",
+  startRamp: 'needs a quote of the session user (checked in tests/integration/ramps*.test.ts)',
 };
 
 describe('dredd', () => {

@@ -6,7 +6,7 @@
 // its own, `{ status: 'expired' }` (the API's 410 SDK_KYC_SESSION_EXPIRED): start a new one.
 // Import as `import { kyc } from '@onboard/core'` and call `kyc.start(onboard.api, { providerId, level })`.
 import type { KycLevel } from '../../../generated/client/types.gen.js';
-import { errorOutcome, invalidOutcome, isRecord, isTransient, type ErrorOutcome } from './outcome.js';
+import { errorOutcome, invalidOutcome, isRecord, isTransient, isWebUrl, pause, type ErrorOutcome } from './outcome.js';
 import type { OnboardClient } from './types.js';
 
 export type { KycLevel };
@@ -142,16 +142,6 @@ export async function listProviders(client: KycClient): Promise<KycProvidersResu
   return { status: 'listed', providers, kycStatus: status as KycStatus, verificationId };
 }
 
-/** Only a web page may be opened for the user: a `javascript:` or other URL in an answer is refused. */
-function isWebUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Opens a verification session for the session user with one of the app's enabled providers at `level`. Send the
  * user to `kycUrl` (window.open, a redirect), then `waitForDecision(client, verificationId)`. Personal data goes to
@@ -202,20 +192,6 @@ export async function getVerification(
 }
 
 const isDecided = (verification: KycVerification): verification is KycDecided => verification.status !== 'pending';
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Reads the verification at once, then every `intervalMs`, until the provider decides: `approved` or `rejected`;

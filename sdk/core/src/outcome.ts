@@ -116,3 +116,28 @@ export async function toOutcome<T>(
     message: `unexpected ${status} answer without the Onboard envelope`,
   };
 }
+
+/** Only a web page may be opened for the user: a `javascript:` or other URL in an answer is refused. */
+export function isWebUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the pollers' wait). */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -7,7 +7,16 @@
 // `upstream_error` (the provider failed: retry). Amounts stay the contract's decimal strings, never numbers.
 // Import as `import { ramps } from '@onboard/core'` and call `ramps.quote(onboard.api, { ... })`.
 import type { RampDirection, RampQuote, RampTransaction } from '../../../generated/client/types.gen.js';
-import { errorOutcome, invalidOutcome, isRecord, isTransient, type ErrorOutcome, type Failure } from './outcome.js';
+import {
+  errorOutcome,
+  invalidOutcome,
+  isRecord,
+  isTransient,
+  isWebUrl,
+  pause,
+  type ErrorOutcome,
+  type Failure,
+} from './outcome.js';
 import type { OnboardClient } from './types.js';
 
 export type { RampDirection, RampQuote, RampTransaction };
@@ -228,17 +237,6 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAmount = (value: unknown): value is string => isString(value) && AMOUNT.test(value);
 const isDirection = (value: unknown): value is RampDirection => value === 'on' || value === 'off';
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
-
-/** Only a web page may be opened for the user: a `javascript:` or other URL in an answer is refused. */
-function isWebUrl(value: unknown): value is string {
-  if (!isString(value)) return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A refusal as its outcome: the specific ones with their fields (checked: a KYC refusal without a web `kycUrl`, or a
@@ -467,20 +465,6 @@ export async function get(
   const transaction = transactionOf(out.content);
   if (typeof transaction === 'string') return invalidOutcome(transaction, out.status);
   return { status: 'fetched', transaction };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A failed read that may pass if asked again: no answer, 429, 5xx, or the provider failing upstream. */

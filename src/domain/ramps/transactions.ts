@@ -590,7 +590,19 @@ export async function receiveProviderWebhook(
     credentials: await rampCredentials(deps, app, providerId),
     now: deps.clock.now(),
   };
-  const update = await callProvider(provider, () => provider.webhook!(deps, call, request));
+  const update = await callProvider(provider, async () => {
+    try {
+      return await provider.webhook!(deps, call, request);
+    } catch (err) {
+      // The provider's other credentials are stored, but no usable webhook key: as for an app without the provider.
+      if (err instanceof RampRefusal && err.refusal.kind === 'not_configured')
+        throw new AppError('SDK_RAMPS_PROVIDER_NOT_FOUND', {
+          message: `The app has no usable ${providerId} webhook key`,
+          cause: err,
+        });
+      throw err;
+    }
+  });
   if (!update) return null;
   const row = await ramps(deps.db)
     .where({ app_id: app.id, provider_id: providerId, provider_ref: update.providerRef })
