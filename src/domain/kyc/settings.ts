@@ -1,17 +1,19 @@
-// An app's KYC providers: which it offers, at which levels, with which credentials. Credentials are sealed with the
-// key management (secrets/providerCredentials.ts) and only unsealed to open a session; reads answer `credentialsSet`,
-// never the values.
+// An app's KYC providers: which it offers, at which levels, with which credentials. Stored as every provider list of
+// an app is (apps/providerSettings.ts: credentials sealed with the key management, only unsealed to open a session;
+// reads answer `credentialsSet`, never the values).
 // A testnet app of a development service that never saved settings offers the sandbox provider.
 import type { Knex } from 'knex';
 import type { App } from '../apps/store';
-import { recordAudit, type AuditActor } from '../audit/auditLog';
+import type { AuditActor } from '../audit/auditLog';
 import type { Deps } from '../deps';
 import { AppError } from '../errors';
 import {
   openProviderCredentials,
-  sealProviderCredentials,
-  type SealedCredentials,
-} from '../secrets/providerCredentials';
+  providerSettingsEverSaved,
+  providerSettingsRows,
+  replaceProviderSettings,
+  type ProviderSettingsRow,
+} from '../apps/providerSettings';
 import type { KycLevel, KycProvider } from './providers';
 import { sandboxKycProvider } from './sandbox';
 
@@ -24,16 +26,7 @@ export function kycProviderOf(providerId: string): KycProvider {
   return provider;
 }
 
-interface SettingsRow {
-  app_id: string;
-  provider_id: string;
-  enabled: boolean;
-  levels: KycLevel[];
-  credentials_sealed: Buffer | null;
-  credentials_data_key: Buffer | null;
-  kms_key_id: string | null;
-  updated_at: Date;
-}
+type SettingsRow = ProviderSettingsRow & { levels: KycLevel[] };
 
 /** One configured provider as the contract's KycSettings has it. */
 export interface KycProviderSetting {
@@ -43,12 +36,16 @@ export interface KycProviderSetting {
   credentialsSet: boolean;
 }
 
-const rows = (db: Knex) => db<SettingsRow>('kyc_provider_settings');
+const rows = (db: Knex) => providerSettingsRows<SettingsRow>(db, 'kyc');
 
 /** The app's providers: as saved, or (never saved) the sandbox where it is offered. */
 export async function kycSettingsOf(deps: Pick<Deps, 'db' | 'kyc'>, app: App): Promise<KycProviderSetting[]> {
   const saved = await rows(deps.db).where({ app_id: app.id }).orderBy('provider_id');
-  if (saved.length === 0 && sandboxKycProvider.availableFor(deps, app) && !(await everSaved(deps.db, app.id)))
+  if (
+    saved.length === 0 &&
+    sandboxKycProvider.availableFor(deps, app) &&
+    !(await providerSettingsEverSaved(deps.db, app.id, 'kyc'))
+  )
     return [
       {
         providerId: sandboxKycProvider.id,
@@ -63,11 +60,6 @@ export async function kycSettingsOf(deps: Pick<Deps, 'db' | 'kyc'>, app: App): P
     levels: r.levels,
     credentialsSet: r.credentials_sealed !== null,
   }));
-}
-
-/** Whether the app's KYC settings were ever saved (an emptied list stays empty: no sandbox comes back by default). */
-async function everSaved(db: Knex, appId: string): Promise<boolean> {
-  return Boolean(await db('audit_log').where({ app_id: appId, action: 'kyc_settings.updated' }).first('id'));
 }
 
 /** The contract's KycSettingsInput. */
@@ -110,50 +102,19 @@ export async function updateKycSettings(
       message: 'The KYC settings are not consistent',
       details: { fieldErrors: problems },
     });
-  // 2. new credentials sealed (key management calls before the database transaction)
-  const sealed = new Map<string, SealedCredentials>();
-  for (const p of input.providers)
-    if (p.credentials)
-      sealed.set(p.providerId, await sealProviderCredentials(deps, app, 'kyc', p.providerId, p.credentials));
-  // 3. the list replaced and audited together
-  await deps.db.transaction(async (trx) => {
-    // Concurrent updates of one app run one after the other (else both insert a provider: 500 on its primary key),
-    // and omitted credentials keep what the update before this one stored.
-    await trx('apps').where({ id: app.id }).forUpdate().first('id');
-    const current = new Map((await rows(trx).where({ app_id: app.id })).map((r) => [r.provider_id, r]));
-    await rows(trx).where({ app_id: app.id }).delete();
-    for (const p of input.providers) {
-      const keep = current.get(p.providerId);
-      const credentials = sealed.get(p.providerId) ?? {
-        credentials_sealed: keep?.credentials_sealed ?? null,
-        credentials_data_key: keep?.credentials_data_key ?? null,
-        kms_key_id: keep?.kms_key_id ?? null,
-      };
-      await rows(trx).insert({
-        app_id: app.id,
-        provider_id: p.providerId,
-        enabled: p.enabled,
-        levels: p.levels,
-        ...credentials,
-        updated_at: ctx.at,
-      });
-    }
-    await recordAudit(trx, {
-      appId: app.id,
-      action: 'kyc_settings.updated',
-      actor: ctx.actor,
-      ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
-      details: {
-        providers: input.providers.map((p) => `${p.providerId}${p.enabled ? '' : ' (off)'}`).join(', ') || 'none',
-        credentialsChanged:
-          input.providers
-            .filter((p) => p.credentials)
-            .map((p) => p.providerId)
-            .join(', ') || 'none',
-      },
-      at: ctx.at,
-    });
-  });
+  // 2. stored (credentials sealed) and audited
+  await replaceProviderSettings(
+    deps,
+    app,
+    'kyc',
+    input.providers.map((p) => ({
+      providerId: p.providerId,
+      enabled: p.enabled,
+      columns: { levels: p.levels },
+      ...(p.credentials ? { credentials: p.credentials } : {}),
+    })),
+    ctx,
+  );
   return kycSettingsOf(deps, app);
 }
 

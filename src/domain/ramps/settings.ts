@@ -1,30 +1,23 @@
 // An app's ramp providers: which it offers, the app's assets users may ramp through each, and the credentials each
-// takes (sealed with the key management: secrets/providerCredentials.ts; reads answer `credentialsSet`, never the
-// values). A testnet app of a development service (RAMPS_SANDBOX) that never saved its ramp settings offers the
+// takes (stored as every provider list of an app is, apps/providerSettings.ts: sealed with the key management; reads
+// answer `credentialsSet`, never the values). A testnet app of a development service (RAMPS_SANDBOX) that never saved its ramp settings offers the
 // sandbox provider with the assets the sandbox can settle (the service's demo USDC), when the app has any.
 import type { Knex } from 'knex';
 import type { App } from '../apps/store';
-import { recordAudit, type AuditActor } from '../audit/auditLog';
+import type { AuditActor } from '../audit/auditLog';
 import type { Deps } from '../deps';
 import { AppError } from '../errors';
 import {
   openProviderCredentials,
-  sealProviderCredentials,
-  type SealedCredentials,
-} from '../secrets/providerCredentials';
+  providerSettingsEverSaved,
+  providerSettingsRows,
+  replaceProviderSettings,
+  type ProviderSettingsRow,
+} from '../apps/providerSettings';
 import { rampProviderOf } from './registry';
 import { sandboxAssetsOf, sandboxRampProvider } from './sandbox';
 
-interface SettingsRow {
-  app_id: string;
-  provider_id: string;
-  enabled: boolean;
-  assets: string[];
-  credentials_sealed: Buffer | null;
-  credentials_data_key: Buffer | null;
-  kms_key_id: string | null;
-  updated_at: Date;
-}
+type SettingsRow = ProviderSettingsRow & { assets: string[] };
 
 /** One configured provider, as the contract's RampSettings has it. */
 export interface RampProviderSetting {
@@ -34,14 +27,18 @@ export interface RampProviderSetting {
   credentialsSet: boolean;
 }
 
-const rows = (db: Knex) => db<SettingsRow>('ramp_provider_settings');
+const rows = (db: Knex) => providerSettingsRows<SettingsRow>(db, 'ramp');
 
 type SettingsDeps = Pick<Deps, 'db' | 'ramps' | 'secrets'>;
 
 /** The app's providers: as saved, or (never saved) the sandbox where it is offered and can settle an app asset. */
 export async function rampSettingsOf(deps: SettingsDeps, app: App): Promise<RampProviderSetting[]> {
   const saved = await rows(deps.db).where({ app_id: app.id }).orderBy('provider_id');
-  if (saved.length === 0 && sandboxRampProvider.availableFor(deps, app) && !(await everSaved(deps.db, app.id))) {
+  if (
+    saved.length === 0 &&
+    sandboxRampProvider.availableFor(deps, app) &&
+    !(await providerSettingsEverSaved(deps.db, app.id, 'ramp'))
+  ) {
     const assets = sandboxAssetsOf(deps, app);
     return assets.length > 0 ? [{ providerId: 'sandbox', enabled: true, assets, credentialsSet: false }] : [];
   }
@@ -51,11 +48,6 @@ export async function rampSettingsOf(deps: SettingsDeps, app: App): Promise<Ramp
     assets: r.assets,
     credentialsSet: r.credentials_sealed !== null,
   }));
-}
-
-/** Whether the app's ramp settings were ever saved (an emptied list stays empty: no sandbox comes back by default). */
-async function everSaved(db: Knex, appId: string): Promise<boolean> {
-  return Boolean(await db('audit_log').where({ app_id: appId, action: 'ramp_settings.updated' }).first('id'));
 }
 
 /** The contract's RampSettingsInput. */
@@ -114,48 +106,19 @@ export async function updateRampSettings(
         details: { fieldErrors: { [`providers.${i}.credentials`]: missing.map((n) => `${n} is required`) } },
       });
   });
-  // 2. new credentials sealed (key management calls before the database transaction)
-  const sealed = new Map<string, SealedCredentials>();
-  for (const p of input.providers)
-    if (p.credentials)
-      sealed.set(p.providerId, await sealProviderCredentials(deps, app, 'ramp', p.providerId, p.credentials));
-  // 3. the list replaced and audited together
-  await deps.db.transaction(async (trx) => {
-    // Concurrent updates of one app run one after the other, and omitted credentials keep the latest stored ones.
-    await trx('apps').where({ id: app.id }).forUpdate().first('id');
-    const current = new Map((await rows(trx).where({ app_id: app.id })).map((r) => [r.provider_id, r]));
-    await rows(trx).where({ app_id: app.id }).delete();
-    for (const p of input.providers) {
-      const keep = current.get(p.providerId);
-      await rows(trx).insert({
-        app_id: app.id,
-        provider_id: p.providerId,
-        enabled: p.enabled,
-        assets: p.assets,
-        ...(sealed.get(p.providerId) ?? {
-          credentials_sealed: keep?.credentials_sealed ?? null,
-          credentials_data_key: keep?.credentials_data_key ?? null,
-          kms_key_id: keep?.kms_key_id ?? null,
-        }),
-        updated_at: ctx.at,
-      });
-    }
-    await recordAudit(trx, {
-      appId: app.id,
-      action: 'ramp_settings.updated',
-      actor: ctx.actor,
-      ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
-      details: {
-        providers: input.providers.map((p) => `${p.providerId}${p.enabled ? '' : ' (off)'}`).join(', ') || 'none',
-        credentialsChanged:
-          input.providers
-            .filter((p) => p.credentials)
-            .map((p) => p.providerId)
-            .join(', ') || 'none',
-      },
-      at: ctx.at,
-    });
-  });
+  // 2. stored (credentials sealed) and audited
+  await replaceProviderSettings(
+    deps,
+    app,
+    'ramp',
+    input.providers.map((p) => ({
+      providerId: p.providerId,
+      enabled: p.enabled,
+      columns: { assets: p.assets },
+      ...(p.credentials ? { credentials: p.credentials } : {}),
+    })),
+    ctx,
+  );
   return rampSettingsOf(deps, app);
 }
 
