@@ -52,6 +52,10 @@ export const routes: RouteObject[] = [
                     path: 'settings/kyc',
                     lazy: () => import('./settings/SettingsPage').then((m) => ({ Component: m.KycSettingsPage })),
                   },
+                  {
+                    path: 'settings/ramps',
+                    lazy: () => import('./settings/SettingsPage').then((m) => ({ Component: m.RampSettingsPage })),
+                  },
                   { path: 'keys', lazy: () => import('./keys/KeysPage').then((m) => ({ Component: m.KeysPage })) },
                   {
                     path: 'domains',
@@ -91,6 +95,10 @@ export const routes: RouteObject[] = [
                   {
                     path: 'transactions',
                     lazy: () => import('./monitor/TransactionsPage').then((m) => ({ Component: m.TransactionsPage })),
+                  },
+                  {
+                    path: 'ramps',
+                    lazy: () => import('./monitor/RampsPage').then((m) => ({ Component: m.RampsPage })),
                   },
                   {
                     path: 'webhooks',

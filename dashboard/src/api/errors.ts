@@ -51,6 +51,14 @@ const MESSAGES: Partial<Record<Failure['code'], string>> = {
   INVALID_CURSOR: 'This page of the list is out of date (its link came from elsewhere). Go back to the first page.',
   KYC_SETTINGS_INVALID:
     'Some KYC providers need a change before they can be saved: see the message under each one. Nothing was saved.',
+  RAMP_SETTINGS_INVALID:
+    'Some ramp providers need a change before they can be saved: see the message under each one. Nothing was saved.',
+  SDK_RAMPS_PROVIDER_NOT_CONFIGURED:
+    'A ramp provider cannot be turned on without its credentials: see the message under it. Nothing was saved.',
+  SDK_RAMPS_PROVIDER_NOT_FOUND:
+    'This service does not support one of the ramp providers in the list. Nothing was saved.',
+  SDK_RAMPS_ASSET_NOT_ENABLED:
+    'A ramp provider names an asset the app does not have: add it in the app settings first. Nothing was saved.',
   SDK_KYC_PROVIDER_NOT_FOUND:
     'This service does not support one of the KYC providers in the list. Remove it, then save again. Nothing was saved.',
 };

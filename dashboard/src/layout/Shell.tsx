@@ -20,6 +20,7 @@ import {
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
+  IconArrowsExchange,
   IconChartBar,
   IconCoins,
   IconGauge,
@@ -55,6 +56,7 @@ export const APP_PAGES = [
   { path: 'distribution', label: 'Distribution', icon: IconGift },
   { path: 'users', label: 'Users', icon: IconUsers },
   { path: 'transactions', label: 'Transactions', icon: IconChartBar },
+  { path: 'ramps', label: 'Ramps', icon: IconArrowsExchange },
   { path: 'webhooks', label: 'Webhooks', icon: IconWebhook },
   { path: 'members', label: 'Members', icon: IconUsersGroup },
   { path: 'audit-log', label: 'Audit log', icon: IconHistory },

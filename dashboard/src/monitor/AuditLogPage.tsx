@@ -59,6 +59,10 @@ const ACTIONS: Record<string, string> = {
   'distribution_rule.created': 'Distribution rule added',
   'distribution_rule.updated': 'Distribution rule changed',
   'distribution_rule.deleted': 'Distribution rule deleted',
+  'distribution_push.created': 'Distribution push started',
+  'distribution_push.retried': 'Distribution push retried',
+  'kyc_settings.updated': 'KYC providers changed',
+  'ramp_settings.updated': 'Ramp providers changed',
 };
 
 /** Why a key was decrypted, for the purposes the service names. */
@@ -68,6 +72,7 @@ const PURPOSES: Record<string, string> = {
   'auth_entry.sign': 'to sign a Soroban authorization entry',
   'trustline.sponsor': 'to sponsor a trustline',
   'wallet.activate': 'to activate a wallet',
+  'ramp.sep10': 'to sign in to a ramp anchor (SEP-10)',
 };
 
 const ACTION_PATTERN = /^[a-z_]+(\.[a-z_]+)+$/;

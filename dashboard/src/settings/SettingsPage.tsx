@@ -1,7 +1,8 @@
 // An app's settings: its name, its end users' token lifetimes, how their wallets are funded and which assets they
 // trust, and (second section) the sign-in methods the app offers them; on the KYC tab (`/settings/kyc`), the identity
-// verification providers (./KycSettingsPanel.tsx). Any member may change them (updateApp, updateAuthProviders and
-// updateKycSettings are not owner-only); the app id and network are fixed at creation.
+// verification providers (./KycSettingsPanel.tsx); on the Ramps tab (`/settings/ramps`), the fiat on- and off-ramp
+// providers (./RampSettingsPanel.tsx). Any member may change them (updateApp, updateAuthProviders, updateKycSettings
+// and updateRampSettings are not owner-only); the app id and network are fixed at creation.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -45,6 +46,7 @@ import { SavedSettings } from '../components/SavedSettings';
 import { useCurrentApp } from '../layout/currentApp';
 import { NetworkBadge } from '../layout/Shell';
 import { KycSettingsPanel } from './KycSettingsPanel';
+import { RampSettingsPanel } from './RampSettingsPanel';
 
 // The contract's bounds (updateApp.yaml, Amount.yaml, Asset.yaml), checked here so a mistake is shown before saving.
 const ACCESS_TTL_MAX_MINUTES = 1440;
@@ -571,20 +573,21 @@ function ProvidersSection({ app }: { app: App }) {
   );
 }
 
-type SettingsTab = 'app' | 'kyc';
+type SettingsTab = 'app' | 'kyc' | 'ramps';
 const SETTINGS_TABS: PageTab<SettingsTab>[] = [
   { value: 'app', label: 'App and sign-in', path: '' },
   { value: 'kyc', label: 'KYC', path: '/kyc' },
+  { value: 'ramps', label: 'Ramps', path: '/ramps' },
 ];
 
-/** The Settings page on its app and sign-in tab (`/settings`) or its KYC tab (`/settings/kyc`). */
+/** The Settings page on its app and sign-in tab (`/settings`), its KYC tab (`/settings/kyc`) or Ramps tab. */
 export function SettingsPage({ tab = 'app' }: { tab?: SettingsTab }) {
   const app = useCurrentApp();
   return (
     <>
       <PageHeader
         title="Settings"
-        description="How this app’s end users sign in, how their wallets are set up and how they verify their identity. Every member of the app can change these."
+        description="How this app’s end users sign in, how their wallets are set up, how they verify their identity and through which providers they buy and sell its assets. Every member of the app can change these."
       />
       <PageTabs value={tab} base={`/apps/${app.appId}/settings`} tabs={SETTINGS_TABS}>
         <Tabs.Panel value="app">
@@ -600,6 +603,9 @@ export function SettingsPage({ tab = 'app' }: { tab?: SettingsTab }) {
         <Tabs.Panel value="kyc">
           <KycSettingsPanel app={app} />
         </Tabs.Panel>
+        <Tabs.Panel value="ramps">
+          <RampSettingsPanel app={app} />
+        </Tabs.Panel>
       </PageTabs>
     </>
   );
@@ -608,4 +614,9 @@ export function SettingsPage({ tab = 'app' }: { tab?: SettingsTab }) {
 /** The page's KYC tab, as its own address. */
 export function KycSettingsPage() {
   return <SettingsPage tab="kyc" />;
+}
+
+/** The page's Ramps tab, as its own address. */
+export function RampSettingsPage() {
+  return <SettingsPage tab="ramps" />;
 }
