@@ -74,7 +74,7 @@ function request(overrides: Partial<RampQuoteRequest> = {}): RampQuoteRequest {
 function storedRamp(req: RampQuoteRequest, quote: ProviderQuote, providerRef: string | null = null): StoredRamp {
   return {
     rampTxId: `rmt_${randomBytes(6).toString('hex')}`,
-    quote: { ...req, ...quote, quoteId: 'rmq_test', providerId: 'bridge' },
+    quote: { ...req, ...quote, quoteId: `rmq_${randomBytes(6).toString('hex')}`, providerId: 'bridge' },
     status: 'awaiting_deposit',
     providerRef,
     stellarTxHash: null,
@@ -241,8 +241,8 @@ describe('Bridge on-ramp', () => {
       source: { payment_rail: 'ach_push', currency: 'usd' },
       destination: { payment_rail: 'stellar', currency: 'usdc', to_address: call.user.wallet.publicKey },
     });
-    // A start retried with the same ramp finds the same transfer (Idempotency-Key).
-    const again = await bridgeRampProvider.start(deps, call, { ...ramp, providerRef: null });
+    // A start of the same quote retried after a lost answer (the service's new ramp row) finds the same transfer.
+    const again = await bridgeRampProvider.start(deps, call, { ...ramp, rampTxId: 'rmt_retried', providerRef: null });
     assert.equal(again.providerRef, ramp.providerRef);
   });
 

@@ -71,7 +71,7 @@ function request(overrides: Partial<RampQuoteRequest> = {}): RampQuoteRequest {
 function storedRamp(req: RampQuoteRequest, quote: ProviderQuote, providerRef: string | null = null): StoredRamp {
   return {
     rampTxId: `rmt_${randomBytes(6).toString('hex')}`,
-    quote: { ...req, ...quote, quoteId: 'rmq_test', providerId: 'etherfuse' },
+    quote: { ...req, ...quote, quoteId: `rmq_${randomBytes(6).toString('hex')}`, providerId: 'etherfuse' },
     status: 'awaiting_deposit',
     providerRef,
     stellarTxHash: null,
@@ -242,8 +242,13 @@ describe('Etherfuse orders', () => {
     assert.equal(sent.orderId, state.providerRef);
     assert.equal(sent.publicKey, call.user.wallet.publicKey);
     assert.equal(sent.useAnchor, undefined);
-    // A start retried after a lost answer: Etherfuse answers 409 and the same order is read.
-    const again = await etherfuseRampProvider.start(deps, call, { ...ramp, providerRef: null });
+    // A start of the same quote retried after a lost answer (the service's new ramp row): Etherfuse answers 409 and
+    // the same order is read.
+    const again = await etherfuseRampProvider.start(deps, call, {
+      ...ramp,
+      rampTxId: 'rmt_retried',
+      providerRef: null,
+    });
     assert.equal(again.providerRef, state.providerRef);
     assert.equal(again.depositInstructions?.details.clabe, instructions.details.clabe);
   });

@@ -311,10 +311,11 @@ async function start(deps: RampDeps, call: RampCall, ramp: StoredRamp): Promise<
           customerId,
           await externalAccount(deps, call, customerId, stored.fiatCurrency),
         );
-  // The ramp's id as idempotency key: a start retried after a lost answer finds the same transfer.
+  // The quote's id as idempotency key: one ramp per quote, and a start retried after a lost answer (the service gives
+  // the claim back when a start fails, so the retry is a new ramp row) finds the same transfer.
   const answer = await bridgeRequest(deps, call, 'POST', '/v0/transfers', {
     body,
-    idempotencyKey: idempotencyKey('transfer', call.app.id, ramp.rampTxId),
+    idempotencyKey: idempotencyKey('transfer', call.app.id, ramp.quote.quoteId),
   });
   const transfer = readAnswer(isTransfer, ok(answer, 'transfer'), 'transfer');
   const state = transferState(transfer, stored.asset);

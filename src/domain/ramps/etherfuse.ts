@@ -227,7 +227,8 @@ async function start(deps: RampDeps, call: RampCall, ramp: StoredRamp): Promise<
   checkRoute(call, ramp.quote);
   if (!ramp.quote.providerRef) throw new UpstreamFailure('Etherfuse ramp started from a quote without its quote id');
   const { bankAccountId } = await requireVerified(deps, call);
-  const orderId = derivedUuid(`order:${call.app.id}:${ramp.rampTxId}`);
+  // From the quote (one ramp per quote): a start retried after a lost answer is a new ramp row, but the same order.
+  const orderId = derivedUuid(`order:${call.app.id}:${ramp.quote.quoteId}`);
   const created = await etherfuseRequest(deps, call, 'POST', '/ramp/order', {
     orderId,
     bankAccountId,

@@ -8,6 +8,6 @@ export function getRampTransaction(deps: RampsDeps): Handler<'getRampTransaction
     // 1. the session user's wallet
     const caller = await rampCallerOf(deps, req);
     // 2. refresh and respond (domain)
-    return { content: (await refreshRamp(deps, caller, req.path.rampTxId)) };
+    return { content: await refreshRamp(deps, caller, req.path.rampTxId) };
   };
 }

@@ -8,6 +8,6 @@ export function startRamp(deps: RampsDeps): Handler<'startRamp'> {
     // 1. the session user's wallet
     const caller = await rampCallerOf(deps, req);
     // 2. claim the quote, start with the provider, send an off-ramp's payment (domain)
-    return { content: (await startFromQuote(deps, caller, req.body.quoteId)) };
+    return { content: await startFromQuote(deps, caller, req.body.quoteId) };
   };
 }

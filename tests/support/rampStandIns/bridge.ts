@@ -57,7 +57,9 @@ export interface BridgeStandIn {
   requests: RecordedRequest[];
   transfers: Map<string, StandInTransfer>;
   /** Bridge's Stellar deposit address for off-ramps. */
-  depositAddress: string;
+  readonly depositAddress: string;
+  /** The deposit address of later off-ramp transfers: an account of the network the test runs on. */
+  setDepositAddress(address: string): void;
   /** The user's link's ToS and KYC status (created with not_started/pending when the user has none yet). */
   setKyc(email: string, status: { kyc_status: string; tos_status?: 'pending' | 'approved' }): StandInKycLink;
   addExternalAccount(customerId: string, currency: 'usd' | 'eur', active?: boolean): string;
@@ -78,6 +80,8 @@ export interface BridgeStandIn {
 export async function startBridgeStandIn(options: {
   apiKey: string;
   webhookPrivateKey: KeyObject;
+  /** Bridge's Stellar deposit address (default a random account, which exists on no network). */
+  depositAddress?: string;
 }): Promise<BridgeStandIn> {
   const requests: RecordedRequest[] = [];
   const links = new Map<string, StandInKycLink>();
@@ -85,7 +89,7 @@ export async function startBridgeStandIn(options: {
   const rates = new Map<string, { midmarket_rate: string; buy_rate: string; sell_rate: string }>();
   const transfers = new Map<string, StandInTransfer>();
   const idempotent = new Map<string, unknown>();
-  const depositAddress = Keypair.random().publicKey();
+  let depositAddress = options.depositAddress ?? Keypair.random().publicKey();
   const overrides: { status: number; body: unknown }[] = [];
   let failures = 0;
   let counter = 0;
@@ -238,7 +242,12 @@ export async function startBridgeStandIn(options: {
     url: `http://127.0.0.1:${port}`,
     requests,
     transfers,
-    depositAddress,
+    get depositAddress() {
+      return depositAddress;
+    },
+    setDepositAddress(address) {
+      depositAddress = address;
+    },
     setKyc(email, status) {
       const link = linkFor(email);
       link.kyc_status = status.kyc_status;

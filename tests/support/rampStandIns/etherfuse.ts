@@ -28,7 +28,12 @@ export interface EtherfuseStandIn {
   requests: RecordedRequest[];
   orders: Map<string, StandInOrder>;
   /** Etherfuse's Stellar anchor account (where anchor-mode off-ramps are paid). */
-  anchorAccount: string;
+  readonly anchorAccount: string;
+  /**
+   * Where later anchor-mode orders are paid: an account of the network the test runs on (e.g. the demo USDC issuer,
+   * which burns what it receives), for off-ramps that really settle.
+   */
+  setAnchorAccount(address: string): void;
   setKycStatus(wallet: string, status: string): void;
   /** MXN per USDC before fees, and the fee in basis points (defaults 17.50 and 20). */
   setRate(mxnPerUsdc: string, feeBps?: number): void;
@@ -49,6 +54,8 @@ const CENT = 100_000n;
 export async function startEtherfuseStandIn(options: {
   apiKey: string;
   webhookSecret: string;
+  /** Etherfuse's Stellar anchor account (default a random account, which exists on no network). */
+  anchorAccount?: string;
 }): Promise<EtherfuseStandIn> {
   const requests: RecordedRequest[] = [];
   const kycByWallet = new Map<string, string>();
@@ -59,7 +66,7 @@ export async function startEtherfuseStandIn(options: {
   >();
   const orders = new Map<string, StandInOrder>();
   const overrides: { status: number; body: unknown }[] = [];
-  const anchorAccount = Keypair.random().publicKey();
+  let anchorAccount = options.anchorAccount ?? Keypair.random().publicKey();
   let failures = 0;
   let rate = { mxnPerUsdc: '17.50', feeBps: 20n };
 
@@ -264,7 +271,12 @@ export async function startEtherfuseStandIn(options: {
     url: `http://127.0.0.1:${port}`,
     requests,
     orders,
-    anchorAccount,
+    get anchorAccount() {
+      return anchorAccount;
+    },
+    setAnchorAccount(address) {
+      anchorAccount = address;
+    },
     setKycStatus(wallet, status) {
       kycByWallet.set(wallet, status);
     },
