@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
+import { followOpenRamps } from '../../src/domain/ramps/transactions';
 import type { App } from '../../src/domain/apps/store';
 import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import type { SeededCredentials } from '../support/credentials';
@@ -294,5 +295,36 @@ describe('ramp refusals through the API', () => {
       rows.map((r) => r.status),
       ['completed', 'failed'],
     );
+  });
+
+  test('the ramps job: an on-ramp nobody paid expires with its instructions, without a poll, with its event', async () => {
+    const quote = await quoteOk(user, { direction: 'on', asset: usdc, amount: '20' });
+    const started = await startRamp(user, quote.quoteId);
+    assert.equal(started.status, 201, started.text);
+    const rampTxId = started.body.content.txId;
+    const row = await svc.deps.db('ramp_transactions').where({ id: rampTxId }).first();
+    const past = new Date(Date.now() - 60_000);
+    await svc.deps
+      .db('ramp_transactions')
+      .where({ id: rampTxId })
+      .update({
+        deposit_instructions: { ...row.deposit_instructions, expiresAt: past.toISOString() },
+        updated_at: past,
+      });
+    await followOpenRamps(svc.deps);
+    const after = await svc.deps.db('ramp_transactions').where({ id: rampTxId }).first();
+    assert.equal(after.status, 'expired');
+    const events = await svc.deps
+      .db('outbox_events')
+      .where({ app_id: app.id, type: 'ramp.updated' })
+      .whereRaw("data->>'rampTxId' = ?", [rampTxId])
+      .orderBy('created_at');
+    assert.deepEqual(
+      events.map((e) => e.data.status),
+      ['awaiting_deposit', 'expired'],
+    );
+    const read = await getRamp(user, rampTxId);
+    assert.equal(read.body.content.status, 'expired');
+    assert.equal(read.body.content.depositInstructions, undefined, 'no instructions for an expired ramp');
   });
 });
