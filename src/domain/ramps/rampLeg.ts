@@ -51,8 +51,10 @@ export async function sendOffRampPayment(
   deps: TxDeps,
   caller: RampCaller,
   payment: OffRampPayment,
+  opts: { balanceChecked: boolean },
 ): Promise<LegOutcome> {
-  await requireSpendable(deps, caller, payment.asset, payment.amount);
+  // startRamp checked the balance a moment ago, before anything was recorded; a payment asked for later is checked now.
+  if (!opts.balanceChecked) await requireSpendable(deps, caller, payment.asset, payment.amount);
   const operation = {
     type: 'payment' as const,
     destination: payment.destination,

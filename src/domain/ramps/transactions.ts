@@ -409,7 +409,11 @@ export async function startRamp(deps: RampsDeps, caller: RampCaller, quoteId: st
   }
   let row = await updateRamp(deps, ramp.id, stateColumns(state), { announce: true });
   // 5. the asset of an off-ramp, when the provider is ready for it
-  if (state.payment) row = await payOffRamp(deps, caller, provider, row, quote, { raise: true });
+  if (state.payment) {
+    // Checked above only if the provider asks for what was quoted (a SEP-24 anchor may ask for another amount).
+    const quoted = state.payment.asset === quote.asset && state.payment.amount === quote.crypto_amount;
+    row = await payOffRamp(deps, caller, provider, row, quote, { raise: true, balanceChecked: quoted });
+  }
   return rampView(row, quote);
 }
 
@@ -424,7 +428,7 @@ async function payOffRamp(
   provider: RampProvider,
   row: RampRow,
   quote: QuoteRow,
-  opts: { raise: boolean },
+  opts: { raise: boolean; balanceChecked?: boolean },
 ): Promise<RampRow> {
   if (!row.payment || row.payment_claimed_at || FINAL_RAMP_STATUSES.includes(row.status)) return row;
   const claimed = await ramps(deps.db)
@@ -433,7 +437,7 @@ async function payOffRamp(
     .update({ payment_claimed_at: deps.clock.now() });
   if (claimed === 0) return (await ramps(deps.db).where({ id: row.id }).first())!;
   try {
-    const leg = await sendOffRampPayment(deps, caller, row.payment);
+    const leg = await sendOffRampPayment(deps, caller, row.payment, { balanceChecked: opts.balanceChecked ?? false });
     if (leg.kind === 'needs_signature')
       return updateRamp(deps, row.id, {
         status: 'awaiting_signature',
