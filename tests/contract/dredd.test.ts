@@ -97,59 +97,64 @@ describe('dredd', () => {
     await svc?.stop();
   });
 
-  test('every built operation reproducible from examples answers its documented 2xx', async () => {
-    const handlers = createHandlers(svc.deps) as Record<OperationId, unknown>;
-    const tested = (Object.keys(operations) as OperationId[]).filter(
-      (id) => !isNotImplemented(handlers[id]) && !operations[id].path.includes('{') && !DREDD_NEEDS_STATE[id],
-    );
-    const key = (id: OperationId) => `${operations[id].method.toUpperCase()} ${operations[id].path}`;
-    const resultsFile = join(mkdtempSync(join(tmpdir(), 'onboard-dredd-')), 'results.txt');
-    writeFileSync(resultsFile, '');
-    // Asynchronous on purpose: the service under test (and the oracle) run in this process and must keep answering.
-    const child = spawn(
-      join(projectRoot, 'node_modules/.bin/dredd'),
-      [
-        'openapi/dist/openapi.json',
-        svc.url,
-        '--hookfiles=tests/contract/dredd-hooks.cjs',
-        '--loglevel=warning',
-        '--reporter=cli',
-      ],
-      {
-        cwd: projectRoot,
-        env: {
-          ...process.env,
-          DREDD_TESTED_OPERATIONS: JSON.stringify(Object.fromEntries(tested.map((id) => [key(id), id]))),
-          DREDD_CREDENTIALS_ORACLE: oracleUrl,
-          DREDD_RESULTS_FILE: resultsFile,
+  // Dredd runs every operation in turn (about 100): 80 s on a quiet machine, so more than the suite's default limit.
+  test(
+    'every built operation reproducible from examples answers its documented 2xx',
+    { timeout: 300_000 },
+    async () => {
+      const handlers = createHandlers(svc.deps) as Record<OperationId, unknown>;
+      const tested = (Object.keys(operations) as OperationId[]).filter(
+        (id) => !isNotImplemented(handlers[id]) && !operations[id].path.includes('{') && !DREDD_NEEDS_STATE[id],
+      );
+      const key = (id: OperationId) => `${operations[id].method.toUpperCase()} ${operations[id].path}`;
+      const resultsFile = join(mkdtempSync(join(tmpdir(), 'onboard-dredd-')), 'results.txt');
+      writeFileSync(resultsFile, '');
+      // Asynchronous on purpose: the service under test (and the oracle) run in this process and must keep answering.
+      const child = spawn(
+        join(projectRoot, 'node_modules/.bin/dredd'),
+        [
+          'openapi/dist/openapi.json',
+          svc.url,
+          '--hookfiles=tests/contract/dredd-hooks.cjs',
+          '--loglevel=warning',
+          '--reporter=cli',
+        ],
+        {
+          cwd: projectRoot,
+          env: {
+            ...process.env,
+            DREDD_TESTED_OPERATIONS: JSON.stringify(Object.fromEntries(tested.map((id) => [key(id), id]))),
+            DREDD_CREDENTIALS_ORACLE: oracleUrl,
+            DREDD_RESULTS_FILE: resultsFile,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
-    const output = stripVTControlCharacters(`${stdout}\n${stderr}`);
-    assert.equal(
-      status,
-      0,
-      output
-        .split('\n')
-        .filter((l) => !l.startsWith('skip'))
-        .join('\n')
-        .slice(-3000),
-    );
-    const results = readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).sort();
-    assert.deepEqual(
-      results,
-      tested.map((id) => `pass ${key(id)}`).sort(),
-      output
-        .split('\n')
-        .filter((l) => !l.startsWith('skip'))
-        .join('\n')
-        .slice(-1500),
-    );
-  });
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      const output = stripVTControlCharacters(`${stdout}\n${stderr}`);
+      assert.equal(
+        status,
+        0,
+        output
+          .split('\n')
+          .filter((l) => !l.startsWith('skip'))
+          .join('\n')
+          .slice(-3000),
+      );
+      const results = readFileSync(resultsFile, 'utf8').trim().split('\n').filter(Boolean).sort();
+      assert.deepEqual(
+        results,
+        tested.map((id) => `pass ${key(id)}`).sort(),
+        output
+          .split('\n')
+          .filter((l) => !l.startsWith('skip'))
+          .join('\n')
+          .slice(-1500),
+      );
+    },
+  );
 });
