@@ -1,71 +1,31 @@
-// getRampSettings and updateRampSettings (GET/PUT /api/v1/apps/{appId}/ramps), with real operator sessions against the
-// real service, every answer checked against the contract: the sandbox offered by default to a testnet app with the
-// demo USDC, the list replaced, credentials sealed at rest and write-only (kept when omitted, removed with their
-// provider), the refusals (422 SDK_RAMPS_ASSET_NOT_ENABLED, SDK_RAMPS_PROVIDER_NOT_CONFIGURED, RAMP_SETTINGS_INVALID
-// naming each field; 404 for another operator's app) changing nothing, and the audit entry without a credential.
-import { after, before, describe, test } from 'node:test';
+// updateRampSettings (PUT /api/v1/apps/{appId}/ramps) with real operator sessions against the real service, every
+// answer checked against the contract: the list replaced, credentials sealed at rest and write-only (kept when
+// omitted, removed with their provider), the refusals (422 SDK_RAMPS_ASSET_NOT_ENABLED, SDK_RAMPS_PROVIDER_NOT_CONFIGURED,
+// RAMP_SETTINGS_INVALID naming each field; 404 for another operator's app) changing nothing, and the audit entry
+// without a credential.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findApp, updateAppSettings } from '../../../src/domain/apps/store';
+import { findApp } from '../../../src/domain/apps/store';
 import { rampCredentials } from '../../../src/domain/ramps/settings';
-import { demoUsdcIssuer } from '../../../src/domain/treasury/demoUsdc';
-import { signInOperator, teamAppOf, type OperatorClient } from '../../support/operators';
-import { startTestService, type TestService } from '../../support/service';
+import {
+  API_KEY,
+  OTHER_ISSUER_ASSET,
+  appWith,
+  developer,
+  get,
+  outsider,
+  owner,
+  put,
+  refused,
+  svc,
+  usdc,
+  useRampService,
+} from './ramps.setup';
 
-const API_KEY = 'brg_test_4mQ9xV4tR7wY1zB3nC6dE0gH5jL2';
-const OTHER_ISSUER_ASSET = 'EURC:GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5';
-
-let svc: TestService;
-let owner: OperatorClient;
-let developer: OperatorClient;
-let outsider: OperatorClient;
-let usdc: string;
-
-before(async () => {
-  svc = await startTestService({ RAMPS_SANDBOX: 'on' });
-  [owner, developer, outsider] = await Promise.all([signInOperator(svc), signInOperator(svc), signInOperator(svc)]);
-  usdc = `USDC:${demoUsdcIssuer(svc.deps.secrets).publicKey()}`;
-});
-after(async () => {
-  await svc?.stop();
-});
-
-const pathOf = (appId: string) => `/api/v1/apps/${appId}/ramps`;
-const get = (client: OperatorClient, appId: string) => client.call('getRampSettings', 'GET', pathOf(appId));
-const put = (client: OperatorClient, appId: string, body: unknown) =>
-  client.call('updateRampSettings', 'PUT', pathOf(appId), { body });
-
-/** A testnet app of the owner (the developer on its team) with `assets` configured. */
-async function appWith(assets: string[]): Promise<string> {
-  const appId = await teamAppOf(owner, [[developer, 'developer']], 'Ramp app');
-  await updateAppSettings(svc.deps.db, appId, { assets });
-  return appId;
-}
+useRampService();
 
 const storedRows = (appId: string) =>
   svc.deps.db('ramp_provider_settings').where({ app_id: appId }).orderBy('provider_id');
-
-function refused(res: { status: number; body: any; text: string }, status: number, code: string): any {
-  assert.deepEqual([res.status, res.body?.code], [status, code], res.text);
-  return res.body.details;
-}
-
-describe('getRampSettings', () => {
-  test('a testnet app never saved offers the sandbox with its demo USDC; without it, nothing', async () => {
-    const withUsdc = await appWith([usdc, OTHER_ISSUER_ASSET]);
-    const res = await get(developer, withUsdc);
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.code, 'RAMP_SETTINGS_FETCHED');
-    assert.deepEqual(res.body.content, {
-      providers: [{ providerId: 'sandbox', enabled: true, assets: [usdc], credentialsSet: false }],
-    });
-    const without = await appWith([OTHER_ISSUER_ASSET]);
-    assert.deepEqual((await get(owner, without)).body.content, { providers: [] });
-  });
-
-  test("another operator's app: 404 APPLICATION_NOT_FOUND", async () => {
-    refused(await get(outsider, await appWith([usdc])), 404, 'APPLICATION_NOT_FOUND');
-  });
-});
 
 describe('updateRampSettings', () => {
   test('replaces the list; credentials sealed, write-only, kept when omitted, removed with their provider', async () => {
