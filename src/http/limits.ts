@@ -7,15 +7,17 @@
 //      counted before validation (invalid requests are limited too, in their sender's bucket); in process by default, or
 //      in PostgreSQL (RATE_LIMIT_STORE=postgres: RateLimiterPostgres on the rate_limit_points table of migration 0003)
 //      so that every instance shares one count;
-//   2. the testnet quota: requests per testnet key per UTC day, counted durably (domain/limits/dailyQuota.ts), only for
-//      requests that passed validation. Mainnet keys have none (the interface spec shows none).
+//   2. the testnet quota: requests per testnet key per UTC day, counted durably (domain/limits/dailyQuota.ts) in blocks
+//      each process leases and spends in memory (domain/limits/quotaLeases.ts: never over-admitted, no write per
+//      request), only for requests that passed validation. Mainnet keys have none (the interface spec shows none).
 // Over either: 429 RATE_LIMITED with Retry-After. Every keyed answer carries RateLimit-Limit/-Remaining/-Reset of the
 // limit closest to exhaustion.
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { LimitSettings } from '../config';
 import type { Deps } from '../domain/deps';
 import { createFixedWindowLimiter } from '../infra/limits/fixedWindow';
-import { consumeDailyQuota, secondsUntilNextUtcMidnight, utcDay } from '../domain/limits/dailyQuota';
+import { secondsUntilNextUtcMidnight, utcDay } from '../domain/limits/dailyQuota';
+import { QuotaLeases } from '../domain/limits/quotaLeases';
 import type { AuthenticatedKey } from '../operations/caller';
 import { AppError } from '../domain/errors';
 
@@ -69,6 +71,7 @@ export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSe
     durationSeconds: 60,
     keyPrefix: 'key_minute',
   });
+  const leases = new QuotaLeases(deps.db);
   return {
     async rate(caller) {
       try {
@@ -97,13 +100,13 @@ export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSe
     async quota(key) {
       if (key.network !== 'testnet') return undefined;
       const now = deps.clock.now();
-      const count = await consumeDailyQuota(deps.db, key.keyId, utcDay(now), settings.testnetDailyQuota);
+      const spent = await leases.spend(key.keyId, utcDay(now), settings.testnetDailyQuota);
       const day: Window = {
         limit: settings.testnetDailyQuota,
-        remaining: count === undefined ? 0 : settings.testnetDailyQuota - count,
+        remaining: spent?.remaining ?? 0,
         resetSeconds: secondsUntilNextUtcMidnight(now),
       };
-      if (count === undefined)
+      if (spent === undefined)
         throw rateLimited(
           day,
           `The testnet key used its ${settings.testnetDailyQuota} requests of the UTC day; retry after midnight UTC`,

@@ -176,7 +176,12 @@ test('the quota survives a restart of the service (same database)', async () => 
 });
 
 test('per-key rate limit (in process): 429 RATE_LIMITED with Retry-After and RateLimit-*; other keys unaffected; refused requests cost no quota', async () => {
-  const svc = await startTestService({ LOCALNET: 'off', RATE_LIMIT_PER_KEY_PER_MINUTE: '3' });
+  // A quota of 10: counted a request at a time (quota leases take single requests below 20 left), so the count is exact.
+  const svc = await startTestService({
+    LOCALNET: 'off',
+    RATE_LIMIT_PER_KEY_PER_MINUTE: '3',
+    TESTNET_DAILY_QUOTA: '10',
+  });
   try {
     const creds = await seedCredentials(svc.deps.db);
     const now = svc.deps.clock.now();

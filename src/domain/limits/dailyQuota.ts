@@ -1,6 +1,7 @@
 // The testnet key quota (interface spec, Limits: 1,000 requests per key per UTC day), counted durably in PostgreSQL.
-// One atomic statement per request: the row is created at 1 or incremented only while under the quota, so concurrent
-// requests can never push the count past it, and a restart does not reset it.
+// The shared count only grows by atomic statements that never take it past the quota: one request (consumeDailyQuota)
+// or a block a process leases to spend in memory (leaseDailyQuota, quotaLeases.ts), so concurrent requests on any
+// number of processes can never be admitted past it, and a restart does not reset it.
 import type { Knex } from 'knex';
 
 /** The UTC day of an instant, as `YYYY-MM-DD`. */
@@ -30,6 +31,29 @@ export async function consumeDailyQuota(
      where api_key_daily_usage.count < ?
      returning count`,
     [keyId, day, quota],
+  );
+  return result.rows[0]?.count;
+}
+
+/**
+ * Leases `block` requests of `keyId` on `day` for one process to spend: the count grows by the whole block only if it
+ * stays within `quota`. Returns the count including the block, or undefined when the block does not fit (nothing is
+ * taken then; the caller leases a smaller one).
+ */
+export async function leaseDailyQuota(
+  db: Knex,
+  keyId: string,
+  day: string,
+  quota: number,
+  block: number,
+): Promise<number | undefined> {
+  if (block > quota) return undefined;
+  const result = await db.raw<{ rows: { count: number }[] }>(
+    `insert into api_key_daily_usage (key_id, day, count) values (?, ?, ?)
+     on conflict (key_id, day) do update set count = api_key_daily_usage.count + ?
+     where api_key_daily_usage.count + ? <= ?
+     returning count`,
+    [keyId, day, block, block, block, quota],
   );
   return result.rows[0]?.count;
 }

@@ -1,0 +1,81 @@
+// The testnet quota spent from leased blocks (src/domain/limits/quotaLeases.ts) on real PostgreSQL, with two processes
+// (two QuotaLeases, each with its own connection pool, on one database) spending one key's quota at once: never past
+// the quota, exactly the quota when both keep asking, a small fraction of the writes a count per request makes, and a
+// process that dies with a lease forfeits at most one block.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDb } from '../../src/infra/db/database';
+import { dailyUsage, setDailyUsage } from '../../src/domain/limits/dailyQuota';
+import { MAX_BLOCK, QuotaLeases } from '../../src/domain/limits/quotaLeases';
+import { seedCredentials } from '../support/credentials';
+import { useMigratedDatabase } from '../support/database';
+
+const db = useMigratedDatabase();
+const DAY = '2030-06-15';
+
+/** `n` spends at once, answering how many were admitted. */
+async function spendMany(leases: QuotaLeases, keyId: string, n: number, quota: number): Promise<number> {
+  const answers = await Promise.all(Array.from({ length: n }, () => leases.spend(keyId, DAY, quota)));
+  return answers.filter((a) => a !== undefined).length;
+}
+
+/** A second process: its own pool on the same database. */
+function otherProcess() {
+  const url = (db.client as { config: { connection: string } }).config.connection;
+  return createDb(url, { poolMax: 10 });
+}
+
+describe('testnet quota leases', () => {
+  test('two processes, 1,500 requests at once against 1,000: exactly 1,000 admitted, with a few dozen writes', async () => {
+    const { secretKeyId } = await seedCredentials(db);
+    const secondDb = otherProcess();
+    try {
+      let writes = 0;
+      const countWrites = (q: { sql: string }) => {
+        if (/api_key_daily_usage/.test(q.sql) && /^insert/i.test(q.sql.trim())) writes += 1;
+      };
+      db.on('query', countWrites);
+      secondDb.on('query', countWrites);
+      const [a, b] = await Promise.all([
+        spendMany(new QuotaLeases(db), secretKeyId, 750, 1000),
+        spendMany(new QuotaLeases(secondDb), secretKeyId, 750, 1000),
+      ]);
+      db.off('query', countWrites);
+      assert.equal(a + b, 1000, `admitted ${a} + ${b}`);
+      assert.equal(await dailyUsage(db, secretKeyId, DAY), 1000);
+      assert.ok(writes < 150, `${writes} writes for 1,000 requests (a count per request makes 1,000)`);
+    } finally {
+      await secondDb.destroy();
+    }
+  });
+
+  test('never past the quota, whatever the concurrency; single requests near its end', async () => {
+    const { secretKeyId } = await seedCredentials(db);
+    await setDailyUsage(db, secretKeyId, DAY, 70);
+    const admitted = await spendMany(new QuotaLeases(db), secretKeyId, 50, 100);
+    assert.equal(admitted, 30);
+    assert.equal(await dailyUsage(db, secretKeyId, DAY), 100);
+    assert.equal(await spendMany(new QuotaLeases(db), secretKeyId, 5, 100), 0, 'a new process sees it used up');
+  });
+
+  test('a process that dies with a lease forfeits at most one block; the others go on to the quota', async () => {
+    const { secretKeyId } = await seedCredentials(db);
+    const dying = new QuotaLeases(db);
+    assert.ok(await dying.spend(secretKeyId, DAY, 1000), 'the first request leases a block');
+    const leased = await dailyUsage(db, secretKeyId, DAY);
+    assert.ok(leased > 1 && leased <= MAX_BLOCK, `one block leased (${leased})`);
+    // `dying` is dropped with its unspent requests: the survivor gets everything else.
+    const survivor = await spendMany(new QuotaLeases(db), secretKeyId, 1100, 1000);
+    assert.equal(survivor, 1000 - leased);
+    assert.ok(1 + survivor >= 1000 - MAX_BLOCK);
+  });
+
+  test('the remaining count answered is what is left as this process knows it', async () => {
+    const { secretKeyId } = await seedCredentials(db);
+    const leases = new QuotaLeases(db);
+    const first = await leases.spend(secretKeyId, DAY, 100);
+    assert.deepEqual(first, { remaining: 99 });
+    const second = await leases.spend(secretKeyId, DAY, 100);
+    assert.deepEqual(second, { remaining: 98 });
+  });
+});
