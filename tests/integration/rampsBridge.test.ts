@@ -12,11 +12,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import type { App } from '../../src/domain/apps/store';
 import { newId } from '../../src/domain/ids';
 import { rampSettingsOf } from '../../src/domain/ramps/settings';
-import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { eventually } from '../support/funding';
 import { startBridgeStandIn, type BridgeStandIn } from '../support/rampStandIns/bridge';
@@ -35,6 +33,7 @@ import {
   settingsRefusal,
   startRamp,
   type QuoteInput,
+  subscribeWebhooks,
 } from '../support/ramps';
 import { startTestService, type TestService } from '../support/service';
 import type { UserClient } from '../support/users';
@@ -78,15 +77,7 @@ before(async () => {
       credentials: { apiKey: API_KEY, webhookPublicKey: PUBLIC_KEY_PEM },
     },
   ]);
-  const config = await updateWebhookConfig(svc.deps, {
-    appId: app.id,
-    url: receiver.url,
-    enabled: true,
-    events: ['ramp.updated'],
-    actor: SYSTEM_ACTOR,
-    at: new Date(),
-  });
-  secret = config.secret!;
+  secret = await subscribeWebhooks(svc, app.id, receiver.url);
 });
 after(async () => {
   await receiver?.close();

@@ -12,20 +12,18 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
-import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import type { App } from '../../src/domain/apps/store';
 import { rampSettingsOf } from '../../src/domain/ramps/settings';
-import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { eventually, gatewayOf } from '../support/funding';
 import { startEtherfuseStandIn, type EtherfuseStandIn } from '../support/rampStandIns/etherfuse';
 import {
+  awaitRampSteps,
   assetBalance,
   deliverFromIssuer,
   demoIssuer,
   fundedRampUser,
   getRamp,
-  historyByHash,
   postRampWebhook,
   quoteRamp,
   rampApp,
@@ -35,6 +33,7 @@ import {
   startRamp,
   xlmStroops,
   type QuoteInput,
+  subscribeWebhooks,
 } from '../support/ramps';
 import { startTestService, type TestService } from '../support/service';
 import type { UserClient } from '../support/users';
@@ -78,15 +77,7 @@ before(async () => {
       credentials: { apiKey: API_KEY, webhookSecret: WEBHOOK_SECRET },
     },
   ]);
-  const config = await updateWebhookConfig(svc.deps, {
-    appId: app.id,
-    url: receiver.url,
-    enabled: true,
-    events: ['ramp.updated'],
-    actor: SYSTEM_ACTOR,
-    at: new Date(),
-  });
-  secret = config.secret!;
+  secret = await subscribeWebhooks(svc, app.id, receiver.url);
 });
 after(async () => {
   await receiver?.close();
@@ -254,35 +245,9 @@ describe('Etherfuse, end to end', () => {
 
   test('history and ramp.updated show each step', async () => {
     assert.ok(onRamp && offRamp, 'the ramps above ran');
-    await eventually(
-      'the history has the delivery and the payment',
-      async () => {
-        const history = await historyByHash(user);
-        return (
-          history.get(onRamp.deliveryHash)?.status === 'SUCCESS' &&
-          history.get(offRamp.paymentHash)?.status === 'SUCCESS'
-        );
-      },
-      30_000,
-    );
-    const history = await historyByHash(user);
-    assert.match(history.get(onRamp.deliveryHash)!.summary, /100 USDC/);
-    assert.match(history.get(offRamp.paymentHash)!.summary, /40 USDC/);
-    await eventually(
-      'ramp.updated delivered for each step',
-      async () =>
-        rampUpdates(receiver, onRamp.txId).at(-1)?.status === 'completed' &&
-        rampUpdates(receiver, offRamp.txId).at(-1)?.status === 'completed',
-      30_000,
-    );
-    assert.deepEqual(
-      rampUpdates(receiver, onRamp.txId).map((u) => u.status),
-      ['awaiting_deposit', 'processing', 'completed'],
-    );
-    assert.deepEqual(
-      rampUpdates(receiver, offRamp.txId).map((u) => u.status),
-      ['processing', 'completed'],
-    );
+    const steps = await awaitRampSteps(user, receiver, { ...onRamp, amount: '100' }, { ...offRamp, amount: '40' });
+    assert.deepEqual(steps.on, ['awaiting_deposit', 'processing', 'completed']);
+    assert.deepEqual(steps.off, ['processing', 'completed']);
     const last = rampUpdates(receiver, onRamp.txId).at(-1)!.data;
     assert.deepEqual(
       [last.provider, last.direction, last.cryptoAmount, last.fiatAmount, last.fiatCurrency, last.stellarTxHash],

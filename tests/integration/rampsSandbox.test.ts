@@ -4,10 +4,8 @@
 // in the wallet's history and delivered as signed webhooks. Then the refusals of the contract, each through the API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { followOpenRamps } from '../../src/domain/ramps/transactions';
 import type { App } from '../../src/domain/apps/store';
-import { updateWebhookConfig } from '../../src/domain/webhooks/endpoints';
 import type { SeededCredentials } from '../support/credentials';
 import { eventually } from '../support/funding';
 import { decideSandboxKyc } from '../support/kyc';
@@ -21,6 +19,7 @@ import {
   rampApp,
   startRamp,
   xlmStroops,
+  subscribeWebhooks,
 } from '../support/ramps';
 import { startTestService, type TestService } from '../support/service';
 import type { UserClient } from '../support/users';
@@ -40,15 +39,7 @@ before(async () => {
   );
   receiver = await startWebhookReceiver();
   ({ app, creds, usdc } = await rampApp(svc));
-  const config = await updateWebhookConfig(svc.deps, {
-    appId: app.id,
-    url: receiver.url,
-    enabled: true,
-    events: ['ramp.updated', 'payment.received', 'payment.sent'],
-    actor: SYSTEM_ACTOR,
-    at: new Date(),
-  });
-  secret = config.secret!;
+  secret = await subscribeWebhooks(svc, app.id, receiver.url, ['ramp.updated', 'payment.received', 'payment.sent']);
 });
 after(async () => {
   await receiver?.close();

@@ -9,13 +9,14 @@ import { updateAppSettings, type App } from '../../src/domain/apps/store';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { AppError } from '../../src/domain/errors';
 import { fromStroops } from '../../src/domain/money/amounts';
+import { updateWebhookConfig, type WebhookEventName } from '../../src/domain/webhooks/endpoints';
 import { updateRampSettings, type RampSettingsInput } from '../../src/domain/ramps/settings';
 import { demoUsdcIssuer, issueDemoUsdc } from '../../src/domain/treasury/demoUsdc';
 import { parseAsset } from '../../src/infra/stellar/gateway';
 import type { SeededCredentials } from './credentials';
 import { createDpopKey } from './dpop';
 import { call, conforming } from './http';
-import { appWithWallet, gatewayOf, untilFunded } from './funding';
+import { appWithWallet, eventually, gatewayOf, untilFunded } from './funding';
 import { sendWithProof } from './operators';
 import type { TestService } from './service';
 import { setWalletSignIn, signInUser, type UserClient } from './users';
@@ -210,4 +211,58 @@ export async function settingsRefusal(
     throw err;
   }
   assert.fail(`the ramp settings were saved: ${JSON.stringify(providers)}`);
+}
+
+/** Points the app's webhook endpoint at `url` for `events`; answers the signing secret. */
+export async function subscribeWebhooks(
+  svc: TestService,
+  appId: string,
+  url: string,
+  events: WebhookEventName[] = ['ramp.updated'],
+): Promise<string> {
+  const config = await updateWebhookConfig(svc.deps, {
+    appId,
+    url,
+    enabled: true,
+    events,
+    actor: SYSTEM_ACTOR,
+    at: new Date(),
+  });
+  return config.secret!;
+}
+
+/**
+ * Waits until the user's history has the on-ramp's delivery and the off-ramp's payment (asserting their amounts), and
+ * until `ramp.updated` announced both ramps completed; answers the statuses announced for each, in order.
+ */
+export async function awaitRampSteps(
+  user: UserClient,
+  receiver: WebhookReceiver,
+  onRamp: { txId: string; deliveryHash: string; amount: string },
+  offRamp: { txId: string; paymentHash: string; amount: string },
+): Promise<{ on: string[]; off: string[] }> {
+  await eventually(
+    'the history has the delivery and the payment',
+    async () => {
+      const history = await historyByHash(user);
+      return (
+        history.get(onRamp.deliveryHash)?.status === 'SUCCESS' && history.get(offRamp.paymentHash)?.status === 'SUCCESS'
+      );
+    },
+    30_000,
+  );
+  const history = await historyByHash(user);
+  assert.match(history.get(onRamp.deliveryHash)!.summary, new RegExp(`${onRamp.amount} USDC`));
+  assert.match(history.get(offRamp.paymentHash)!.summary, new RegExp(`${offRamp.amount} USDC`));
+  await eventually(
+    'ramp.updated delivered for each step',
+    async () =>
+      rampUpdates(receiver, onRamp.txId).at(-1)?.status === 'completed' &&
+      rampUpdates(receiver, offRamp.txId).at(-1)?.status === 'completed',
+    30_000,
+  );
+  return {
+    on: rampUpdates(receiver, onRamp.txId).map((u) => u.status),
+    off: rampUpdates(receiver, offRamp.txId).map((u) => u.status),
+  };
 }
