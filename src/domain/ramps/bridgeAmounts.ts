@@ -2,25 +2,17 @@
 // Stellar is exact and a fiat cent is 100000 units) and every rate a bigint scaled by 10^12. Bridge writes amounts
 // and rates as decimal strings; they are parsed here, never through a float.
 import { fromStroops } from '../money/amounts';
+import { CENT_UNITS, ceilDiv, formatCents, parseDecimal } from '../money/decimals';
 import { UpstreamFailure } from './upstream';
 
 export const CRYPTO_PLACES = 7;
 /** One cent in 7-place units: fiat amounts are multiples of it. */
-export const FIAT_STEP = 100_000n;
+export const FIAT_STEP = CENT_UNITS;
 export const RATE_PLACES = 12;
 export const RATE_ONE = 10n ** BigInt(RATE_PLACES);
 
-/**
- * "12.5" -> 12.5 * 10^places, or undefined for anything but a non-negative decimal string. Digits past `places` are
- * accepted only when they are zeros ("10.000000000"): a value finer than the unit would be rounded, not kept.
- */
-export function bridgeAmount(value: string, places: number): bigint | undefined {
-  const match = /^(\d{1,20})(?:\.(\d{1,30}))?$/.exec(value);
-  if (!match) return undefined;
-  const fraction = match[2] ?? '';
-  if (/[1-9]/.test(fraction.slice(places))) return undefined;
-  return BigInt(match[1]!) * 10n ** BigInt(places) + BigInt(fraction.slice(0, places).padEnd(places, '0') || '0');
-}
+/** A decimal string Bridge sent, in `places` units (money/decimals.ts parseDecimal). */
+export const bridgeAmount = parseDecimal;
 
 /** bridgeAmount for a value Bridge sent: anything else is Bridge answering nonsense (an UpstreamFailure). */
 export function bridgeUnits(value: string, places: number, what: string): bigint {
@@ -36,17 +28,11 @@ export function bridgeFiatString(value: string, what: string): string {
   return formatFiat(units);
 }
 
-/** 1234500000n -> "123.45" (units already a whole number of cents). */
-export function formatFiat(units: bigint): string {
-  const cents = units / FIAT_STEP;
-  return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
-}
+export const formatFiat = formatCents;
 
 /** 7-place units -> the canonical decimal ("2.5"). */
 export function formatCrypto(units: bigint): string {
   return fromStroops(units);
 }
 
-export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
-  return (numerator + denominator - 1n) / denominator;
-}
+export { ceilDiv };

@@ -15,6 +15,7 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_RAMPS_SETTINGS } from '../../config';
 import { fromStroops } from '../money/amounts';
+import { floorToCent, formatCents, parseDecimal } from '../money/decimals';
 import {
   isCreatedOrder,
   isKycStatus,
@@ -56,7 +57,6 @@ const LIMITS = { min: '100.00', max: '250000.00' };
 const ID_NAMESPACE = '6f1c3b0e-7d2a-4c55-9a8e-2b4f1d6e9c07';
 
 /** Stroops in one cent: amounts are bigints of 7-place units, fiat a whole number of cents. */
-const CENT = 100_000n;
 
 export const etherfuseRampProvider: RampProvider = {
   id: 'etherfuse',
@@ -170,7 +170,7 @@ async function quote(deps: RampDeps, call: RampCall, request: RampQuoteRequest):
       request.direction === 'on'
         ? { type: 'onramp', sourceAsset: 'MXN', targetAsset: request.asset }
         : { type: 'offramp', sourceAsset: request.asset, targetAsset: 'MXN' },
-    sourceAmount: request.direction === 'on' ? formatFiat(sourceUnits) : fromStroops(sourceUnits),
+    sourceAmount: request.direction === 'on' ? formatCents(sourceUnits) : fromStroops(sourceUnits),
     // Lets Etherfuse check the wallet's trustline for an on-ramp (the reference recommends it for Stellar).
     ...(request.direction === 'on' ? { walletAddress: call.user.wallet.publicKey } : {}),
   });
@@ -187,12 +187,12 @@ function priceQuote(body: EtherfuseQuote, request: RampQuoteRequest): ProviderQu
   const expiresAt = new Date(body.expiresAt);
   if (Number.isNaN(expiresAt.getTime())) throw new UpstreamFailure('Etherfuse quote: expiresAt is not a date');
   const on = request.direction === 'on';
-  const fiat = floorCents(on ? source : destination);
+  const fiat = floorToCent(on ? source : destination);
   if (!on) checkBounds(fiat);
   return {
-    fiatAmount: formatFiat(fiat),
+    fiatAmount: formatCents(fiat),
     cryptoAmount: fromStroops(on ? destination : source),
-    fee: formatFiat(on ? floorCents(feeSource) : feeInFiat(feeSource, body.exchangeRate)),
+    fee: formatCents(on ? floorToCent(feeSource) : feeInFiat(feeSource, body.exchangeRate)),
     minAmount: LIMITS.min,
     maxAmount: LIMITS.max,
     expiresAt,
@@ -204,7 +204,7 @@ function priceQuote(body: EtherfuseQuote, request: RampQuoteRequest): ProviderQu
 function feeInFiat(feeUnits: bigint, exchangeRate: string | undefined): bigint {
   if (feeUnits === 0n) return 0n;
   if (exchangeRate === undefined) throw new UpstreamFailure('Etherfuse quote: a fee without an exchangeRate');
-  return floorCents((feeUnits * units(exchangeRate, 'exchangeRate')) / 10_000_000n);
+  return floorToCent((feeUnits * units(exchangeRate, 'exchangeRate')) / 10_000_000n);
 }
 
 function checkBounds(fiatUnits: bigint): void {
@@ -302,7 +302,7 @@ function ourStatus(status: EtherfuseOrder['status'], on: boolean): RampStatus {
 function speiInstructions(order: EtherfuseOrder, ramp?: StoredRamp): DepositInstructions {
   if (!order.depositClabe) throw new UpstreamFailure('Etherfuse order: an on-ramp without a depositClabe');
   const amount = order.amountInFiat
-    ? formatFiat(floorCents(units(order.amountInFiat, 'amountInFiat')))
+    ? formatCents(floorToCent(units(order.amountInFiat, 'amountInFiat')))
     : ramp?.quote.fiatAmount;
   if (!amount) throw new UpstreamFailure('Etherfuse order: an on-ramp without an amount');
   const details: Record<string, string> = { clabe: order.depositClabe };
@@ -398,14 +398,7 @@ function header(headers: Record<string, string | undefined>, name: string): stri
 
 // ---- amounts ----
 
-/** A non-negative decimal string -> 7-place units, or undefined; digits past the 7th must be zeros. */
-function decimalUnits(value: string): bigint | undefined {
-  const match = /^(\d{1,20})(?:\.(\d{1,30}))?$/.exec(value);
-  if (!match) return undefined;
-  const fraction = match[2] ?? '';
-  if (/[1-9]/.test(fraction.slice(7))) return undefined;
-  return BigInt(match[1]!) * 10_000_000n + BigInt(fraction.slice(0, 7).padEnd(7, '0'));
-}
+const decimalUnits = (value: string): bigint | undefined => parseDecimal(value, 7);
 
 /** An amount Etherfuse sent, in 7-place units; anything finer than the ledger's unit is nonsense (UpstreamFailure). */
 function units(value: string, what: string): bigint {
@@ -417,18 +410,9 @@ function units(value: string, what: string): bigint {
 /** The service's positive amount; MXN is taken to the cent (a fraction of a centavo cannot be paid). */
 function requestedUnits(amount: string, isFiat: boolean): bigint {
   const parsed = decimalUnits(amount);
-  const result = parsed === undefined ? 0n : isFiat ? floorCents(parsed) : parsed;
+  const result = parsed === undefined ? 0n : isFiat ? floorToCent(parsed) : parsed;
   if (result <= 0n) throw new RampRefusal({ kind: 'route_not_offered', message: `Etherfuse cannot price "${amount}"` });
   return result;
-}
-
-function floorCents(units: bigint): bigint {
-  return (units / CENT) * CENT;
-}
-
-function formatFiat(units: bigint): string {
-  const cents = units / CENT;
-  return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 }
 
 // ---- requests ----

@@ -23,6 +23,7 @@ import { AppError } from '../errors';
 import { kycSettingsOf } from '../kyc/settings';
 import { startKycSession } from '../kyc/verifications';
 import { fromStroops, toStroops } from '../money/amounts';
+import { ceilDiv, ceilToCent } from '../money/decimals';
 import { demoUsdcIssuer } from '../treasury/demoUsdc';
 import { parseAsset } from '../../infra/stellar/gateway';
 import {
@@ -41,7 +42,6 @@ const MIN_FIAT_STROOPS = toStroops('20');
 const MAX_FIAT_STROOPS = toStroops('10000');
 /** The sandbox's fee: 0.75 %, rounded up to the cent. */
 const FEE_BASIS_POINTS = 75n;
-const CENT_STROOPS = 100_000n;
 /** How long deposit instructions stay open before the ramp expires. */
 export const SANDBOX_DEPOSIT_HOURS = 24;
 /** Validity of the issuer's delivery transaction. */
@@ -53,10 +53,7 @@ export function sandboxAssetsOf(deps: Pick<Deps, 'secrets'>, app: Pick<App, 'ass
   return app.assets.filter((a) => a.split(':')[1] === issuer);
 }
 
-const feeOf = (stroops: bigint): bigint => {
-  const raw = (stroops * FEE_BASIS_POINTS + 9_999n) / 10_000n;
-  return ((raw + CENT_STROOPS - 1n) / CENT_STROOPS) * CENT_STROOPS;
-};
+const feeOf = (stroops: bigint): bigint => ceilToCent(ceilDiv(stroops * FEE_BASIS_POINTS, 10_000n));
 
 /** The sandbox's price (pure): 1 USD = 1 unit of the asset, less (or plus) the fee; bounds on the fiat amount. */
 export function sandboxPrice(request: Pick<RampQuoteRequest, 'direction' | 'amount' | 'amountIn'>): {

@@ -9,9 +9,10 @@
 // An anchor whose fees do not fit this model omits them (SEP-24 then points at its deprecated /fee or SEP-38): the
 // quote then shows no fee and the anchor's interactive flow shows the real one.
 import { fromStroops, toStroops } from '../money/amounts';
+import { CENT_UNITS, ceilDiv, ceilToCent, floorToCent } from '../money/decimals';
 
 /** Stroops in one cent: a fiat leg is a whole number of cents. */
-export const CENT = 100_000n;
+export const CENT = CENT_UNITS;
 
 /** The largest amount a Stellar asset can have (int64 stroops): the bound of a route whose anchor names no maximum. */
 export const MAX_ASSET_STROOPS = 9_223_372_036_854_775_807n;
@@ -33,9 +34,8 @@ export type Sep24Price =
   | { kind: 'priced'; fiat: bigint; crypto: bigint; fee: bigint; minAmount: bigint; maxAmount: bigint }
   | { kind: 'out_of_range'; limit: 'min' | 'max'; limitAmount: bigint };
 
-const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
-const ceilCents = (stroops: bigint): bigint => ceilDiv(stroops, CENT) * CENT;
-const floorCents = (stroops: bigint): bigint => (stroops / CENT) * CENT;
+const ceilCents = ceilToCent;
+const floorCents = floorToCent;
 /** Half up: a fiat amount typed with more than 2 decimals is priced at the nearest cent (the quote shows it). */
 const roundCents = (stroops: bigint): bigint => ((stroops + CENT / 2n) / CENT) * CENT;
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
