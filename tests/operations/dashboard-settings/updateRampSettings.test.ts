@@ -111,6 +111,25 @@ describe('updateRampSettings', () => {
     assert.deepEqual(await storedRows(appId), before);
   });
 
+  test('credential names of Object.prototype, NUL in a value, an oversized value: 4xx, nothing stored', async () => {
+    const appId = await appWith([usdc]);
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await put(owner, appId, {
+        providers: [
+          { providerId: 'bridge', enabled: true, assets: [usdc], credentials: { apiKey: API_KEY, [name]: 'x' } },
+        ],
+      });
+      refused(res, 422, 'RAMP_SETTINGS_INVALID');
+    }
+    for (const value of ['key\u0000with-nul', 'x'.repeat(4001)]) {
+      const res = await put(owner, appId, {
+        providers: [{ providerId: 'bridge', enabled: true, assets: [usdc], credentials: { apiKey: value } }],
+      });
+      assert.ok(res.status >= 400 && res.status < 500, `${res.status}: ${res.text.slice(0, 200)}`);
+    }
+    assert.deepEqual(await storedRows(appId), []);
+  });
+
   test('the sandbox is refused on a mainnet app', async () => {
     const created = await owner.call('createApp', 'POST', '/api/v1/apps', {
       body: { name: 'Live', network: 'mainnet' },
