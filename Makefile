@@ -39,13 +39,16 @@ mock: node_modules/.installed
 
 # Contract lint (redocly, Spectral OWASP), generated code in step with openapi/, types, ESLint (type-checked rules,
 # no any), Prettier, and the dependency rules of .dependency-cruiser.cjs (layers, no cycles). check-generated comes
-# first (it bundles the contract the others read); the rest are independent and run side by side. tsc, ESLint and
-# Prettier keep caches in node_modules/.cache, so a second run checks only what changed; CI's clean clone has none.
-LINT_CHECKS := lint-spec lint-owasp lint-types lint-code lint-format lint-deps
+# first (it bundles the contract the others read); the rest are independent and run two at a time (two cores), the
+# longest (ESLint) first. The typecheck uses TypeScript 7's native compiler (the `typescript-7` alias: the whole tree
+# in seconds instead of half a minute); typescript-eslint's type-aware rules still need the JavaScript compiler,
+# TypeScript 5.9 (`typescript`). ESLint and Prettier keep caches in node_modules/.cache, so a second run checks only
+# what changed; CI's clean clone has none.
+LINT_CHECKS := lint-code lint-owasp lint-format lint-types lint-spec lint-deps
 .PHONY: $(LINT_CHECKS)
 lint: node_modules/.installed
 	npm run -s check-generated
-	$(MAKE) --no-print-directory -j3 --output-sync=target $(LINT_CHECKS)
+	$(MAKE) --no-print-directory -j2 --output-sync=target $(LINT_CHECKS)
 lint-spec:
 	npm run -s spec:lint
 lint-owasp:
