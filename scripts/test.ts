@@ -2,7 +2,8 @@
 // generated code, types, ESLint, format and dependency rules).
 //   1. unit + integration + contract + browser tests (node's test runner) on a fresh embedded PostgreSQL (the browser
 //      tests use Debian's Chromium, installed first when missing and this runs as root)
-//   2. with CI=true, the integration, contract and security tests again on the machine's PostgreSQL (127.0.0.1:5432)
+//   2. with CI=true, the tests of the database server's behaviour (concurrency, locks, crashes, notifications,
+//      migrations) again on the machine's PostgreSQL (127.0.0.1:5432): SERVER_BEHAVIOUR_TESTS
 // Options: --only=<glob> runs just those test files (skips 2); TEST_DATABASE_URL=<admin url> uses that PostgreSQL
 // instead of the embedded one.
 import { spawn } from 'node:child_process';
@@ -16,11 +17,18 @@ import { projectRoot } from '../src/paths';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.test.ts'];
-const DB_TESTS = [
-  'tests/integration/**/*.test.ts',
-  'tests/operations/**/*.test.ts',
-  'tests/contract/**/*.test.ts',
-  'tests/security/**/*.test.ts',
+/**
+ * The second pass, on the machine's PostgreSQL (another major version than the embedded one): the tests whose subject
+ * is how the database server behaves, so that a difference between versions shows: concurrent writers and locks
+ * (idempotency, funding, claims, pushes, sequences, quota leases, channel creation), crashes mid-write and recovery,
+ * LISTEN/NOTIFY across processes, and every migration (each of these files migrates a fresh database). The rest of the
+ * suite runs the same SQL without racing, once, in the first pass.
+ */
+const SERVER_BEHAVIOUR_TESTS = [
+  'tests/integration/{idempotency,limits,quotaLeases,keyCache,jobs,channelAccounts,txSequences}.test.ts',
+  'tests/integration/{fundingConcurrency,fundingRecovery,followerRace,distributionConcurrency}.test.ts',
+  'tests/integration/{distributionCrash,distributionPushCrash,distributionPushRetryRace}.test.ts',
+  'tests/security/{distinctPayments,publicKeyLimits}.test.ts',
 ];
 
 function step(title: string): void {
@@ -95,7 +103,11 @@ async function main(): Promise<void> {
   if (process.env.CI === 'true' && !only) {
     const machineUrl = process.env.CI_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
     if (await isDatabaseReachable(machineUrl)) {
-      await nodeTests(DB_TESTS, machineUrl, "integration and contract on the machine's PostgreSQL");
+      await nodeTests(
+        SERVER_BEHAVIOUR_TESTS,
+        machineUrl,
+        "the database server's behaviour on the machine's PostgreSQL",
+      );
     } else {
       process.stdout.write(`\n(CI: ${machineUrl} is not reachable; the machine-PostgreSQL pass is skipped)\n`);
     }
