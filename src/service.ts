@@ -32,10 +32,15 @@ import { loadServiceSecrets } from './infra/secrets/serviceSecret';
 import { createKeyManagement } from './infra/kms/index';
 import { startLocalnet, type Localnet } from './localnet/index';
 import { projectRoot } from './paths';
+import { trackRequests, type HttpDrain } from './http/drain';
+import { createBackgroundWork } from './infra/backgroundWork';
+import { startChangeFeed, type ChangeFeed } from './infra/db/changeFeed';
 
 export interface RunningService {
   /** The API's base URL; empty for a worker (no HTTP server). */
   url: string;
+  /** The API's requests (how many are running; whether it is draining); absent for a worker. */
+  http?: Pick<HttpDrain, 'inFlight' | 'draining'>;
   /** The in-process local ledger playing testnet, when started (see Config.localnet). */
   localnet?: Localnet;
   deps: ServiceDeps;
@@ -92,6 +97,13 @@ export interface StartOptions {
 
 /** How long closing waits for running background jobs (a pass waiting for a ledger holds only leases). */
 const JOBS_STOP_WAIT_MS = 2_000;
+/**
+ * How long closing waits for the requests already running to be answered (a load balancer's deregistration delay is
+ * usually longer; a request past this is cut off, and logged).
+ */
+const REQUESTS_DRAIN_MS = 10_000;
+/** How long closing waits for work requests started without waiting (a key's last use, a friendbot top-up). */
+const BACKGROUND_WAIT_MS = 2_000;
 
 /** The background jobs this process runs: a worker all of them, the API's process none with WORKERS=off. */
 export function jobsToRun(config: Config, worker = false): string[] {
@@ -142,6 +154,8 @@ export async function startService(
   const db = createDb(databaseUrl);
   let localnet: Localnet | undefined;
   let jobs: JobQueue | undefined;
+  let http: HttpDrain | undefined;
+  let changes: ChangeFeed | undefined;
   try {
     const stellarRpcUrls = { ...config.stellarRpcUrls };
     if (config.localnet && worker) {
@@ -159,6 +173,8 @@ export async function startService(
     progress('applying database migrations...');
     const migrationsApplied = await migrateToLatest(db);
     jobs = await startJobQueue({ databaseUrl, log, supervise: true });
+    // The API's caches hear other processes' changes (a worker serves no requests, so it caches nothing).
+    if (!worker) changes = startChangeFeed(databaseUrl, log);
     const deps: ServiceDeps = {
       log,
       db,
@@ -183,6 +199,9 @@ export async function startService(
       dashboard: config.dashboard,
       kyc: config.kyc,
       ramps: config.ramps,
+      background: createBackgroundWork(),
+      ...(changes ? { changes } : {}),
+      shuttingDown: () => http?.draining ?? false,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
     deps.activationQueue = new ActivationQueue(deps, config.funding.channels);
@@ -196,6 +215,7 @@ export async function startService(
         const s = app.listen(config.port, config.host, () => resolve(s));
         s.once('error', reject);
       });
+      http = trackRequests(server);
     }
     const port = server ? (server.address() as AddressInfo).port : undefined;
     // Links to this service's own pages (the KYC sandbox) name the port it got when PORT was 0.
@@ -209,16 +229,21 @@ export async function startService(
     });
     return {
       url: port === undefined ? '' : `http://${config.host}:${port}`,
+      ...(http ? { http } : {}),
       ...(localnet ? { localnet } : {}),
       deps,
       databaseDescription,
       migrationsApplied,
       migrationsTotal: migrations.length,
+      // In this order: the requests already running are answered (readiness says 503 meanwhile), then the jobs stop,
+      // then the work requests left running finishes, and only then the pool closes: nothing still needs it.
       close: async () => {
-        if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+        const cutOff = (await http?.drain(REQUESTS_DRAIN_MS)) ?? 0;
+        if (cutOff > 0) log.warn({ requests: cutOff }, 'shutdown cut off requests still running after the drain time');
         await settleWithin(stopWorkers(), JOBS_STOP_WAIT_MS);
         await jobs?.stop(JOBS_STOP_WAIT_MS);
-        server?.closeAllConnections();
+        await deps.background?.settle(BACKGROUND_WAIT_MS);
+        await changes?.close();
         await db.destroy();
         await mailer.close();
         await localnet?.stop();
@@ -226,6 +251,7 @@ export async function startService(
       },
     };
   } catch (err) {
+    await changes?.close();
     await jobs?.stop(0);
     await localnet?.stop();
     await db.destroy();

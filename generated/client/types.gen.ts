@@ -78,7 +78,7 @@ export type Amount = string;
 /**
  * ReadinessChecks
  *
- * One entry per dependency (`database`, `stellar:<network>`), and per configured network the ledger follower (`ledgerFollower:<network>`): how many ledgers it is behind the chain (`lagLedgers`). The follower's lag is informational: it never makes the service unready (the API works without it), but past 20 ledgers the service logs a warning.
+ * One entry per dependency (`database`, `stellar:<network>`), and per configured network the ledger follower (`ledgerFollower:<network>`): how many ledgers it is behind the chain (`lagLedgers`). The follower's lag is informational: it never makes the service unready (the API works without it), but past 20 ledgers the service logs a warning. While the process shuts down (SIGTERM) an entry `process` is `down` with `detail: shutting down`: the readiness answer turns 503 at once, so a load balancer stops sending requests, and the requests already running are still answered before the process exits.
  */
 export type ReadinessChecks = {
     [key: string]: {

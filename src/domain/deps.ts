@@ -22,6 +22,8 @@ import type { Mailer } from '../infra/mail/mailer';
 import type { ServiceSecrets } from '../infra/secrets/serviceSecret';
 import type { KeyManagement } from '../infra/kms/keyManagement';
 import type { JobQueue } from '../infra/jobs/jobQueue';
+import type { BackgroundWork } from '../infra/backgroundWork';
+import type { ChangeFeed } from '../infra/db/changeFeed';
 
 export interface Clock {
   now(): Date;
@@ -87,4 +89,16 @@ export interface Deps {
   kyc?: KycSettings;
   /** Ramp providers (Config.ramps); no sandbox and the providers' public URLs when absent. */
   ramps?: RampsSettings;
+  /**
+   * Work a request starts without waiting for it; shutdown waits for it before closing the pool. Absent (tests that
+   * build their own deps): such work runs untracked.
+   */
+  background?: BackgroundWork;
+  /**
+   * Change notifications between the service's processes (PostgreSQL LISTEN/NOTIFY): in-process caches (the gate's
+   * API keys) drop what changed elsewhere. Absent: those caches keep nothing and read the database every time.
+   */
+  changes?: ChangeFeed;
+  /** True once the process is shutting down: readiness answers 503 so that a load balancer sends requests elsewhere. */
+  shuttingDown?: () => boolean;
 }

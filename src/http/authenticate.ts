@@ -14,12 +14,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../domain/deps';
-import { findKeyForGate, touchApiKey } from '../domain/apiKeys/apiKeys';
+import { hashApiKey, touchApiKey } from '../domain/apiKeys/apiKeys';
+import { createKeyCache } from '../domain/apiKeys/keyCache';
 import { parseApiKey, type ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { normalizeOrigin } from '../domain/apps/store';
 import { createDpopVerifier } from '../domain/sessions/dpop';
 import { sessionServiceFor } from '../domain/sessions/sessions';
 import { AppError } from '../domain/errors';
+import { runInBackground } from '../domain/background';
 import type { AuthContext } from '../operations/caller';
 import type { Audience } from '../domain/sessions/accessTokens';
 
@@ -59,8 +61,11 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 const ORDER: SecuritySchemeName[] = ['secretKey', 'publishableKey', 'operatorSession', 'userSession', 'dpopProof'];
 
 /** The gate, bound to the database (key and session lookups), the service secret (tokens, nonces) and the clock. */
-export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' | 'sessionSettings'>): Gate {
+export function createGate(
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' | 'sessionSettings' | 'background' | 'changes'>,
+): Gate {
   const lastTouched = new Map<string, number>();
+  const keys = createKeyCache(deps.db, deps.changes);
   const sessions = sessionServiceFor(deps);
   const dpop = createDpopVerifier(deps.db, deps.secrets);
 
@@ -68,8 +73,10 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
     const last = lastTouched.get(keyId);
     if (last !== undefined && now.getTime() - last < TOUCH_INTERVAL_MS) return;
     lastTouched.set(keyId, now.getTime());
-    touchApiKey(deps.db, keyId, now).catch((err: unknown) =>
-      deps.log.warn({ err, keyId }, 'could not record API key use'),
+    runInBackground(
+      deps,
+      () => touchApiKey(deps.db, keyId, now),
+      (err) => deps.log.warn({ err, keyId }, 'could not record API key use'),
     );
   }
 
@@ -80,11 +87,11 @@ export function createGate(deps: Pick<Deps, 'db' | 'clock' | 'log' | 'secrets' |
       if (!raw) throw new AppError('INVALID_CREDENTIALS', { message: 'Missing x-service-api-key header' });
       const presented = parseApiKey(raw);
       if (!presented) throw new AppError('INVALID_CREDENTIALS', { message: 'Malformed API key' });
-      // 2. lookup by hash: unknown or revoked, then expired
-      const found = await findKeyForGate(deps.db, presented.raw);
+      // 2. lookup by hash (the process's key cache, exact on revocation): unknown or revoked, then expired
+      const now = deps.clock.now();
+      const found = await keys.find(hashApiKey(presented.raw), now.getTime());
       if (!found || found.key.revokedAt)
         throw new AppError('API_KEY_NOT_FOUND', { message: 'The API key does not exist or was revoked' });
-      const now = deps.clock.now();
       if (found.key.expiresAt && found.key.expiresAt.getTime() <= now.getTime()) {
         throw new AppError('API_KEY_EXPIRED', { message: 'The API key expired' });
       }

@@ -239,10 +239,11 @@ export interface KeyForGate {
   origins: string[];
 }
 
-export async function findKeyForGate(db: Knex, presentedKey: string): Promise<KeyForGate | undefined> {
+/** The key stored under `keyHash` (hashApiKey of the presented key) with its app and origins, in one query. */
+export async function findKeyForGateByHash(db: Knex, keyHash: string): Promise<KeyForGate | undefined> {
   const row = (await db('api_keys as k')
     .leftJoin('apps as a', 'a.id', 'k.app_id')
-    .where('k.key_hash', hashApiKey(presentedKey))
+    .where('k.key_hash', keyHash)
     .select('k.*', 'a.id as app_row_id', 'a.status as app_status')
     .select(db.raw('array(select o.origin from app_origins o where o.app_id = k.app_id) as origins'))
     .first()) as

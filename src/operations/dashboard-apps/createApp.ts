@@ -1,3 +1,4 @@
+import { runInBackground } from '../../domain/background';
 import type { Deps } from '../../domain/deps';
 import { fundAppWalletFromFriendbot, type TreasuryDeps } from '../../domain/treasury/treasury';
 import { createAppWithWallet } from '../../domain/wallets/appWallets';
@@ -6,7 +7,9 @@ import type { Handler } from '../types';
 import { appContent } from './appContent';
 
 /** Creates an app on one network with the default settings and its global wallet; the caller becomes its owner. */
-export function createApp(deps: Pick<Deps, 'db' | 'kms' | 'clock'> & TreasuryDeps): Handler<'createApp'> {
+export function createApp(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock' | 'background'> & TreasuryDeps,
+): Handler<'createApp'> {
   return async (req) => {
     // 1. authenticate (any signed-in operator may create apps)
     const { operatorId } = requireOperator(req.auth);
@@ -17,8 +20,10 @@ export function createApp(deps: Pick<Deps, 'db' | 'kms' | 'clock'> & TreasuryDep
       ownerOperatorId: operatorId,
     });
     // 3. on testnet, fund the wallet from friendbot in the background (best effort: creation never waits or fails on it)
-    fundAppWalletFromFriendbot(deps, app).catch((err: unknown) =>
-      req.log.warn({ err, appId: app.id }, 'friendbot funding of the app wallet failed'),
+    runInBackground(
+      deps,
+      () => fundAppWalletFromFriendbot(deps, app),
+      (err) => req.log.warn({ err, appId: app.id }, 'friendbot funding of the app wallet failed'),
     );
     // 4. respond
     return { content: appContent({ app, role: 'owner' }) };

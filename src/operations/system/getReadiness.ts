@@ -8,13 +8,15 @@ type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs?: number; det
 const NETWORKS = ['testnet', 'mainnet'] as const;
 
 /**
- * Readiness: 1. ping the database 2. probe each configured Stellar RPC, and tell how far the ledger follower is behind
+ * Readiness: 0. a process shutting down is down at once 1. ping the database 2. probe each configured Stellar RPC, and tell how far the ledger follower is behind
  * it 3. 200 when all are up, else 503 with the same check list. A network without an RPC URL is `not_configured` and
  * does not fail readiness; the follower's lag is information, never a reason to be unready.
  */
-export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth'>): Handler<'getReadiness'> {
+export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth' | 'shuttingDown'>): Handler<'getReadiness'> {
   return async () => {
     const checks: Record<string, Check> = {};
+    // A process that is shutting down still answers the requests it has, but takes no new ones from a load balancer.
+    if (deps.shuttingDown?.()) checks['process'] = { status: 'down', detail: 'shutting down' };
     const timed = async (name: string, probe: () => Promise<{ ok: boolean; detail?: string }>) => {
       const started = performance.now();
       try {

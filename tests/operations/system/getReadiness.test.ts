@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
+import { getReadiness } from '../../../src/operations/system/getReadiness';
+import { AppError } from '../../../src/domain/errors';
 
 describe('getReadiness', () => {
   let svc: TestService;
@@ -58,5 +60,28 @@ describe('getReadiness', () => {
     } finally {
       await other.stop().catch(() => {});
     }
+  });
+});
+
+describe('getReadiness while the process shuts down', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  test('a process shutting down is not ready (503, `process` down: shutting down), whatever its dependencies say', async () => {
+    const handler = getReadiness({ ...svc.deps, shuttingDown: () => true });
+    await assert.rejects(
+      handler({} as Parameters<typeof handler>[0]),
+      (err: unknown) =>
+        err instanceof AppError &&
+        err.code === 'SERVICE_UNAVAILABLE' &&
+        JSON.stringify(err.details).includes('"process":{"status":"down","detail":"shutting down"}'),
+    );
+    const running = await getReadiness({ ...svc.deps, shuttingDown: () => false })({} as Parameters<typeof handler>[0]);
+    assert.equal((running as { content: { status: string } }).content.status, 'ready');
   });
 });

@@ -28,6 +28,7 @@ import * as m0026 from './0026_distribution_pushes';
 import * as m0027 from './0027_distribution_claim_series';
 import * as m0028 from './0028_kyc';
 import * as m0029 from './0029_ramps';
+import * as m0030 from './0030_gate_change_notify';
 
 export interface Migration {
   name: string;
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   { name: '0027_distribution_claim_series', ...m0027 },
   { name: '0028_kyc', ...m0028 },
   { name: '0029_ramps', ...m0029 },
+  { name: '0030_gate_change_notify', ...m0030 },
 ];
