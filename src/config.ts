@@ -28,6 +28,21 @@ export interface Sep10Settings {
  * start, mode 0600), or `aws`, a symmetric AWS KMS key (AWS_KMS_KEY_ID, AWS_REGION, optional AWS_KMS_ENDPOINT;
  * credentials from the AWS SDK's default chain).
  */
+/**
+ * The bounded cache of unwrapped wallet data keys in front of the key management (src/infra/kms/dataKeyCache.ts):
+ * each unwrapped key is used at most `maxUses` times and for at most `maxAgeMs`, at most `maxEntries` at once.
+ */
+export interface DataKeyCacheSettings {
+  /** KMS_DATA_KEY_CACHE_SECONDS (300): longest an unwrapped key is kept; 0 turns the cache off. */
+  maxAgeMs: number;
+  /** KMS_DATA_KEY_CACHE_MAX_USES (1000): uses of one unwrapped key before it is unwrapped again. */
+  maxUses: number;
+  /** KMS_DATA_KEY_CACHE_ENTRIES (1000): keys held at once (the least recently used goes first). */
+  maxEntries: number;
+}
+
+export const DEFAULT_DATA_KEY_CACHE: DataKeyCacheSettings = { maxAgeMs: 300_000, maxUses: 1_000, maxEntries: 1_000 };
+
 export type KmsSettings =
   { provider: 'local'; masterKeyFile: string } | { provider: 'aws'; keyId: string; region: string; endpoint?: string };
 
@@ -253,6 +268,8 @@ export interface Config {
   oauth: OAuthSettings;
   /** Key management for wallet keys (KmsSettings). */
   kms: KmsSettings;
+  /** The cache of unwrapped data keys in front of it (KMS_DATA_KEY_CACHE_*). */
+  dataKeyCache: DataKeyCacheSettings;
   /** KYC providers (src/domain/kyc): KycSettings. */
   kyc: KycSettings;
   /** Ramp providers (src/domain/ramps): RampsSettings. */
@@ -454,6 +471,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sep10,
     oauth: oauthFrom(env),
     kms: kmsFrom(env, dataDir),
+    dataKeyCache: {
+      maxAgeMs: intFrom(env, 'KMS_DATA_KEY_CACHE_SECONDS', DEFAULT_DATA_KEY_CACHE.maxAgeMs / 1000, 0, 3600) * 1000,
+      maxUses: intFrom(env, 'KMS_DATA_KEY_CACHE_MAX_USES', DEFAULT_DATA_KEY_CACHE.maxUses, 1, 1_000_000),
+      maxEntries: intFrom(env, 'KMS_DATA_KEY_CACHE_ENTRIES', DEFAULT_DATA_KEY_CACHE.maxEntries, 1, 1_000_000),
+    },
     testnetFriendbotUrl: urlFrom(env, 'STELLAR_TESTNET_FRIENDBOT_URL'),
     funding: {
       activationTimeoutSeconds: intFrom(

@@ -122,7 +122,7 @@ export async function startService(
   const progress = opts.onProgress ?? (() => {});
   // Read before anything starts: a bad secret stops start-up without leaving a database running.
   const secrets = loadServiceSecrets({ envValue: config.serviceSecret, file: join(config.dataDir, 'service-secret') });
-  const kms = createKeyManagement(config.kms);
+  const kms = createKeyManagement(config.kms, config.dataKeyCache);
   const mailer = createMailer(config.mail, log);
   const worker = opts.role === 'worker';
   let embedded: EmbeddedDatabase | undefined;
