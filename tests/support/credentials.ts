@@ -119,6 +119,7 @@ export async function withSessions(
     return { accessToken: tokens.accessToken, key, sessionId: tokens.sessionId, subjectId };
   };
   const verifier = createDpopVerifier(deps.db, deps.secrets);
+  await verifier.ready();
   return {
     ...creds,
     operatorSession: await mint('operator', creds.operator.id),

@@ -6,8 +6,15 @@
 //      300 s in the past / 30 s in the future, `ath` = base64url(SHA-256(access token)) when a token is presented;
 //   4. the server nonce (`nonce` claim): missing or stale -> SDK_AUTH_DPOP_USE_NONCE with a fresh `DPoP-Nonce`;
 //   5. replay: (jkt, jti) inserted once into dpop_proof_jtis (atomic insert-if-absent); a second use is refused.
-// Nonces are stateless: base64url(window || HMAC(key, window)) with 5-minute windows, the current and the previous
-// accepted, so every instance sharing the service secret accepts every other's nonces without a shared store.
+// Nonces are stateless: base64url(window || HMAC(key, window || epoch)) with 5-minute windows, the current and the
+// previous accepted, so every instance sharing the service secret accepts every other's nonces without a shared store.
+//
+// The replay table is UNLOGGED (migration 0031): a jti only has to be remembered while its proof could still be
+// accepted (RFC 9449 section 11.1: the iat window, 330 s here), so its insert need not wait for the disk, and the one
+// statement per proof commits without a WAL flush. PostgreSQL empties unlogged tables after a crash; what keeps replay
+// protection exact across that is the `epoch` in the nonce: the database server's start time
+// (pg_postmaster_start_time(), returned by every jti insert). A proof accepted before a restart carries a nonce of the
+// old epoch, so it is refused after it (SDK_AUTH_DPOP_USE_NONCE with a nonce of the new epoch: clients retry once).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JWK } from 'jose';
@@ -35,6 +42,8 @@ export interface DpopVerifier {
   verify(check: DpopCheck): Promise<{ jkt: string }>;
   /** The nonce clients should put in their next proof (sent as `DPoP-Nonce`). */
   currentNonce(now: Date): string;
+  /** Resolves once the database server's epoch is known, so that currentNonce's nonces are accepted. */
+  ready(): Promise<void>;
 }
 
 function invalid(message: string, cause?: unknown): AppError {
@@ -61,12 +70,43 @@ export function athOf(accessToken: string): string {
 
 export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerifier {
   const nonceKey = secrets.derive('dpop-nonce');
+  // The database server's start time as this process last saw it; undefined until the first proof is checked.
+  let epoch: string | undefined;
 
   function nonceFor(window: number): string {
     const w = Buffer.alloc(8);
     w.writeBigUInt64BE(BigInt(window));
-    const mac = createHmac('sha256', nonceKey).update(w).digest().subarray(0, 16);
+    const mac = createHmac('sha256', nonceKey)
+      .update(w)
+      .update(epoch ?? '')
+      .digest()
+      .subarray(0, 16);
     return Buffer.concat([w, mac]).toString('base64url');
+  }
+
+  async function loadEpoch(): Promise<void> {
+    const result = await db.raw<{ rows: { epoch: string }[] }>('select pg_postmaster_start_time()::text as epoch');
+    epoch ??= result.rows[0]!.epoch;
+  }
+  // Loaded at once, so that the nonces this process hands out are of the current epoch from its first answers on.
+  let loading: Promise<void> | undefined = loadEpoch().catch(() => {
+    loading = undefined; // the next proof tries again
+  });
+  async function knownEpoch(): Promise<void> {
+    if (epoch !== undefined) return;
+    await (loading ??= loadEpoch());
+    if (epoch === undefined) await loadEpoch();
+  }
+
+  function useNonce(now: Date): AppError {
+    return new AppError('SDK_AUTH_DPOP_USE_NONCE', {
+      message: 'Retry with the nonce from the DPoP-Nonce header',
+      headers: {
+        'WWW-Authenticate':
+          'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
+        'DPoP-Nonce': currentNonce(now),
+      },
+    });
   }
   const windowOf = (now: Date) => Math.floor(now.getTime() / 1000 / NONCE_WINDOW_SECONDS);
 
@@ -128,30 +168,30 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     if (check.accessToken !== undefined && payload.ath !== athOf(check.accessToken)) {
       throw invalid('The DPoP proof ath does not match the access token');
     }
-    // 4. the server nonce
-    if (!nonceIsFresh(payload.nonce, check.now)) {
-      throw new AppError('SDK_AUTH_DPOP_USE_NONCE', {
-        message: 'Retry with the nonce from the DPoP-Nonce header',
-        headers: {
-          'WWW-Authenticate':
-            'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
-          'DPoP-Nonce': currentNonce(check.now),
-        },
-      });
-    }
+    // 4. the server nonce (of the database server's current epoch)
+    await knownEpoch();
+    if (!nonceIsFresh(payload.nonce, check.now)) throw useNonce(check.now);
     // 5. replay: the first use wins, atomically
     const keepUntil = new Date(
       Math.max(payload.iat * 1000, check.now.getTime()) + (DPOP_IAT_PAST_SECONDS + DPOP_IAT_FUTURE_SECONDS) * 1000,
     );
-    const inserted = await db.raw<{ rows: unknown[] }>(
-      'insert into dpop_proof_jtis (jkt, jti, expires_at) values (?, ?, ?) on conflict do nothing returning jti',
+    const inserted = await db.raw<{ rows: { epoch: string }[] }>(
+      `insert into dpop_proof_jtis (jkt, jti, expires_at) values (?, ?, ?) on conflict do nothing
+       returning pg_postmaster_start_time()::text as epoch`,
       [jkt, payload.jti, keepUntil],
     );
-    if (inserted.rows.length === 0) throw invalid('The DPoP proof was already used');
+    const row = inserted.rows[0];
+    if (!row) throw invalid('The DPoP proof was already used');
+    if (row.epoch !== epoch) {
+      // The database server restarted since this process minted the proof's nonce: the replay table may have been
+      // emptied, so a nonce of the old epoch proves nothing any more.
+      epoch = row.epoch;
+      throw useNonce(check.now);
+    }
     return { jkt };
   }
 
-  return { verify, currentNonce };
+  return { verify, currentNonce, ready: knownEpoch };
 }
 
 /** Forgets proofs that can no longer be replayed (their iat window has passed). */

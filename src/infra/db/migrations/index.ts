@@ -29,6 +29,7 @@ import * as m0027 from './0027_distribution_claim_series';
 import * as m0028 from './0028_kyc';
 import * as m0029 from './0029_ramps';
 import * as m0030 from './0030_gate_change_notify';
+import * as m0031 from './0031_dpop_jtis_unlogged';
 
 export interface Migration {
   name: string;
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   { name: '0028_kyc', ...m0028 },
   { name: '0029_ramps', ...m0029 },
   { name: '0030_gate_change_notify', ...m0030 },
+  { name: '0031_dpop_jtis_unlogged', ...m0031 },
 ];
