@@ -58,6 +58,16 @@ export async function leaseDailyQuota(
   return result.rows[0]?.count;
 }
 
+/**
+ * Gives back `unspent` requests a process leased and did not spend (its requests stopped): the count shrinks by them,
+ * so that other processes can admit them.
+ */
+export async function returnDailyQuota(db: Knex, keyId: string, day: string, unspent: number): Promise<void> {
+  await db('api_key_daily_usage')
+    .where({ key_id: keyId, day })
+    .update({ count: db.raw('greatest(0, count - ?)', [unspent]) });
+}
+
 /** Sets a key's count for a day (tests and operator tooling). */
 export async function setDailyUsage(db: Knex, keyId: string, day: string, count: number): Promise<void> {
   await db.raw(

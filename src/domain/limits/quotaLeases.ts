@@ -5,13 +5,20 @@
 //   - never over-admitted: what all processes spend is at most what they leased, and leases never pass the quota;
 //   - a crash forfeits at most the unspent part of one block per key;
 //   - blocks shrink as the day's quota runs out (a tenth of what is left, at most MAX_BLOCK), down to single requests
-//     counted one by one, so the requests the leases of other processes hold unspent at the end are few.
+//     counted one by one, so the requests the leases of other processes hold unspent at the end are few;
+//   - a lease left unspent for IDLE_RETURN_MS (the key's requests stopped here) is given back, and a process that
+//     found the quota used up asks again after EXHAUSTED_RECHECK_MS: what one process leased and did not need is
+//     admitted by another within about a second, so the day's quota is reached exactly, not only never passed.
 // Requests of one key in one process wait for a lease in flight instead of each leasing a block of its own.
 import type { Knex } from 'knex';
-import { consumeDailyQuota, leaseDailyQuota } from './dailyQuota';
+import { consumeDailyQuota, leaseDailyQuota, returnDailyQuota } from './dailyQuota';
 
 /** The largest block one lease takes. */
 export const MAX_BLOCK = 50;
+/** A lease unspent this long (no request of its key here) is given back. */
+export const IDLE_RETURN_MS = 500;
+/** A process that found the day's quota used up asks the database again after this long (leases come back). */
+export const EXHAUSTED_RECHECK_MS = 1_000;
 
 interface Lease {
   day: string;
@@ -21,6 +28,10 @@ interface Lease {
   count: number;
   /** A lease being taken, which waiting requests share. */
   pending?: Promise<void>;
+  /** When this process last found the quota used up (ms), if it did. */
+  exhaustedAtMs?: number;
+  /** Gives the unspent part back once the key's requests stop here. */
+  idleReturn?: NodeJS.Timeout;
 }
 
 /** What one admitted request learns: the shared count and what is left for the day, as best known here. */
@@ -33,7 +44,10 @@ export class QuotaLeases {
   /** The latest day a request was spent on: a new one drops the leases of the days before (of no use any more). */
   private day = '';
 
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   /** Spends one request of `keyId`'s quota on `day`; undefined when the day's quota is used up. */
   async spend(keyId: string, day: string, quota: number): Promise<QuotaSpent | undefined> {
@@ -47,10 +61,16 @@ export class QuotaLeases {
       this.leases.set(keyId, lease);
     }
     for (;;) {
-      // The count of a day only grows: once this process saw it at the quota, it asks the database no more.
-      if (lease.unspent === 0 && lease.count >= quota) return undefined;
+      // Found used up a moment ago: refused without asking the database (others may give leases back later).
+      if (
+        lease.unspent === 0 &&
+        lease.exhaustedAtMs !== undefined &&
+        this.nowMs() - lease.exhaustedAtMs < EXHAUSTED_RECHECK_MS
+      )
+        return undefined;
       if (lease.unspent > 0) {
         lease.unspent -= 1;
+        this.returnWhenIdle(keyId, lease);
         return { remaining: Math.max(0, quota - lease.count + lease.unspent) };
       }
       if (lease.pending) {
@@ -70,6 +90,23 @@ export class QuotaLeases {
     }
   }
 
+  /** (Re)arms the idle return of `lease`: its unspent part goes back unless a request of its key comes first. */
+  private returnWhenIdle(keyId: string, lease: Lease): void {
+    clearTimeout(lease.idleReturn);
+    lease.idleReturn = undefined;
+    if (lease.unspent === 0) return;
+    lease.idleReturn = setTimeout(() => {
+      lease.idleReturn = undefined;
+      const unspent = lease.unspent;
+      if (unspent === 0 || lease.pending) return;
+      lease.unspent = 0;
+      lease.count -= unspent;
+      // Lost only if the database is unreachable: then the unspent part stays counted, as after a crash.
+      returnDailyQuota(this.db, keyId, lease.day, unspent).catch(() => undefined);
+    }, IDLE_RETURN_MS);
+    lease.idleReturn.unref();
+  }
+
   /** Takes a block (or a single request) for `lease`; false when the quota is used up. */
   private async lease(lease: Lease, keyId: string, quota: number): Promise<boolean> {
     const block = Math.max(1, Math.min(MAX_BLOCK, Math.floor((quota - lease.count) / 10)));
@@ -77,6 +114,7 @@ export class QuotaLeases {
       const count = await leaseDailyQuota(this.db, keyId, lease.day, quota, block);
       if (count !== undefined) {
         lease.count = count;
+        lease.exhaustedAtMs = undefined;
         lease.unspent += block;
         return true;
       }
@@ -84,9 +122,11 @@ export class QuotaLeases {
     const count = await consumeDailyQuota(this.db, keyId, lease.day, quota);
     if (count === undefined) {
       lease.count = quota;
+      lease.exhaustedAtMs = this.nowMs();
       return false;
     }
     lease.count = count;
+    lease.exhaustedAtMs = undefined;
     lease.unspent += 1;
     return true;
   }
