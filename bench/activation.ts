@@ -6,9 +6,7 @@
 //   2. latency: 1 s ledgers, BENCH_SIGN_INS users arriving one every 100 ms; each sign-in creates the wallet (key
 //      sealed) and funds it in Immediate mode; the time until it answers funded.
 // Results in bench/results/<date>-activation.md.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, type App } from '../src/domain/apps/store';
 import { fundAppWalletFromFriendbot } from '../src/domain/treasury/treasury';
@@ -16,13 +14,15 @@ import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
 import { activateOnSignIn, fundUserWallet } from '../src/domain/funding/funding';
-import { projectRoot } from '../src/paths';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 import type { RunningService } from '../src/service';
 
-const ACTIVATIONS = Number(process.env.BENCH_ACTIVATIONS ?? 200);
-const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 8);
-const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 60);
+const ACTIVATIONS = Number(process.env.BENCH_ACTIVATIONS ?? sized(200, 10));
+const CHANNELS = Number(process.env.BENCH_CHANNELS ?? sized(8, 2));
+const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? sized(60, 3));
+/** The ledger intervals of the two parts: a smoke run waits for a few closes each, so it makes them short. */
+const THROUGHPUT_LEDGER_SECONDS = sized(5, 0.25);
+const LATENCY_LEDGER_SECONDS = sized(1, 0.25);
 
 async function fundedApp(svc: RunningService, fundingMode: 'immediate' | 'deferred'): Promise<App> {
   const operator = await createOperator(svc.deps.db, { email: `bench-${Date.now()}@example.com` });
@@ -49,7 +49,7 @@ async function newUserWallet(svc: RunningService, app: App, i: number) {
 async function throughput(): Promise<{ perLedger: number[]; seconds: number; transactions: number }> {
   return withService(
     'activation',
-    { LOCALNET_LEDGER_SECONDS: '5', ACTIVATION_CHANNELS: String(CHANNELS) },
+    { LOCALNET_LEDGER_SECONDS: String(THROUGHPUT_LEDGER_SECONDS), ACTIVATION_CHANNELS: String(CHANNELS) },
     async (svc) => {
       const app = await fundedApp(svc, 'deferred');
       const wallets = await Promise.all(Array.from({ length: ACTIVATIONS }, (_, i) => newUserWallet(svc, app, i)));
@@ -80,7 +80,7 @@ async function throughput(): Promise<{ perLedger: number[]; seconds: number; tra
 }
 
 async function latency(): Promise<number[]> {
-  return withService('activation', { LOCALNET_LEDGER_SECONDS: '1' }, async (svc) => {
+  return withService('activation', { LOCALNET_LEDGER_SECONDS: String(LATENCY_LEDGER_SECONDS) }, async (svc) => {
     const app = await fundedApp(svc, 'immediate');
     const times = await Promise.all(
       Array.from({ length: SIGN_INS }, async (_, i) => {
@@ -115,8 +115,8 @@ export async function runActivation(): Promise<void> {
     '',
     '| measure | setting | result |',
     '|---|---|---|',
-    `| activations per ledger (max) | 5 s ledgers, ${CHANNELS} channel accounts, ${ACTIVATIONS} wallets at once, no assets | ${Math.max(...t.perLedger)} (per ledger: ${t.perLedger.join(' / ')}; ${t.transactions} transactions; all funded in ${t.seconds.toFixed(1)} s) |`,
-    `| sign-in to funded, median | 1 s ledgers, ${SIGN_INS} sign-ins, one every 100 ms, Immediate mode | ${p50.toFixed(0)} ms |`,
+    `| activations per ledger (max) | ${THROUGHPUT_LEDGER_SECONDS} s ledgers, ${CHANNELS} channel accounts, ${ACTIVATIONS} wallets at once, no assets | ${Math.max(...t.perLedger)} (per ledger: ${t.perLedger.join(' / ')}; ${t.transactions} transactions; all funded in ${t.seconds.toFixed(1)} s) |`,
+    `| sign-in to funded, median | ${LATENCY_LEDGER_SECONDS} s ledgers, ${SIGN_INS} sign-ins, one every 100 ms, Immediate mode | ${p50.toFixed(0)} ms |`,
     `| sign-in to funded, p99 | same | ${p99.toFixed(0)} ms |`,
     '',
     `Reading: one transaction per source account per ledger would cap a funding wallet at one activation per ledger. A`,
@@ -124,10 +124,8 @@ export async function runActivation(): Promise<void> {
     `operations), so a batch holds 18 wallets beside the funding wallet and the channel; ${CHANNELS} channel accounts let`,
     `${CHANNELS} such batches of one funding wallet into the same ledger (${CHANNELS * 18} wallets). Sign-in latency is dominated by the wait for`,
     `the ledger: without channel accounts one batch per funding wallet is in flight, so a sign-in arriving while a
-batch waits for its ledger goes in the next batch (up to two closes, 2 s here), plus the 20 ms a batch gathers company.`,
+batch waits for its ledger goes in the next batch (up to two closes, ${2 * LATENCY_LEDGER_SECONDS} s here), plus the 20 ms a batch gathers company.`,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-activation.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-activation.md`, report);
 }

@@ -16,7 +16,7 @@
 // Results in bench/results/<date>-distribution.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -52,17 +52,18 @@ import {
   sleep,
   usdcOf,
 } from './payoutSupport';
-import { percentile } from './support';
+import { percentile, recordReport, sized } from './support';
 
-export const USERS = Number(process.env.BENCH_DISTRIBUTION_USERS ?? 500);
+export const USERS = Number(process.env.BENCH_DISTRIBUTION_USERS ?? sized(500, 10));
 const CLAIMS_PER_USER = 2;
-export const ALLOCATION = Number(process.env.BENCH_DISTRIBUTION_ALLOCATION ?? 300);
+export const ALLOCATION = Number(process.env.BENCH_DISTRIBUTION_ALLOCATION ?? sized(300, 6));
 const AMOUNT = '1';
 export const AMOUNT_STROOPS = 10_000_000n;
-export const LEDGER_MS = 1000;
+/** The localnet's ledger interval: the set-up and the claims wait for a few closes, which a smoke run makes short. */
+export const LEDGER_MS = sized(1000, 250);
 export const CHANNELS = 8;
 /** Requests per process before the measured burst (a rules list: session, proof, one read; no claim). */
-const WARM_UP = 20;
+const WARM_UP = sized(20, 2);
 
 export interface BenchUser {
   userId: string;
@@ -181,6 +182,7 @@ export async function seed(env: Record<string, string>) {
     const distribution = (await appWalletFor(db, app.id, app.network, 'distribution'))!;
     // The nonce every instance sharing the service secret accepts (stateless: an HMAC of the 5-minute window).
     const verifier = createDpopVerifier(db, svc.deps.secrets);
+    await verifier.ready();
     return {
       app,
       usdc,
@@ -518,8 +520,6 @@ export async function runDistribution(): Promise<void> {
       `generator and the localnet share the CPUs): read the ratio as the order of magnitude.`,
       '',
     ].join('\n');
-    const file = join(projectRoot, 'bench/results', `${date}-distribution.md`);
-    writeFileSync(file, report);
-    console.log(`\n${report}\nrecorded in ${file}`);
+    recordReport(`${date}-distribution.md`, report);
   });
 }

@@ -9,7 +9,7 @@
 // The targets are measured interleaved (one iteration of each in turn), so drift on a shared machine hits all alike.
 // Seeding writes the rows with generate_series straight into transactions + tx_history + the counter, in batches.
 // Results in bench/results/<date>-history.md.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -20,13 +20,14 @@ import { listWalletHistory } from '../src/domain/transactions/history';
 import { createDb, migrateToLatest, type Db } from '../src/infra/db/database';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
-import { projectRoot } from '../src/paths';
 import { walletRow } from '../tests/support/history';
-import { percentile } from './support';
+import { percentile, recordReport, sized } from './support';
 
-const ROWS = Number(process.env.BENCH_HISTORY_ROWS ?? 1_000_000);
+const ROWS = Number(process.env.BENCH_HISTORY_ROWS ?? sized(1_000_000, 1_000));
 const BATCH = 100_000;
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? sized(2000, 20));
+/** Untimed iterations first (the slow targets every 25th). */
+const WARM_UP = sized(50, 2);
 /** The slow contrasts (count(*), offset 500,000) run once every SLOW_EVERY iterations. */
 const SLOW_EVERY = 50;
 
@@ -192,7 +193,7 @@ export async function runHistory(): Promise<void> {
     ];
     for (const t of targets) timings.set(t.name, []);
     // Warm-up: caches and plans as in a running service.
-    for (let i = 0; i < 50; i++) for (const t of targets) if (!t.slow || i % 25 === 0) await t.run();
+    for (let i = 0; i < WARM_UP; i++) for (const t of targets) if (!t.slow || i % 25 === 0) await t.run();
     const started = Date.now();
     for (let i = 0; i < ITERATIONS; i++) {
       // Rotate the starting target so none always runs right after another.
@@ -239,7 +240,5 @@ export async function runHistory(): Promise<void> {
     ),
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-history.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-history.md`, report);
 }

@@ -2,7 +2,7 @@
 // is authenticated (a real key, looked up in PostgreSQL), schema-validated and refused (400), against a bare Express route answering the same JSON with
 // the same logger, measured in the same run. Rounds alternate the targets so machine noise hits them alike; the
 // medians and their ratios are recorded. Traffic stays on 127.0.0.1.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,13 +13,13 @@ import { pinoHttp } from 'pino-http';
 import { loadConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
-import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
 import { createApiKey } from '../src/domain/apiKeys/apiKeys';
 import { createApp, createOperator } from '../src/domain/apps/store';
+import { recordReport, sized } from './support';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? sized(5, 0.5));
 const CONNECTIONS = 10;
 
 interface Target {
@@ -138,7 +138,5 @@ export async function runHttpFoundation(): Promise<void> {
     ...rows,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-http-foundation.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-http-foundation.md`, report);
 }

@@ -4,16 +4,14 @@
 // as on the real network. Each measured round: 1,000 pre-signed payments from 1,000 distinct accounts (one queued
 // transaction per source), sent over HTTP with 16 concurrent connections, then one close applying them. Medians of
 // the rounds are recorded in bench/results/<date>-localnet.md.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { Account, Asset, Keypair, Operation, TransactionBuilder, hash, xdr } from '@stellar/stellar-sdk';
 import { startLocalnet, type Localnet } from '../src/localnet';
-import { projectRoot } from '../src/paths';
+import { recordReport, sized } from './support';
 
-const SIZES = (process.env.BENCH_LOCALNET_ACCOUNTS ?? '10000,100000').split(',').map(Number);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const TXS_PER_ROUND = 1000;
+const SIZES = (process.env.BENCH_LOCALNET_ACCOUNTS ?? sized('10000,100000', '200')).split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(5, 1));
+const TXS_PER_ROUND = sized(1000, 50);
 const CONNECTIONS = 16;
 
 function median(values: number[]): number {
@@ -245,9 +243,7 @@ export async function runLocalnet(): Promise<void> {
     'cheap; the snapshot column is the cost of one state write when persisting (--data-dir), done off the close path.',
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-localnet.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-localnet.md`, report);
 }
 
 // Run directly: tsx bench/localnet.ts

@@ -2,16 +2,13 @@
 // from appMetrics, against a floor measured in the same run: a bare indexed count of the same window's transactions
 // (what reading the window costs at all). BENCH_METRICS_ROWS (1,000,000) transactions of one app spread over 30 days
 // (plus 10% of another app's), statuses, fees and users mixed as in use; VACUUM ANALYZE first, as autovacuum would.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { createAppWithKeys } from '../src/cli/adminCommands';
 import { appMetrics } from '../src/domain/monitoring/appMetrics';
-import { projectRoot } from '../src/paths';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 
-const ROWS = Number(process.env.BENCH_METRICS_ROWS ?? 1_000_000);
-const RUNS = Number(process.env.BENCH_METRICS_RUNS ?? 30);
+const ROWS = Number(process.env.BENCH_METRICS_ROWS ?? sized(1_000_000, 1_000));
+const RUNS = Number(process.env.BENCH_METRICS_RUNS ?? sized(30, 2));
 const DAY = 86_400_000;
 
 export async function runMetrics(): Promise<void> {
@@ -99,7 +96,5 @@ export async function runMetrics(): Promise<void> {
     ...lines,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-metrics.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-metrics.md`, report);
 }

@@ -5,9 +5,7 @@
 // another wallet (the path without the ramp layer). TX_CONFIRM_WAIT_MS=0: both answer once the RPC accepted the
 // transaction, so the ledger close is excluded. Quotes are made before the timed part (createRampQuote is measured on
 // its own). Results in bench/results/<date>-ramps.md.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { Account, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, findApp, type App } from '../src/domain/apps/store';
@@ -22,12 +20,13 @@ import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
 import { findWallet } from '../src/domain/wallets/store';
 import { parseAsset } from '../src/infra/stellar/gateway';
-import { projectRoot } from '../src/paths';
 import type { RunningService } from '../src/service';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 
-const SAMPLES = Number(process.env.BENCH_RAMP_SAMPLES ?? 50);
+const SAMPLES = Number(process.env.BENCH_RAMP_SAMPLES ?? sized(50, 3));
 const AMOUNT = '25';
+/** The localnet's ledger interval: the set-up waits for a few closes, which a smoke run makes short. */
+const LEDGER_SECONDS = sized(1, 0.25);
 
 /** A testnet app with the demo USDC and `n` funded users holding 30 USDC each. */
 async function appWithUsdcUsers(svc: RunningService, n: number): Promise<{ app: App; callers: RampCaller[] }> {
@@ -81,7 +80,7 @@ async function appWithUsdcUsers(svc: RunningService, n: number): Promise<{ app: 
 
 export async function runRamps(): Promise<void> {
   const env = {
-    LOCALNET_LEDGER_SECONDS: '1',
+    LOCALNET_LEDGER_SECONDS: String(LEDGER_SECONDS),
     ACTIVATION_CHANNELS: '4',
     TX_CONFIRM_WAIT_MS: '0',
     LEDGER_FOLLOWER: 'off',
@@ -139,7 +138,7 @@ export async function runRamps(): Promise<void> {
   const report = [
     `# Ramps: what the ramp layer adds to an off-ramp's money path (${date})`,
     '',
-    `Command: \`BENCH=ramps make bench\` (bench/ramps.ts). The real service (startService) with embedded PostgreSQL, local key management and its in-process localnet (1 s ledgers), the sandbox ramp provider; TX_CONFIRM_WAIT_MS=0, so both sides answer once the RPC accepted the transaction (the ledger close is excluded). ${SAMPLES} samples of each, interleaved, each from its own wallet holding 30 USDC.`,
+    `Command: \`BENCH=ramps make bench\` (bench/ramps.ts). The real service (startService) with embedded PostgreSQL, local key management and its in-process localnet (${LEDGER_SECONDS} s ledgers), the sandbox ramp provider; TX_CONFIRM_WAIT_MS=0, so both sides answer once the RPC accepted the transaction (the ledger close is excluded). ${SAMPLES} samples of each, interleaved, each from its own wallet holding 30 USDC.`,
     `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generated in the same process.`,
     '',
     '| measure | p50 | p99 |',
@@ -157,7 +156,5 @@ export async function runRamps(): Promise<void> {
     '(1.71x): the ratio, not the absolute figures, is what to compare between runs.',
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-ramps.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-ramps.md`, report);
 }

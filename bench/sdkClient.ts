@@ -14,10 +14,10 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { createDpopSigner, createOnboard, memoryKeyStore, memoryStorage } from '../sdk/core/src/index';
 import { projectRoot } from '../src/paths';
-import { percentile } from './support';
+import { percentile, recordReport, sized } from './support';
 
-const CALLS = Number(process.env.BENCH_SDK_CALLS ?? 2000);
-const BLOCKS = 5;
+const CALLS = Number(process.env.BENCH_SDK_CALLS ?? sized(2000, 20));
+const BLOCKS = sized(5, 1);
 const PUB = `pub_testnet_${'BenchOnlyNotARealKey'.padEnd(32, '0')}`;
 const G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
 
@@ -213,7 +213,5 @@ export async function runSdkClient(): Promise<void> {
     `| of which one ES256 proof with ath (signer.proof alone) | ${ms(calls.sign)} | |`,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-sdk-client.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-sdk-client.md`, report);
 }

@@ -3,7 +3,7 @@
 // validation) and the unauthenticated GET /health, alternating in the same run. Proofs are single use, so each
 // request takes a proof signed beforehand (with the server's current nonce) from a pool; signing is the client's
 // cost and is kept out of the measured window. In-process figures for the two verification steps alone complete it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -16,15 +16,17 @@ import { createDpopVerifier } from '../src/domain/sessions/dpop';
 import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../src/domain/sessions/sessions';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
-import { projectRoot } from '../src/paths';
 import { startService } from '../src/service';
 import { createDpopKey, dpopProof } from '../tests/support/dpop';
+import { recordReport, sized } from './support';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? sized(5, 0.5));
 const CONNECTIONS = 10;
 /** Proofs signed per sample: more than a sample can use on this machine. */
-const POOL = Number(process.env.BENCH_PROOFS ?? 20_000);
+const POOL = Number(process.env.BENCH_PROOFS ?? sized(20_000, 1_000));
+/** Calls timed in process for each of the two verification steps alone. */
+const VERIFICATIONS = sized(2000, 50);
 
 const median = (values: number[]) => {
   const s = [...values].sort((a, b) => a - b);
@@ -61,6 +63,7 @@ export async function runSessions(): Promise<void> {
   const secret = await createApiKey(db, { appId: app.id, type: 'secret', network: 'testnet' });
   const sessions = createSessionService(secrets, DEFAULT_SESSION_SETTINGS);
   const verifier = createDpopVerifier(db, secrets);
+  await verifier.ready();
   const key = await createDpopKey('EdDSA');
   const tokens = await sessions.start(db, {
     audience: 'operator',
@@ -138,7 +141,7 @@ export async function runSessions(): Promise<void> {
       }
     }
     // In process: the two verification steps alone, per call.
-    const N = 2000;
+    const N = VERIFICATIONS;
     const proofs = await signPool(N);
     let t0 = process.hrtime.bigint();
     for (const proof of proofs)
@@ -178,7 +181,5 @@ export async function runSessions(): Promise<void> {
     `In process, one proof verification (decode, EdDSA signature by the embedded key, claims, nonce, the atomic jti insert in PostgreSQL) takes ${verifyUs.toFixed(0)} µs and one access-token verification (EdDSA) ${tokenUs.toFixed(0)} µs, on one thread.`,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-sessions.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-sessions.md`, report);
 }

@@ -5,9 +5,7 @@
 // (decode, sign, encode). Measured interleaved in the same run, in process (no HTTP: the request gate has its own
 // benches), one call at a time, each on a fresh entry (its own nonce).
 // Results in bench/results/<date>-soroban-auth.md.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { authorizeEntry, Keypair, xdr } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator } from '../src/domain/apps/store';
@@ -17,12 +15,11 @@ import { findOrCreateUser } from '../src/domain/users/users';
 import { createAppWithWallet } from '../src/domain/wallets/appWallets';
 import { createWallet } from '../src/domain/wallets/custody';
 import { findWallet } from '../src/domain/wallets/store';
-import { projectRoot } from '../src/paths';
 import { installContract, unsignedEntry } from '../tests/support/sorobanAuth';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 
-const SAMPLES = Number(process.env.BENCH_SOROBAN_SAMPLES ?? 500);
-const WARM_UP = 20;
+const SAMPLES = Number(process.env.BENCH_SOROBAN_SAMPLES ?? sized(500, 5));
+const WARM_UP = sized(20, 1);
 
 export async function runSorobanAuth(): Promise<void> {
   const { service, baseline, rows } = await withService('soroban-auth', {}, async (svc) => {
@@ -108,7 +105,5 @@ export async function runSorobanAuth(): Promise<void> {
     'signature itself is the same work in both.',
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-soroban-auth.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-soroban-auth.md`, report);
 }

@@ -1,13 +1,39 @@
-// What the scenario benchmarks share: the real service on a throwaway embedded PostgreSQL and data directory, and the
-// percentile they report.
-import { mkdtempSync, rmSync } from 'node:fs';
+// What the scenario benchmarks share: the real service on a throwaway embedded PostgreSQL and data directory, the
+// percentile they report, where their reports go, and the smoke run's sizes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config';
 import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
+import { projectRoot } from '../src/paths';
 import { startService, type RunningService } from '../src/service';
+
+/**
+ * BENCH_SMOKE=1: a smoke run (tests/bench/smoke.test.ts). Every bench runs its real code path end to end, with its
+ * checks, at sizes small enough to finish in seconds; its figures mean nothing, so nothing is recorded.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+
+/** A bench's size: `full` on a real run, `smoke` on a smoke run. The one place the two differ. */
+export function sized<T>(full: T, smoke: T): T {
+  return SMOKE ? smoke : full;
+}
+
+/** What a smoke run prints where a real run says where it recorded its report. */
+export const NOT_RECORDED = 'smoke run (BENCH_SMOKE=1): not recorded';
+
+/** Writes a bench's report to bench/results/<fileName> and prints it; a smoke run only prints it. */
+export function recordReport(fileName: string, report: string): void {
+  if (SMOKE) {
+    console.log(`\n${report}\n${NOT_RECORDED}`);
+    return;
+  }
+  const file = join(projectRoot, 'bench/results', fileName);
+  writeFileSync(file, report);
+  console.log(`\n${report}\nrecorded in ${file}`);
+}
 
 /** The p-th percentile (nearest rank) of `values`. */
 export function percentile(values: number[], p: number): number {

@@ -6,9 +6,7 @@
 // memory (the RPC round trip every submission pays anyway). Each sample uses its own source account, so no two
 // transactions wait on one sequence number.
 // Results in bench/results/<date>-transactions.md.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
 import { createOperator, type App } from '../src/domain/apps/store';
@@ -20,11 +18,12 @@ import { createWallet } from '../src/domain/wallets/custody';
 import { fundUserWallet } from '../src/domain/funding/funding';
 import { findWallet, type WalletRecord } from '../src/domain/wallets/store';
 import type { StellarGateway } from '../src/infra/stellar/gateway';
-import { projectRoot } from '../src/paths';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 import type { RunningService } from '../src/service';
 
-const SAMPLES = Number(process.env.BENCH_TX_SAMPLES ?? 100);
+const SAMPLES = Number(process.env.BENCH_TX_SAMPLES ?? sized(100, 3));
+/** The localnet's ledger interval: the set-up waits for a few closes, which a smoke run makes short. */
+const LEDGER_SECONDS = sized(1, 0.25);
 
 /** An app whose users get 1 XLM at activation (so their payments succeed), with `n` funded user wallets. */
 async function appWithUsers(
@@ -94,7 +93,7 @@ async function bareSubmit(gw: StellarGateway, source: Keypair, feePayer: Keypair
 
 export async function runTransactions(): Promise<void> {
   const env = {
-    LOCALNET_LEDGER_SECONDS: '1',
+    LOCALNET_LEDGER_SECONDS: String(LEDGER_SECONDS),
     ACTIVATION_CHANNELS: '4',
     TX_CONFIRM_WAIT_MS: '0',
     LEDGER_FOLLOWER: 'off',
@@ -140,7 +139,7 @@ export async function runTransactions(): Promise<void> {
   const report = [
     `# Sponsored transactions: server-side latency of runTransaction (${date})`,
     '',
-    `Command: \`BENCH=transactions make bench\` (bench/transactions.ts). The real service (startService) with embedded PostgreSQL, local key management and its in-process localnet (1 s ledgers); TX_CONFIRM_WAIT_MS=0, so a run answers \`pending\` once the RPC accepts it: the ledger close is excluded. ${SAMPLES} samples, each from its own funded wallet, interleaved with the baseline.`,
+    `Command: \`BENCH=transactions make bench\` (bench/transactions.ts). The real service (startService) with embedded PostgreSQL, local key management and its in-process localnet (${LEDGER_SECONDS} s ledgers); TX_CONFIRM_WAIT_MS=0, so a run answers \`pending\` once the RPC accepts it: the ledger close is excluded. ${SAMPLES} samples, each from its own funded wallet, interleaved with the baseline.`,
     `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generated in the same process.`,
     '',
     '| measure | p50 | p99 |',
@@ -154,7 +153,5 @@ export async function runTransactions(): Promise<void> {
     "gas balance), and three writes (the PENDING record, the claim with the day's operations, the recorded envelope).",
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-transactions.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-transactions.md`, report);
 }

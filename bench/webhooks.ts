@@ -3,9 +3,7 @@
 // a floor measured in the same run: the same signed POST sent directly (no queue, no database) by the same code.
 //   1. latency: BENCH_WEBHOOK_EVENTS (200) events, one every 50 ms, each in its own transaction.
 //   2. throughput: BENCH_WEBHOOK_BURST (2000) events committed at once; time until the last is delivered.
-import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
 import { createAppWithKeys } from '../src/cli/adminCommands';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
@@ -13,12 +11,11 @@ import { recordOutboxEvent } from '../src/domain/events/outbox';
 import { updateWebhookConfig } from '../src/domain/webhooks/endpoints';
 import { signatureHeaders } from '../src/domain/webhooks/signing';
 import { postOnce } from '../src/infra/egress/post';
-import { projectRoot } from '../src/paths';
 import { startWebhookReceiver } from '../tests/support/webhookReceiver';
-import { percentile, withService } from './support';
+import { percentile, recordReport, sized, withService } from './support';
 
-const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 200);
-const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? sized(200, 5));
+const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? sized(2000, 20));
 /** The delivery job's concurrency per process (src/jobs/registry.ts), used for the direct floor too. */
 const CONCURRENCY = 8;
 
@@ -118,7 +115,5 @@ export async function runWebhooks(): Promise<void> {
     `| deliveries per second | ${BURST} events committed at once, ${CONCURRENCY} in flight per process | ${rate.toFixed(0)}/s (${result.burstSeconds.toFixed(1)} s) | ${floorRate.toFixed(0)} POSTs/s (${CONCURRENCY} at a time) | ${(rate / floorRate).toFixed(2)} |`,
     '',
   ].join('\n');
-  const file = join(projectRoot, 'bench/results', `${date}-webhooks.md`);
-  writeFileSync(file, report);
-  console.log(`\n${report}\nrecorded in ${file}`);
+  recordReport(`${date}-webhooks.md`, report);
 }
