@@ -23,7 +23,12 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, opts: AppErrorOptions = {}) {
+    // A client error (4xx) is answered and logged without its stack, and capturing one was the costliest step of a
+    // refused request in the http-foundation profile: its stack is not captured. A 5xx keeps it (and its cause).
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (errorCatalogue[code].status < 500) Error.stackTraceLimit = 0;
     super(opts.message ?? errorCatalogue[code].description, { cause: opts.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.code = code;
     this.status = errorCatalogue[code].status;

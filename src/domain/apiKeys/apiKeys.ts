@@ -1,6 +1,6 @@
 // API keys: minting, hashing and storage. A key is shown once, at creation; the database keeps only its SHA-256 hash
 // (for lookup) and a short display prefix (for the Dashboard), so a database leak exposes no usable key.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../errors';
 import { newId, randomBase62 } from '../ids';
@@ -76,7 +76,8 @@ export function generateApiKey(type: ApiKeyType, network: ApiKeyNetwork): string
  * key with one indexed lookup per request instead of a slow KDF per candidate.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // The one-shot form: no Hash object per request (the gate hashes every presented key).
+  return hash('sha256', key, 'hex');
 }
 
 /** What the Dashboard shows of a key: its type and network prefix and the first random characters. */
