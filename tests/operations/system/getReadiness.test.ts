@@ -61,16 +61,6 @@ describe('getReadiness', () => {
       await other.stop().catch(() => {});
     }
   });
-});
-
-describe('getReadiness while the process shuts down', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startTestService();
-  });
-  after(async () => {
-    await svc?.stop();
-  });
 
   test('a process shutting down is not ready (503, `process` down: shutting down), whatever its dependencies say', async () => {
     const handler = getReadiness({ ...svc.deps, shuttingDown: () => true });
