@@ -8,7 +8,9 @@
 // Sessions: `Authorization: DPoP <access token>`; the token's signature, audience (Dashboard or SDK) and expiry
 // (SDK_AUTH_INVALID_TOKEN / SDK_AUTH_TOKEN_EXPIRED), then its session must be live (sign-out ends tokens at once);
 // an end-user token must belong to the key's app. A missing token answers INVALID_CREDENTIALS on the Dashboard and
-// SDK_AUTH_INVALID_TOKEN on the SDK API. DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
+// SDK_AUTH_INVALID_TOKEN on the SDK API. Keys and live sessions come from in-process caches that every process's
+// triggers keep exact (domain/apiKeys/keyCache.ts, domain/sessions/sessionCache.ts): a revocation or sign-out in any
+// process refuses the next request everywhere. DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
 // invalid or signed by another key than the token's -> SDK_AUTH_DPOP_INVALID, no fresh nonce ->
 // SDK_AUTH_DPOP_USE_NONCE.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -16,6 +18,7 @@ import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../domain/deps';
 import { hashApiKey, touchApiKey } from '../domain/apiKeys/apiKeys';
 import { createKeyCache } from '../domain/apiKeys/keyCache';
+import { createSessionCache } from '../domain/sessions/sessionCache';
 import { parseApiKey, type ApiKeyType } from '../domain/apiKeys/keyFormat';
 import { normalizeOrigin } from '../domain/apps/store';
 import { createDpopVerifier } from '../domain/sessions/dpop';
@@ -66,6 +69,7 @@ export function createGate(
 ): Gate {
   const lastTouched = new Map<string, number>();
   const keys = createKeyCache(deps.db, deps.changes);
+  const liveSessions = createSessionCache(deps.db, deps.changes);
   const sessions = sessionServiceFor(deps);
   const dpop = createDpopVerifier(deps.db, deps.secrets);
 
@@ -205,7 +209,7 @@ export function createGate(
         // is refused as such even when its first use ended the session.
         if (auth.sessionToCheck) {
           const { sessionId, audience, subjectId } = auth.sessionToCheck;
-          await sessions.requireLive(deps.db, sessionId, audience, subjectId);
+          await liveSessions.requireLive(sessionId, audience, subjectId, deps.clock.now().getTime());
           delete auth.sessionToCheck;
         }
         return auth;

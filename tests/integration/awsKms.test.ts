@@ -139,6 +139,8 @@ describe('AWS KMS over HTTP (the real client against a KMS-protocol endpoint)', 
       AWS_KMS_KEY_ID: 'alias/onboard',
       AWS_REGION: 'us-east-1',
       AWS_KMS_ENDPOINT: fake.url,
+      // Every unwrap to the endpoint (the data-key cache has its own tests: src/infra/kms/dataKeyCache.test.ts).
+      KMS_DATA_KEY_CACHE_SECONDS: '0',
     });
     try {
       assert.match(svc.deps.kms.description, /^AWS KMS key alias\/onboard in us-east-1 via http:\/\/127\.0\.0\.1:\d+$/);

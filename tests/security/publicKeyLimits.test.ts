@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { utcDay } from '../../src/domain/limits/dailyQuota';
+import { IDLE_RETURN_MS } from '../../src/domain/limits/quotaLeases';
 import type { SeededCredentials } from '../support/credentials';
 import { rawCall } from '../support/http';
 import { startTestService, type TestService } from '../support/service';
@@ -25,7 +26,12 @@ after(async () => {
   await svc?.stop();
 });
 
+/**
+ * The quota the key really spent: each process leases blocks and gives back what it did not spend once the key's
+ * requests stop (quotaLeases.ts), so the stored count is read after that.
+ */
 async function quotaUsed(): Promise<number> {
+  await new Promise((r) => setTimeout(r, IDLE_RETURN_MS + 200));
   const row = await svc.deps
     .db('api_key_daily_usage')
     .where({ key_id: creds.publishableKeyId, day: utcDay(new Date()) })

@@ -30,6 +30,7 @@ import * as m0028 from './0028_kyc';
 import * as m0029 from './0029_ramps';
 import * as m0030 from './0030_gate_change_notify';
 import * as m0031 from './0031_dpop_jtis_unlogged';
+import * as m0032 from './0032_session_change_notify';
 
 export interface Migration {
   name: string;
@@ -68,4 +69,5 @@ export const migrations: Migration[] = [
   { name: '0029_ramps', ...m0029 },
   { name: '0030_gate_change_notify', ...m0030 },
   { name: '0031_dpop_jtis_unlogged', ...m0031 },
+  { name: '0032_session_change_notify', ...m0032 },
 ];

@@ -1,10 +1,11 @@
-// The gate's API-key cache with two API processes on one database: a key used on both is served from memory (no
-// key query per request), and a revocation, a rotation without overlap, an archived app or a removed origin made in
-// one process (or by SQL, as the admin CLI would) takes effect on the other at once, because migration 0030's
-// triggers NOTIFY every listening process when the change commits. Also: the cache keeps nothing while its feed is
-// down, and holds at most its bound.
+// The gate's caches (API keys, live sessions) with two API processes on one database: a key used on both is served
+// from memory (no key query per request), and a revocation, a rotation without overlap, an archived app, a removed
+// origin or a sign-out made in one process (or by SQL, as the admin CLI would) takes effect on the other at once,
+// because migrations 0030 and 0032's triggers NOTIFY every listening process when the change commits. Also: the cache
+// keeps nothing while its feed is down, and holds at most its bound.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { archiveApp } from '../../src/domain/apps/store';
 import { createApiKey, hashApiKey, revokeApiKey } from '../../src/domain/apiKeys/apiKeys';
 import { createKeyCache } from '../../src/domain/apiKeys/keyCache';
@@ -35,12 +36,14 @@ function keyQueryCounter(svc: TestService): { count: () => number } {
   return { count: () => n };
 }
 
-describe('the API-key cache across two API processes', () => {
+describe('the gate caches across two API processes', () => {
   let a: TestService;
   let b: TestService;
   before(async () => {
-    a = await startTestService();
-    b = await startTestService({}, { database: a.database });
+    // One deployment: the same database and service secret (tokens minted by one process are valid on the other).
+    const deployment = { ONBOARD_SECRET: randomBytes(32).toString('hex') };
+    a = await startTestService(deployment);
+    b = await startTestService(deployment, { database: a.database });
   });
   after(async () => {
     await b?.stop();
@@ -105,6 +108,21 @@ describe('the API-key cache across two API processes', () => {
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
     assert.deepEqual(await fundWith(b, creds.secretKey), { status: 401, code: 'API_KEY_EXPIRED' });
     assert.deepEqual(await fundWith(b, rotated.body.content.key.key as string), PASSED);
+  });
+
+  test('a session signed out through process A: its next request on process B is refused, 20 times in a row', async () => {
+    for (let i = 0; i < 20; i++) {
+      const creds = await withSessions(a.deps, await seedCredentials(a.deps.db));
+      const operatorCall = async (svc: TestService, id: string, method: string, path: string, body?: unknown) => {
+        const headers = await headersFor(['operatorSession', 'dpopProof'], creds, { method, url: `${svc.url}${path}` });
+        return call(svc.url, id as never, method, path, { headers, ...(body ? { body } : {}) });
+      };
+      assert.equal((await operatorCall(b, 'getCurrentOperator', 'GET', '/api/v1/me')).status, 200, 'warm on B');
+      const out = await operatorCall(a, 'signOutOperator', 'POST', '/api/v1/auth/logout', {});
+      assert.ok(out.status < 300, JSON.stringify(out.body));
+      const after = await operatorCall(b, 'getCurrentOperator', 'GET', '/api/v1/me');
+      assert.deepEqual([after.status, after.body.code], [401, 'SDK_AUTH_INVALID_TOKEN'], `round ${i}`);
+    }
   });
 
   test("an origin removed from the app's list: a browser request from it is refused at once on the other process", async () => {
