@@ -1,4 +1,5 @@
 // getCurrentOperator (GET /api/v1/me): the signed-in operator and their apps. Shared set-up: dpop.setup.ts.
+import { exportJWK } from 'jose';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSessionService } from '../../../src/domain/sessions/sessions';
@@ -56,6 +57,7 @@ describe('getCurrentOperator', () => {
     ['an iat in the future', { iat: Math.floor(Date.now() / 1000) + 60 }],
     ['another access token (ath)', { claims: { ath: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }],
     ['a wrong typ', { header: { typ: 'JWT' } }],
+    ['a jwk that is not an object', { header: { jwk: 'not-a-key' } }],
   ] as const) {
     test(`a proof with ${name} is refused (SDK_AUTH_DPOP_INVALID)`, async () => {
       const op = await signInOperator(svc);
@@ -74,6 +76,17 @@ describe('getCurrentOperator', () => {
       assert.equal(res.body.code, 'SDK_AUTH_DPOP_INVALID');
     });
   }
+
+  test('a proof whose jwk carries the private key is refused (SDK_AUTH_DPOP_INVALID), also once its public key was seen', async () => {
+    const op = await signInOperator(svc);
+    const nonce = (await op.rawCall('GET', '/api/v1/me')).headers.get('dpop-nonce')!;
+    const target = { method: 'GET', url: `${svc.url}/api/v1/me`, accessToken: op.accessToken, nonce };
+    assert.equal((await me(op, await dpopProof(op.key, target))).status, 200, 'the public key seen (and kept)');
+    const privateJwk = await exportJWK(op.key.privateKey);
+    const res = await me(op, await dpopProof(op.key, { ...target, header: { jwk: privateJwk } }));
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'SDK_AUTH_DPOP_INVALID');
+  });
 
   test('an expired access token: 401 SDK_AUTH_TOKEN_EXPIRED; a forged one: SDK_AUTH_INVALID_TOKEN; a Bearer one: SDK_AUTH_INVALID_TOKEN', async () => {
     const op = await signInOperator(svc);
