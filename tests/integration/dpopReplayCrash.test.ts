@@ -52,7 +52,11 @@ test('a proof accepted before a PostgreSQL crash is refused after it; a fresh pr
     const postmasterPid = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     process.kill(postmasterPid, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
+    // A process starting while the database is down cannot learn the epoch yet, and learns it once it is back.
+    const startedDuringOutage = createDpopVerifier(db, secrets);
+    await assert.rejects(startedDuringOutage.ready());
     pg = await startEmbeddedPostgres({ dataDir: dir, port, database: 'dpop', persistent: true });
+    await startedDuringOutage.ready();
     const remembered = await db('dpop_proof_jtis').count<{ count: string }[]>('* as count');
     assert.equal(Number(remembered[0]!.count), 0, 'crash recovery emptied the unlogged replay table');
 

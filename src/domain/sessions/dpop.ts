@@ -84,19 +84,21 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     return Buffer.concat([w, mac]).toString('base64url');
   }
 
-  async function loadEpoch(): Promise<void> {
-    const result = await db.raw<{ rows: { epoch: string }[] }>('select pg_postmaster_start_time()::text as epoch');
-    epoch ??= result.rows[0]!.epoch;
+  // One query at a time; a failed one is forgotten, so the next proof asks again (a database briefly down at start-up
+  // fails those proofs, never the process its DPoP for good).
+  let loading: Promise<void> | undefined;
+  function knownEpoch(): Promise<void> {
+    if (epoch !== undefined) return Promise.resolve();
+    loading ??= db
+      .raw<{ rows: { epoch: string }[] }>('select pg_postmaster_start_time()::text as epoch')
+      .then((result) => {
+        epoch ??= result.rows[0]!.epoch;
+      })
+      .finally(() => (loading = undefined));
+    return loading;
   }
   // Loaded at once, so that the nonces this process hands out are of the current epoch from its first answers on.
-  let loading: Promise<void> | undefined = loadEpoch().catch(() => {
-    loading = undefined; // the next proof tries again
-  });
-  async function knownEpoch(): Promise<void> {
-    if (epoch !== undefined) return;
-    await (loading ??= loadEpoch());
-    if (epoch === undefined) await loadEpoch();
-  }
+  knownEpoch().catch(() => undefined);
 
   function useNonce(now: Date): AppError {
     return new AppError('SDK_AUTH_DPOP_USE_NONCE', {
