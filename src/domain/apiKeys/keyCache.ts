@@ -3,19 +3,10 @@
 // 0030's triggers notify the app's id when a key is revoked, expired or rotated, an app archived or its origins edited.
 import type { Knex } from 'knex';
 import type { ChangeFeed } from '../../infra/db/changeFeed';
-import { createNotifiedCache } from '../../infra/db/notifiedCache';
+import { createNotifiedCache, DEFAULT_CACHE_BOUNDS } from '../../infra/db/notifiedCache';
 import { findKeyForGateByHash, type KeyForGate } from './apiKeys';
 
 export const GATE_CHANNEL = 'onboard_gate';
-
-export interface KeyCacheOptions {
-  /** Most keys kept (the least recently used goes first). */
-  maxEntries: number;
-  /** Longest an entry is trusted, even with no change heard. */
-  maxAgeMs: number;
-}
-
-export const DEFAULT_KEY_CACHE: KeyCacheOptions = { maxEntries: 10_000, maxAgeMs: 60_000 };
 
 export interface KeyCache {
   /** The key behind `keyHash` (from the cache when it may be trusted, else from the database), or undefined. */
@@ -23,7 +14,7 @@ export interface KeyCache {
   readonly size: number;
 }
 
-export function createKeyCache(db: Knex, feed: ChangeFeed | undefined, opts = DEFAULT_KEY_CACHE): KeyCache {
+export function createKeyCache(db: Knex, feed: ChangeFeed | undefined, opts = DEFAULT_CACHE_BOUNDS): KeyCache {
   const cache = createNotifiedCache<KeyForGate>(feed, {
     channel: GATE_CHANNEL,
     concerns: (appId, found) => found.key.appId === appId,

@@ -5,7 +5,7 @@
 // read every time, and refused.
 import type { Knex } from 'knex';
 import type { ChangeFeed } from '../../infra/db/changeFeed';
-import { createNotifiedCache } from '../../infra/db/notifiedCache';
+import { createNotifiedCache, DEFAULT_CACHE_BOUNDS } from '../../infra/db/notifiedCache';
 import { AppError } from '../errors';
 import type { Audience } from './accessTokens';
 
@@ -22,11 +22,7 @@ export interface SessionCache {
   requireLive(sessionId: string, audience: Audience, subjectId: string, nowMs: number): Promise<void>;
 }
 
-export function createSessionCache(
-  db: Knex,
-  feed: ChangeFeed | undefined,
-  opts = { maxEntries: 10_000, maxAgeMs: 60_000 },
-): SessionCache {
+export function createSessionCache(db: Knex, feed: ChangeFeed | undefined, opts = DEFAULT_CACHE_BOUNDS): SessionCache {
   const cache = createNotifiedCache<LiveSession>(feed, {
     channel: SESSIONS_CHANNEL,
     concerns: (sessionId, session) => session.id === sessionId,

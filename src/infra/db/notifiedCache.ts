@@ -10,15 +10,21 @@
 // lookup and keeps no memory).
 import type { ChangeFeed } from './changeFeed';
 
-export interface NotifiedCacheOptions<V> {
-  /** The NOTIFY channel of the rows cached. */
-  channel: string;
-  /** Whether a notification's payload concerns `value` (e.g. the payload is the id of the app it belongs to). */
-  concerns: (payload: string, value: V) => boolean;
+export interface CacheBounds {
   /** Most entries kept (the least recently used goes first). */
   maxEntries: number;
   /** Longest an entry is trusted, even with no change heard (a bound on any notification the design cannot see). */
   maxAgeMs: number;
+}
+
+/** The gate's caches' bounds: an entry per key or session in use, none trusted past a minute. */
+export const DEFAULT_CACHE_BOUNDS: CacheBounds = { maxEntries: 10_000, maxAgeMs: 60_000 };
+
+export interface NotifiedCacheOptions<V> extends CacheBounds {
+  /** The NOTIFY channel of the rows cached. */
+  channel: string;
+  /** Whether a notification's payload concerns `value` (e.g. the payload is the id of the app it belongs to). */
+  concerns: (payload: string, value: V) => boolean;
 }
 
 export interface NotifiedCache<V> {
