@@ -188,3 +188,19 @@ test('the dashboard offers the development Stellar signer only when SEP-10 is on
     false,
   );
 });
+
+test('the data-key cache: defaults, 0 s turns it off, and a bad value is a configuration error', () => {
+  assert.deepEqual(loadConfig({}).dataKeyCache, { maxAgeMs: 300_000, maxUses: 1_000, maxEntries: 1_000 });
+  assert.equal(loadConfig({ KMS_DATA_KEY_CACHE_SECONDS: '0' }).dataKeyCache.maxAgeMs, 0);
+  for (const [name, value] of [
+    ['KMS_DATA_KEY_CACHE_SECONDS', '3601'],
+    ['KMS_DATA_KEY_CACHE_SECONDS', '-1'],
+    ['KMS_DATA_KEY_CACHE_SECONDS', '1.5'],
+    ['KMS_DATA_KEY_CACHE_MAX_USES', '0'],
+    ['KMS_DATA_KEY_CACHE_MAX_USES', '1e400'],
+    ['KMS_DATA_KEY_CACHE_ENTRIES', 'toString'],
+    ['KMS_DATA_KEY_CACHE_ENTRIES', '5\u0000'],
+  ] as const) {
+    assert.throws(() => loadConfig({ [name]: value }), ConfigError, `${name}=${JSON.stringify(value)}`);
+  }
+});
