@@ -63,9 +63,8 @@ export interface AuditInput {
   at: Date;
 }
 
-export async function recordAudit(db: Knex, input: AuditInput): Promise<string> {
-  const id = newId('aud');
-  await db('audit_log').insert({
+function auditRow(id: string, input: AuditInput) {
+  return {
     id,
     app_id: input.appId,
     action: input.action,
@@ -76,8 +75,21 @@ export async function recordAudit(db: Knex, input: AuditInput): Promise<string> 
     ip: input.ip ?? null,
     details: input.details ?? {},
     created_at: input.at,
-  });
+  };
+}
+
+export async function recordAudit(db: Knex, input: AuditInput): Promise<string> {
+  const id = newId('aud');
+  await db('audit_log').insert(auditRow(id, input));
   return id;
+}
+
+/** Several entries in one insert (one round trip); their ids in the order given. */
+export async function recordAudits(db: Knex, inputs: AuditInput[]): Promise<string[]> {
+  if (inputs.length === 0) return [];
+  const ids = inputs.map(() => newId('aud'));
+  await db('audit_log').insert(inputs.map((input, i) => auditRow(ids[i]!, input)));
+  return ids;
 }
 
 export interface AuditEntry {

@@ -23,9 +23,11 @@ import { sponsorFee } from '../transactions/feeBump';
 import type { WalletRecord } from '../wallets/store';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import type { StellarGateway } from '../../infra/stellar/gateway';
+import { NativeKeypair } from '../../infra/stellar/nativeKeypair';
 
 export function channelKeypair(secrets: ServiceSecrets, sponsorPublicKey: string, position: number): Keypair {
-  return Keypair.fromRawEd25519Seed(secrets.derive(`funding-channel:${sponsorPublicKey}:${position}`));
+  // derive() keeps its keys (they are the service secret's), so the seed is not zeroed here.
+  return NativeKeypair.fromSeed(secrets.derive(`funding-channel:${sponsorPublicKey}:${position}`));
 }
 
 /** Leases a free channel of the funding wallet until `leaseUntil`; undefined when all are busy. */

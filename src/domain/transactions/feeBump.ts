@@ -21,6 +21,16 @@ export function feeBumpFeeOf(inner: Transaction): bigint {
   return feeBumpFeeStroops(BigInt(inner.fee), inner.operations.length);
 }
 
+/** `inner` wrapped in a fee-bump paid by `gasWallet` at the product's fee, not signed yet. */
+export function unsignedFeeBump(
+  gasWallet: Pick<WalletRecord, 'publicKey'>,
+  inner: Transaction,
+  networkPassphrase: string,
+): FeeBumpTransaction {
+  const rate = feeBumpFeeOf(inner) / BigInt(inner.operations.length + 1);
+  return TransactionBuilder.buildFeeBumpTransaction(gasWallet.publicKey, rate.toString(), inner, networkPassphrase);
+}
+
 /**
  * Wraps `inner` in a fee-bump paid by `gasWallet` and signs it with the gas wallet's key (the decryption audited under
  * `purpose`, `tx.fee_bump` by default). Callers check the fee-bump policy first: signing here is the commitment.
@@ -36,13 +46,7 @@ export async function sponsorFee(
     purpose?: string;
   },
 ): Promise<FeeBumpTransaction> {
-  const rate = feeBumpFeeOf(input.inner) / BigInt(input.inner.operations.length + 1);
-  const bump = TransactionBuilder.buildFeeBumpTransaction(
-    input.gasWallet.publicKey,
-    rate.toString(),
-    input.inner,
-    input.networkPassphrase,
-  );
+  const bump = unsignedFeeBump(input.gasWallet, input.inner, input.networkPassphrase);
   await withWalletKeypair(
     deps,
     {

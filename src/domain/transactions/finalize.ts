@@ -121,3 +121,20 @@ export async function releaseClaim(deps: Pick<Deps, 'db' | 'clock'>, record: TxR
 export async function markSent(deps: Pick<Deps, 'db' | 'clock'>, txId: string): Promise<void> {
   await deps.db('transactions').where({ id: txId }).whereNull('sent_at').update({ sent_at: deps.clock.now() });
 }
+
+/**
+ * markSent, and the confirmation worker looks after the record from its next pass on (the submitting request hands
+ * it over once the RPC accepted it), in one update. A writer that settled the record meanwhile (the ledger follower)
+ * keeps its own next check.
+ */
+export async function markSentAndHandOver(deps: Pick<Deps, 'db' | 'clock'>, txId: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps
+    .db('transactions')
+    .where({ id: txId })
+    .update({
+      sent_at: deps.db.raw('coalesce(sent_at, ?)', [now]),
+      next_check_at: deps.db.raw("case when stage = 'submitted' then ?::timestamptz else next_check_at end", [now]),
+      checks: deps.db.raw("case when stage = 'submitted' then 0 else checks end"),
+    });
+}

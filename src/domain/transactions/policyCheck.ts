@@ -6,7 +6,7 @@ import type { Deps } from '../deps';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import type { App } from '../apps/store';
 import { evaluatePolicy, type PolicyReason } from '../feePolicy/evaluate';
-import { readLiveFacts } from '../feePolicy/liveFacts';
+import { readLiveFacts, type LiveFacts } from '../feePolicy/liveFacts';
 import { loadFeePolicy, type FeePolicy } from '../feePolicy/policy';
 import type { WalletRecord } from '../wallets/store';
 import type { TxDescription } from './describe';
@@ -50,15 +50,38 @@ async function ledgerAssetsOf(
   return { assets, undetermined };
 }
 
+/** What a decision reads besides the transaction: the app's policy and the live facts (feePolicy/liveFacts.ts). */
+export interface PolicyState {
+  policy: FeePolicy;
+  live: LiveFacts;
+}
+
+/** Reads the policy state fresh; a run reads it while it builds, since neither needs the other. */
+export async function readPolicyState(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: { app: App; userId: string; gw: StellarGateway },
+): Promise<PolicyState> {
+  const [policy, live] = await Promise.all([
+    loadFeePolicy(deps.db, input.app.id),
+    readLiveFacts(deps, { appId: input.app.id, gw: input.gw, userId: input.userId }),
+  ]);
+  return { policy, live };
+}
+
 export async function decidePolicy(
   deps: Pick<Deps, 'db' | 'clock'>,
-  input: { app: App; userId: string; gw: StellarGateway; inner: Transaction; description: TxDescription },
+  input: {
+    app: App;
+    userId: string;
+    gw: StellarGateway;
+    inner: Transaction;
+    description: TxDescription;
+    /** Read in this request already (readPolicyState); read here when absent. */
+    state?: PolicyState;
+  },
 ): Promise<PolicyDecision> {
   const { app, gw, inner, description } = input;
-  const [policy, live] = await Promise.all([
-    loadFeePolicy(deps.db, app.id),
-    readLiveFacts(deps, { appId: app.id, gw, userId: input.userId }),
-  ]);
+  const { policy, live } = input.state ?? (await readPolicyState(deps, input));
   const ledger = await ledgerAssetsOf(gw, description);
   const feeStroops = feeBumpFeeOf(inner);
   const facts = {

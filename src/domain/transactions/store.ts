@@ -175,6 +175,8 @@ export interface NewTx {
   ledger?: number;
   validUntil?: Date;
   submittedAt?: Date;
+  /** When the confirmation worker first looks at it (a record inserted already claimed for submission). */
+  nextCheckAt?: Date;
   confirmedAt?: Date;
   seqNum?: bigint;
   at: Date;
@@ -232,6 +234,7 @@ export async function insertTransaction(
       ledger: tx.ledger ?? null,
       valid_until: tx.validUntil ?? null,
       submitted_at: tx.submittedAt ?? null,
+      next_check_at: tx.nextCheckAt ?? null,
       confirmed_at: tx.confirmedAt ?? null,
       seq_num: tx.seqNum === undefined ? null : tx.seqNum.toString(),
       created_at: tx.at,

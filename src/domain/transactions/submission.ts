@@ -19,6 +19,11 @@
 //               runTransaction whose number the account overtook (tx_bad_seq) takes a new one and signs again;
 //            6. wait up to TX_CONFIRM_WAIT_MS for the ledger: `success`, 422 on a failed apply, else `pending` (the
 //               confirmation worker, confirmation.ts, finishes it, also after a crash).
+//   run      runTransaction takes the same steps with fewer commits: the policy is decided before anything is
+//            recorded (a denial is recorded and nothing signed), then one database transaction records the build
+//            already claimed, with its sequence number, the day's operations and the key.decrypt entries of every
+//            key that signs it (prepareKeyUses: no key opens before they commit); the keys sign, the envelope is
+//            recorded with the signed transaction, and it is sent. Three commits instead of nine.
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { DEFAULT_TRANSACTION_SETTINGS } from '../../config';
@@ -36,15 +41,15 @@ import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
 import { appWalletFor } from '../wallets/treasuryWallets';
-import { externalWalletCannotSign, withWalletKeypair } from '../wallets/custody';
+import { externalWalletCannotSign, prepareKeyUses, withWalletKeypair, type PreparedKeyUses } from '../wallets/custody';
 import { refreshExternalFunding } from '../wallets/externalFunding';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
 import { describeTransaction, type TxDescription } from './describe';
-import { feeBumpFeeOf, sponsorFee } from './feeBump';
-import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
-import { decidePolicy, type PolicyDecision } from './policyCheck';
+import { feeBumpFeeOf, sponsorFee, unsignedFeeBump } from './feeBump';
+import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
+import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
 import {
@@ -52,6 +57,8 @@ import {
   findTransactionByInnerHash,
   insertTransaction,
   toTxRecord,
+  type HistoryEntry,
+  type NewTx,
   type TransactionRow,
   type TxRecord,
 } from './store';
@@ -93,6 +100,66 @@ function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
   return gatewayFor(deps, ctx.wallet.network);
 }
 
+interface UnsignedTx {
+  origin: 'built' | 'client';
+  tx: Transaction;
+  description: TxDescription;
+  title: string;
+  lines: string[];
+  cosigners?: string[];
+}
+
+/** The PENDING record of `tx` (its sequence number final, nothing signed yet) and its line in the wallet's history. */
+function newRecordOf(ctx: TxContext, input: UnsignedTx, tx: Transaction, now: Date): [NewTx, HistoryEntry[]] {
+  const { description: d } = input;
+  const maxTime = tx.timeBounds?.maxTime ? Number(tx.timeBounds.maxTime) : 0;
+  const summary = d.summaryFor(ctx.wallet.publicKey).text;
+  const hash = txHashOf(tx);
+  return [
+    {
+      appId: ctx.app.id,
+      network: ctx.wallet.network,
+      walletId: ctx.wallet.id,
+      userId: ctx.userId,
+      origin: input.origin,
+      status: 'PENDING',
+      stage: 'built',
+      operation: d.operation,
+      opsCount: d.opsCount,
+      summary,
+      summaryTitle: input.title,
+      summaryLines: input.lines,
+      sourceAccount: d.sourceAccount,
+      destination: d.destination,
+      asset: d.asset,
+      amount: d.amount,
+      memo: d.memo,
+      memoBase64: d.memoBase64,
+      ...(input.cosigners ? { cosigners: input.cosigners } : {}),
+      unsignedXdr: tx.toXDR(),
+      innerHash: hash,
+      hash,
+      feeStroops: feeBumpFeeOf(tx),
+      seqNum: BigInt(tx.sequence),
+      ...(maxTime > 0 ? { validUntil: new Date(maxTime * 1000) } : {}),
+      at: now,
+    },
+    [{ walletId: ctx.wallet.id, direction: 'sent', summary }],
+  ];
+}
+
+/** A built transaction's input for newRecordOf. */
+function builtInput(built: BuiltTx): UnsignedTx {
+  return {
+    origin: 'built',
+    tx: built.tx,
+    description: built.description,
+    title: built.summary.title,
+    lines: built.summary.lines,
+    cosigners: built.cosigners,
+  };
+}
+
 /**
  * Records an unsigned transaction of the wallet, PENDING in its history: one the service built, which takes the
  * wallet's next sequence number here (`chainSequence` given: sequences.ts), or one the client brought with its own.
@@ -101,19 +168,8 @@ function gateway(deps: TxDeps, ctx: TxContext): StellarGateway {
 async function recordUnsigned(
   deps: TxDeps,
   ctx: TxContext,
-  input: {
-    origin: 'built' | 'client';
-    tx: Transaction;
-    chainSequence?: bigint;
-    description: TxDescription;
-    title: string;
-    lines: string[];
-    cosigners?: string[];
-  },
+  input: UnsignedTx & { chainSequence?: bigint },
 ): Promise<TxRecord> {
-  const { description: d } = input;
-  const maxTime = input.tx.timeBounds?.maxTime ? Number(input.tx.timeBounds.maxTime) : 0;
-  const summary = d.summaryFor(ctx.wallet.publicKey).text;
   const now = deps.clock.now();
   let hash = txHashOf(input.tx);
   const record = await deps.db.transaction(async (trx) => {
@@ -123,38 +179,7 @@ async function recordUnsigned(
       tx = withSequence(tx, sequence, input.chainSequence, gateway(deps, ctx).networkPassphrase);
       hash = txHashOf(tx);
     }
-    return insertTransaction(
-      trx,
-      {
-        appId: ctx.app.id,
-        network: ctx.wallet.network,
-        walletId: ctx.wallet.id,
-        userId: ctx.userId,
-        origin: input.origin,
-        status: 'PENDING',
-        stage: 'built',
-        operation: d.operation,
-        opsCount: d.opsCount,
-        summary,
-        summaryTitle: input.title,
-        summaryLines: input.lines,
-        sourceAccount: d.sourceAccount,
-        destination: d.destination,
-        asset: d.asset,
-        amount: d.amount,
-        memo: d.memo,
-        memoBase64: d.memoBase64,
-        ...(input.cosigners ? { cosigners: input.cosigners } : {}),
-        unsignedXdr: tx.toXDR(),
-        innerHash: hash,
-        hash,
-        feeStroops: feeBumpFeeOf(tx),
-        seqNum: BigInt(tx.sequence),
-        ...(maxTime > 0 ? { validUntil: new Date(maxTime * 1000) } : {}),
-        at: now,
-      },
-      [{ walletId: ctx.wallet.id, direction: 'sent', summary }],
-    );
+    return insertTransaction(trx, ...newRecordOf(ctx, input, tx, now));
   });
   return record ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
 }
@@ -164,15 +189,7 @@ async function recordUnsigned(
  * wallet's next sequence number (the record's unsignedXdr is the transaction to sign, not `built.tx`).
  */
 export function recordBuilt(deps: TxDeps, ctx: TxContext, built: BuiltTx): Promise<TxRecord> {
-  return recordUnsigned(deps, ctx, {
-    origin: 'built',
-    tx: built.tx,
-    chainSequence: built.chainSequence,
-    description: built.description,
-    title: built.summary.title,
-    lines: built.summary.lines,
-    cosigners: built.cosigners,
-  });
+  return recordUnsigned(deps, ctx, { ...builtInput(built), chainSequence: built.chainSequence });
 }
 
 /** Records a transaction the client brought (an unsigned or signed XDR of the wallet), or finds its record. */
@@ -196,7 +213,10 @@ async function recordClientTransaction(
 }
 
 /** The funding wallet's address when the record needs its co-signature (a sponsored trustline the service built). */
-async function cosignerWallets(deps: TxDeps, record: TxRecord): Promise<WalletRecord[]> {
+async function cosignerWallets(
+  deps: TxDeps,
+  record: Pick<TxRecord, 'origin' | 'cosigners' | 'appId' | 'network'>,
+): Promise<WalletRecord[]> {
   if (record.origin !== 'built' || !record.cosigners?.includes('funding')) return [];
   const funding = await appWalletFor(deps.db, record.appId, record.network, 'funding');
   if (!funding)
@@ -459,35 +479,65 @@ async function sponsorAndSubmit(
     ops: description.opsCount,
     cap: decision.policy.dailyOpsCap,
   });
-  if (!reserved) {
-    // Others took the day's operations since the decision: judged again against what is counted now.
-    const used = await opsUsedToday(deps.db, { appId: ctx.app.id, userId: ctx.userId, at: submittedAt });
-    await deny(
-      deps,
-      ctx,
-      record,
-      [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, description.opsCount)],
-      ['submitted'],
-    );
-  }
+  if (!reserved) await denyOverCap(deps, ctx, record, decision);
 
-  // 4-5. the gas wallet signs the fee-bump (recorded before sending), sent in the wallet's turn; a runTransaction whose
-  // sequence number the account overtook takes a new one and goes again
+  // 4. the gas wallet signs the fee-bump, recorded before it is sent
+  const bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
+  return sendAndSettle(deps, ctx, gw, { record: withEnvelope(record, bump, gasWallet), bump, gasWallet }, opts);
+}
+
+/** Others took the day's operations since the decision: judged again against what is counted now, and denied. */
+async function denyOverCap(deps: TxDeps, ctx: TxContext, record: TxRecord, decision: PolicyDecision): Promise<never> {
+  const used = await opsUsedToday(deps.db, { appId: ctx.app.id, userId: ctx.userId, at: record.submittedAt! });
+  return deny(
+    deps,
+    ctx,
+    record,
+    [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, record.opsCount)],
+    ['submitted'],
+  );
+}
+
+/** The record as it is once `bump`, the gas wallet's fee-bump of its inner transaction, is recorded. */
+function withEnvelope(record: TxRecord, bump: FeeBumpTransaction, gasWallet: WalletRecord): TxRecord {
+  return {
+    ...record,
+    hash: txHashOf(bump),
+    envelopeXdr: bump.toXDR(),
+    feeStroops: BigInt(bump.fee),
+    feeSource: gasWallet.publicKey,
+  };
+}
+
+/** A claimed record with its recorded fee-bump, on its way to the chain. */
+interface Sponsored {
+  record: TxRecord;
+  bump: FeeBumpTransaction;
+  gasWallet: WalletRecord;
+  /** Known to be the wallet's next transaction on the chain, so nothing of the wallet has to go first. */
+  nextOnChain?: boolean;
+}
+
+/**
+ * Steps 5-6: sent in the wallet's turn (a runTransaction whose sequence number the account overtook takes a new one
+ * and goes again), then a short wait for the ledger.
+ */
+async function sendAndSettle(
+  deps: TxDeps,
+  ctx: TxContext,
+  gw: StellarGateway,
+  sponsored: Sponsored,
+  /** The service built and signed it in this request, so it may take a new sequence number (runTransaction). */
+  opts: { resequence: boolean } = { resequence: false },
+): Promise<TxOutcome> {
+  let { record, bump } = sponsored;
+  const { gasWallet } = sponsored;
   const waitMs = (deps.transactions ?? DEFAULT_TRANSACTION_SETTINGS).confirmWaitMs;
   const deadline = Date.now() + waitMs;
-  let bump: FeeBumpTransaction;
   for (let resequenced = 0; ; resequenced++) {
-    bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
-    record = {
-      ...record,
-      hash: txHashOf(bump),
-      envelopeXdr: bump.toXDR(),
-      feeStroops: BigInt(bump.fee),
-      feeSource: gasWallet.publicKey,
-      submittedAt,
-    };
     try {
-      if (!(await sendInTurn(deps, gw, record, bump, deadline))) return pendingOutcome(record, bump);
+      const inTurn = resequenced === 0 && sponsored.nextOnChain === true;
+      if (!(await sendInTurn(deps, gw, record, bump, deadline, inTurn))) return pendingOutcome(record, bump);
       break;
     } catch (err) {
       if (err instanceof TransactionRejectedError) {
@@ -496,7 +546,10 @@ async function sponsorAndSubmit(
         const landed = await gw.transactionDetails(record.hash).catch(() => undefined);
         if (landed) return settle(deps, gw, record, landed);
         if (opts.resequence && resequenced < MAX_RESEQUENCES && err.codes.transaction === 'tx_bad_seq') {
-          ({ record, inner } = await resequence(deps, ctx, gw, record));
+          const next = await resequence(deps, ctx, gw, record);
+          record = next.record;
+          bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, next.inner);
+          record = withEnvelope(record, bump, gasWallet);
           continue;
         }
         const resultCode = headlineResultCode(err.codes);
@@ -569,6 +622,43 @@ function pendingOutcome(record: TxRecord, bump: FeeBumpTransaction): TxOutcome {
   };
 }
 
+/**
+ * Records the fee-bump (hash, envelope, fee; and the signed inner transaction when given) before it is sent: from
+ * here on the envelope is what the confirmation worker looks up and resends.
+ */
+async function recordEnvelope(
+  deps: TxDeps,
+  recordId: string,
+  bump: FeeBumpTransaction,
+  gasWallet: WalletRecord,
+  signedXdr?: string,
+): Promise<void> {
+  const now = deps.clock.now();
+  await deps
+    .db('transactions')
+    .where({ id: recordId })
+    .update({
+      ...(signedXdr !== undefined ? { signed_xdr: signedXdr } : {}),
+      hash: txHashOf(bump),
+      envelope_xdr: bump.toXDR(),
+      fee_stroops: BigInt(bump.fee).toString(),
+      fee_source: gasWallet.publicKey,
+      sent_at: null,
+      // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
+      next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
+      updated_at: now,
+    });
+}
+
+/** Nothing was sent: the claim and the day's operations are given back, and the failure answered as a signing one. */
+async function signingFailed(deps: TxDeps, record: TxRecord, err: unknown): Promise<never> {
+  await releaseClaim(deps, record).catch((e: unknown) =>
+    deps.log.warn({ err: e, txId: record.id }, 'could not release a transaction claim'),
+  );
+  if (err instanceof AppError) throw err;
+  throw new AppError('TX_SIGN_FAILED', { message: 'Signing the fee-bump failed; nothing was submitted', cause: err });
+}
+
 /** Step 4: the gas wallet's fee-bump of `inner`, recorded (hash, envelope, fee) before it is sent. */
 async function sponsorAndRecord(
   deps: TxDeps,
@@ -586,34 +676,17 @@ async function sponsorAndRecord(
       actor: ctx.actor,
       ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
     });
-    const now = deps.clock.now();
-    await deps
-      .db('transactions')
-      .where({ id: record.id })
-      .update({
-        hash: txHashOf(bump),
-        envelope_xdr: bump.toXDR(),
-        fee_stroops: BigInt(bump.fee).toString(),
-        fee_source: gasWallet.publicKey,
-        sent_at: null,
-        // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
-        next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
-        updated_at: now,
-      });
+    await recordEnvelope(deps, record.id, bump, gasWallet);
     return bump;
   } catch (err) {
-    // Nothing was sent: the claim and the day's operations are given back.
-    await releaseClaim(deps, record).catch((e: unknown) =>
-      deps.log.warn({ err: e, txId: record.id }, 'could not release a transaction claim'),
-    );
-    if (err instanceof AppError) throw err;
-    throw new AppError('TX_SIGN_FAILED', { message: 'Signing the fee-bump failed; nothing was submitted', cause: err });
+    return signingFailed(deps, record, err);
   }
 }
 
 /**
- * Step 5: sends the recorded envelope once the record's turn comes (sequences.ts), and notes that the RPC accepted it.
- * False when the turn did not come by `deadline`: the record stays submitted and the confirmation worker sends it.
+ * Step 5: sends the recorded envelope once the record's turn comes (sequences.ts; `inTurn` when it is known already),
+ * and notes that the RPC accepted it. False when the turn did not come by `deadline`: the record stays submitted and
+ * the confirmation worker sends it.
  */
 async function sendInTurn(
   deps: TxDeps,
@@ -621,8 +694,9 @@ async function sendInTurn(
   record: TxRecord,
   bump: FeeBumpTransaction,
   deadline: number,
+  inTurn = false,
 ): Promise<boolean> {
-  while (!(await isInTurn(deps.db, record, deps.clock.now()))) {
+  while (!inTurn && !(await isInTurn(deps.db, record, deps.clock.now()))) {
     if (Date.now() + TURN_POLL_MS > deadline) {
       await handOver(deps, record.id);
       return false;
@@ -636,8 +710,7 @@ async function sendInTurn(
     if (err instanceof StellarUnavailableError) await handOver(deps, record.id);
     throw err;
   }
-  await markSent(deps, record.id);
-  await handOver(deps, record.id);
+  await markSentAndHandOver(deps, record.id);
   return true;
 }
 
@@ -716,33 +789,136 @@ async function resequence(
   };
 }
 
-/** runTransaction: build, sign and submit in one call; a dry run builds and decides only (nothing kept or signed). */
+/**
+ * runTransaction: build, sign and submit in one call; a dry run builds and decides only (nothing kept or signed).
+ *
+ * The policy's state is read while the transaction is built (neither needs the other) and the decision taken before
+ * anything is recorded or signed. An allowed transaction is then recorded already claimed for submission (recordClaimed:
+ * its sequence number, the day's operations and the audit entries of every key that signs it, in one commit), signed
+ * by all its keys, its envelope recorded, and sent: three commits where the separate steps take nine.
+ */
 export async function runUserTransaction(
   deps: TxDeps,
   ctx: TxContext,
   input: BuildRequest & { dryRun?: boolean },
 ): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
-  const built = await buildUserTransaction(deps, {
-    app: ctx.app,
-    wallet: ctx.wallet,
-    operation: input.operation,
-    timeoutSeconds: input.timeoutSeconds,
-    ...(input.memo ? { memo: input.memo } : {}),
-  });
-  if (input.dryRun) {
-    const decision = await decidePolicy(deps, {
+  const [built, state] = await Promise.all([
+    buildUserTransaction(deps, {
       app: ctx.app,
-      userId: ctx.userId,
-      gw,
-      inner: built.tx,
-      description: built.description,
-    });
-    return dryRunOutcome(undefined, decision);
-  }
+      wallet: ctx.wallet,
+      operation: input.operation,
+      timeoutSeconds: input.timeoutSeconds,
+      ...(input.memo ? { memo: input.memo } : {}),
+    }),
+    readPolicyState(deps, { app: ctx.app, userId: ctx.userId, gw }),
+  ]);
+  const decision = await decidePolicy(deps, {
+    app: ctx.app,
+    userId: ctx.userId,
+    gw,
+    inner: built.tx,
+    description: built.description,
+    state,
+  });
+  if (input.dryRun) return dryRunOutcome(undefined, decision);
   // Nothing is recorded for a wallet the service cannot sign for: build, sign in the client and submit instead.
   if (ctx.wallet.custody === 'external') throw externalWalletCannotSign();
-  const record = await recordBuilt(deps, ctx, built);
-  const { record: signed, signed: inner } = await signRecord(deps, ctx, record);
-  return sponsorAndSubmit(deps, ctx, gw, signed, inner, built.description, { resequence: true });
+  if (decision.staticReasons.length > 0) {
+    // Denied: recorded (FAILED with the denial's code) and never signed.
+    await deny(deps, ctx, await recordBuilt(deps, ctx, built), decision.staticReasons, SIGNABLE_STAGES);
+  }
+  const gasWallet = decision.gasWallet!; // a missing gas wallet is a TX_POLICY_GAS_BALANCE_LOW reason above
+  const cosigners = await cosignerWallets(deps, {
+    origin: 'built',
+    cosigners: built.cosigners,
+    appId: ctx.app.id,
+    network: ctx.wallet.network,
+  });
+  const claimed = await recordClaimed(deps, ctx, gw, { built, decision, gasWallet, cosigners });
+  if (!claimed) {
+    // The very same transaction was recorded before (a denied run repeated within the second): its record goes on.
+    const { record, signed } = await signRecord(deps, ctx, await recordBuilt(deps, ctx, built));
+    return sponsorAndSubmit(deps, ctx, gw, record, signed, built.description, { resequence: true });
+  }
+  if (!claimed.keys) return denyOverCap(deps, ctx, claimed.record, decision);
+
+  // Every key signs once the entries of their use are committed; a failure gives the claim back.
+  const { record, keys } = claimed;
+  const inner = claimed.tx;
+  let bump: FeeBumpTransaction;
+  try {
+    assertUserTransaction(inner, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
+    await keys.withKeypair(0, (kp) => inner.sign(kp));
+    for (let i = 0; i < cosigners.length; i++) await keys.withKeypair(1 + i, (kp) => inner.sign(kp));
+    bump = unsignedFeeBump(gasWallet, inner, gw.networkPassphrase);
+    await keys.withKeypair(1 + cosigners.length, (kp) => bump.sign(kp));
+    await recordEnvelope(deps, record.id, bump, gasWallet, inner.toXDR());
+  } catch (err) {
+    return signingFailed(deps, record, err);
+  }
+  const signed = { ...withEnvelope(record, bump, gasWallet), signedXdr: inner.toXDR(), stage: 'submitted' as const };
+  return sendAndSettle(
+    deps,
+    ctx,
+    gw,
+    // A number right after the chain's: any lower record of the wallet is one the chain has passed already.
+    { record: signed, bump, gasWallet, nextOnChain: record.seqNum === built.chainSequence + 1n },
+    { resequence: true },
+  );
+}
+
+/**
+ * Records a built transaction already claimed for submission, in one database transaction: the wallet's next
+ * sequence number (sequences.ts), the record (stage `submitted`, the claim's timeout set), the user's operations for
+ * the day, and the `key.decrypt` audit entries of the user's key, the co-signers' and the gas wallet's (in that order
+ * in `keys`). No `keys` when the day's operations ran out since the decision: the record is claimed, nothing reserved.
+ * Undefined, with nothing written, when the wallet has a record of this very transaction already.
+ */
+async function recordClaimed(
+  deps: TxDeps,
+  ctx: TxContext,
+  gw: StellarGateway,
+  input: { built: BuiltTx; decision: PolicyDecision; gasWallet: WalletRecord; cosigners: WalletRecord[] },
+): Promise<{ record: TxRecord; tx: Transaction; keys?: PreparedKeyUses } | undefined> {
+  const { built, decision } = input;
+  const now = deps.clock.now();
+  const use = (walletId: string, purpose: string) => ({
+    walletId,
+    purpose,
+    actor: ctx.actor,
+    ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+  });
+  return deps.db.transaction(async (trx) => {
+    const sequence = await reserveSequence(trx, ctx.wallet.id, built.chainSequence, now);
+    const tx = withSequence(built.tx, sequence, built.chainSequence, gw.networkPassphrase);
+    const [fields, history] = newRecordOf(ctx, builtInput(built), tx, now);
+    const record = await insertTransaction(
+      trx,
+      {
+        ...fields,
+        stage: 'submitted',
+        submittedAt: now,
+        nextCheckAt: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
+      },
+      history,
+    );
+    // The number of a record that never went out (denied) is taken again, so the same payment within the same
+    // second is the same transaction: nothing was written, and the caller goes on with that record.
+    if (!record) return undefined;
+    const reserved = await reserveDailyOps(trx, {
+      appId: ctx.app.id,
+      userId: ctx.userId,
+      at: now,
+      ops: built.description.opsCount,
+      cap: decision.policy.dailyOpsCap,
+    });
+    if (!reserved) return { record, tx };
+    const keys = await prepareKeyUses(deps, trx, [
+      use(ctx.wallet.id, 'tx.sign'),
+      ...input.cosigners.map((w) => use(w.id, 'trustline.sponsor')),
+      use(input.gasWallet.id, 'tx.fee_bump'),
+    ]);
+    return { record, tx, keys };
+  });
 }

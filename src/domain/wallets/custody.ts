@@ -2,7 +2,9 @@
 // once with a fresh data key from the key management (AES-256-GCM, the encryption context {appId, walletId, network}
 // as AAD, so a sealed secret moved to another row does not open); the data key is stored only wrapped. To use a key,
 // withWalletKeypair records a `key.decrypt` audit entry first, then unwraps, lends the keypair to one function, and
-// zeroes every plaintext copy it holds afterwards (data key, seed, the keypair's own copy).
+// zeroes every plaintext copy it holds afterwards (data key, seed, the keypair's own copy). prepareKeyUses writes the
+// entries of several uses in a caller's database transaction instead, and opens no key until that has committed.
+// The keypairs sign natively (infra/stellar/nativeKeypair.ts).
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
@@ -11,13 +13,14 @@ import { withTx } from '../../infra/db/database';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../deps';
 import { open, seal } from '../../infra/kms/aesGcm';
+import { NativeKeypair } from '../../infra/stellar/nativeKeypair';
 import {
   contextBytes,
   KmsDecryptError,
   type EncryptionContext,
   type KeyManagement,
 } from '../../infra/kms/keyManagement';
-import { recordAudit, type AuditActor } from '../audit/auditLog';
+import { recordAudits, type AuditActor } from '../audit/auditLog';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import {
@@ -56,7 +59,7 @@ export async function sealNewWallet(
   const dataKey = await kms.generateDataKey(context);
   // Our own random seed rather than Keypair.random(), whose seed array stays behind unzeroed; the keypair copies it.
   const seed = randomBytes(32);
-  const keypair = Keypair.fromRawEd25519Seed(seed);
+  const keypair = NativeKeypair.fromSeed(seed);
   seed.fill(0);
   try {
     return {
@@ -69,7 +72,7 @@ export async function sealNewWallet(
     };
   } finally {
     dataKey.plaintext.fill(0);
-    keypair.rawSecretKey().fill(0);
+    keypair.wipe();
   }
 }
 
@@ -213,6 +216,67 @@ export interface KeyUse {
   ip?: string;
 }
 
+/** A wallet's sealed key, checked to be one the service holds. */
+interface SealedKey {
+  appId: string;
+  network: NetworkName;
+  publicKey: string;
+  sealed: { sealed_secret: Buffer; wrapped_data_key: Buffer; kms_key_id: string };
+}
+
+/** The sealed keys of `walletIds`, in the order asked: 404 WALLET_NOT_FOUND for an unknown one, 422 for an external one. */
+async function sealedKeysOf(db: Knex, walletIds: string[]): Promise<SealedKey[]> {
+  const rows = await db<SealedWalletRow>('wallets')
+    .whereIn('id', [...new Set(walletIds)])
+    .select('id', 'app_id', 'network', 'public_key', 'custody', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+  return walletIds.map((id) => {
+    const row = rows.find((r) => r.id === id);
+    if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
+    // Every path that signs checks custody first; this is the last line, so a missed check is a clear 422, not a crash.
+    if (row.custody === 'external' || !row.sealed_secret || !row.wrapped_data_key || !row.kms_key_id)
+      throw externalWalletCannotSign();
+    return {
+      appId: row.app_id,
+      network: row.network,
+      publicKey: row.public_key,
+      sealed: { sealed_secret: row.sealed_secret, wrapped_data_key: row.wrapped_data_key, kms_key_id: row.kms_key_id },
+    };
+  });
+}
+
+/** The `key.decrypt` audit entries of `uses` (one insert). */
+async function auditKeyUses(db: Knex, keys: SealedKey[], uses: KeyUse[], at: Date): Promise<void> {
+  await recordAudits(
+    db,
+    uses.map((use, i) => ({
+      appId: keys[i]!.appId,
+      action: 'key.decrypt' as const,
+      actor: use.actor,
+      walletId: use.walletId,
+      purpose: use.purpose,
+      ...(use.ip !== undefined ? { ip: use.ip } : {}),
+      at,
+    })),
+  );
+}
+
+/** Unwraps `key`, lends its keypair to `use`, then wipes it (its seed zeroed, it cannot sign any more). */
+async function lendKeypair<T>(
+  kms: KeyManagement,
+  walletId: string,
+  key: SealedKey,
+  use: (keypair: Keypair) => T | Promise<T>,
+): Promise<T> {
+  const keypair = await unseal(kms, { appId: key.appId, walletId, network: key.network }, key.sealed);
+  try {
+    if (keypair.publicKey() !== key.publicKey)
+      throw new Error(`wallet ${walletId}: the decrypted key does not match its public key`);
+    return await use(keypair);
+  } finally {
+    keypair.wipe();
+  }
+}
+
 /**
  * Lends the wallet's keypair to `use`. The `key.decrypt` audit entry is committed before the key is unwrapped (a
  * decryption is never unrecorded, even when the caller's own transaction rolls back); after `use` settles, the
@@ -223,42 +287,51 @@ export async function withWalletKeypair<T>(
   key: KeyUse,
   use: (keypair: Keypair) => T | Promise<T>,
 ): Promise<T> {
-  const row = await deps
-    .db<SealedWalletRow>('wallets')
-    .where({ id: key.walletId })
-    .first('app_id', 'network', 'public_key', 'custody', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
-  if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
-  // Every path that signs checks custody first; this is the last line, so a missed check is a clear 422, not a crash.
-  if (row.custody === 'external' || !row.sealed_secret || !row.wrapped_data_key || !row.kms_key_id)
-    throw externalWalletCannotSign();
-  await recordAudit(deps.db, {
-    appId: row.app_id,
-    action: 'key.decrypt',
-    actor: key.actor,
-    walletId: key.walletId,
-    purpose: key.purpose,
-    ...(key.ip !== undefined ? { ip: key.ip } : {}),
-    at: deps.clock.now(),
-  });
-  const keypair = await unseal(
-    deps.kms,
-    { appId: row.app_id, walletId: key.walletId, network: row.network },
-    { sealed_secret: row.sealed_secret, wrapped_data_key: row.wrapped_data_key, kms_key_id: row.kms_key_id },
+  const [sealed] = await sealedKeysOf(deps.db, [key.walletId]);
+  await auditKeyUses(deps.db, [sealed!], [key], deps.clock.now());
+  return lendKeypair(deps.kms, key.walletId, sealed!, use);
+}
+
+/** Key uses whose audit entries were written in a caller's database transaction (prepareKeyUses). */
+export interface PreparedKeyUses {
+  /**
+   * Lends the keypair of the `index`th prepared use to `use`, as withWalletKeypair does. It waits for the transaction
+   * holding the audit entries to commit, and refuses when it rolled back: a key is never unwrapped unrecorded. So it
+   * must be called after that transaction's callback has returned (awaiting it inside would never end).
+   */
+  withKeypair<T>(index: number, use: (keypair: Keypair) => T | Promise<T>): Promise<T>;
+}
+
+/**
+ * Writes the `key.decrypt` audit entries of `uses` in `trx`, the caller's database transaction, so a run that uses
+ * several keys alongside its own writes commits once before any key is unwrapped, instead of once per key.
+ */
+export async function prepareKeyUses(
+  deps: Pick<Deps, 'kms' | 'clock'>,
+  trx: Knex.Transaction,
+  uses: KeyUse[],
+): Promise<PreparedKeyUses> {
+  const keys = await sealedKeysOf(
+    trx,
+    uses.map((u) => u.walletId),
   );
-  try {
-    if (keypair.publicKey() !== row.public_key)
-      throw new Error(`wallet ${key.walletId}: the decrypted key does not match its public key`);
-    return await use(keypair);
-  } finally {
-    keypair.rawSecretKey().fill(0);
-  }
+  await auditKeyUses(trx, keys, uses, deps.clock.now());
+  const committed = trx.executionPromise;
+  return {
+    async withKeypair(index, use) {
+      const key = keys[index];
+      if (!key) throw new RangeError(`no prepared key use ${index}`);
+      await committed;
+      return lendKeypair(deps.kms, uses[index]!.walletId, key, use);
+    },
+  };
 }
 
 async function unseal(
   kms: KeyManagement,
   context: EncryptionContext,
   row: { sealed_secret: Buffer; wrapped_data_key: Buffer; kms_key_id: string },
-): Promise<Keypair> {
+): Promise<NativeKeypair> {
   const dataKey = await kms.decrypt({ ciphertext: row.wrapped_data_key, keyId: row.kms_key_id }, context);
   let seed: Buffer | undefined;
   try {
@@ -267,7 +340,7 @@ async function unseal(
       throw new KmsDecryptError(
         `wallet ${context.walletId}: the sealed secret does not open under its data key and context`,
       );
-    return Keypair.fromRawEd25519Seed(seed); // copies the seed
+    return NativeKeypair.fromSeed(seed); // copies the seed
   } finally {
     dataKey.fill(0);
     seed?.fill(0);

@@ -48,6 +48,53 @@ describe('runTransaction', () => {
     });
   });
 
+  describe('keys and records', () => {
+    /** The key.decrypt entries of the user's wallet (`tx.sign`) and of any wallet for the user's runs (`tx.fee_bump`). */
+    async function keyUses(user: Awaited<ReturnType<typeof fundedUser>>): Promise<{ sign: number; feeBump: number }> {
+      const rows = await svc.deps
+        .db('audit_log')
+        .where({ action: 'key.decrypt', actor_type: 'user', actor_id: user.userId })
+        .select('purpose', 'wallet_id');
+      return {
+        sign: rows.filter((r) => r.purpose === 'tx.sign' && r.wallet_id === user.signIn.wallet.walletId).length,
+        feeBump: rows.filter((r) => r.purpose === 'tx.fee_bump' && r.wallet_id !== user.signIn.wallet.walletId).length,
+      };
+    }
+
+    test('a run audits one use of the user key and one of the gas key, and records the signed transaction and its envelope', async () => {
+      await setPolicy({});
+      const user = await fundedUser();
+      await topUp(user, '1');
+      const before = await keyUses(user);
+      const res = await user.rawCall('POST', '/v1/tx/run', { body: pay('0.1') });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(await keyUses(user), { sign: before.sign + 1, feeBump: before.feeBump + 1 });
+      const row = await svc.deps.db('transactions').where({ id: res.body.content.txId }).first();
+      assert.ok(row.signed_xdr, 'the signed inner transaction is recorded');
+      assert.ok(row.envelope_xdr, 'the fee-bump envelope is recorded');
+      assert.equal(row.hash, res.body.content.hash);
+      assert.ok(row.sent_at, 'the RPC accepted it');
+    });
+
+    test('a denied run is recorded and signs nothing: no key decrypted, no signed transaction', async () => {
+      const user = await fundedUser();
+      await setPolicy({ maxFeeStroops: 1n });
+      const before = await keyUses(user);
+      const denied = await user.rawCall('POST', '/v1/tx/run', { body: pay('0.1') });
+      assert.equal(denied.status, 403, denied.text);
+      assert.deepEqual(await keyUses(user), before);
+      const row = await svc.deps
+        .db('transactions')
+        .where({ user_id: user.userId, stage: 'denied' })
+        .orderBy('created_at', 'desc')
+        .first();
+      assert.equal(row.result_code, 'TX_POLICY_MAX_FEE_EXCEEDED');
+      assert.equal(row.signed_xdr, null);
+      assert.equal(row.envelope_xdr, null);
+      await setPolicy({});
+    });
+  });
+
   describe('the fee-bump policy', () => {
     test('100 concurrent runs against a daily cap of 10: exactly 10 fee-bumps signed, the rest 429', async () => {
       await setPolicy({ dailyOpsCap: 10 });
