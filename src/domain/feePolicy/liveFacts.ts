@@ -1,7 +1,7 @@
 // The facts of a fee-policy decision that come from the service's state rather than from the transaction: the wallet
 // that pays fee-bumps with its XLM balance on the chain now, and the user's sponsored operations counted today. One
 // reading for a submission (transactions/policyCheck.ts) and for the Dashboard's dry run (preview.ts), so both judge
-// the same state the same way. Read fresh for every decision.
+// the same state the same way. Read for every decision: the count fresh, the gas balance at most a second old.
 import type { Deps } from '../deps';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import { appWalletFor } from '../wallets/treasuryWallets';
@@ -17,6 +17,13 @@ export interface LiveFacts {
   opsToday: number;
 }
 
+/**
+ * How old the gas wallet's balance may be: one read a second serves every decision of the app meanwhile (a ledger
+ * closes every 5 s on the public networks). The minimum it is checked against is the app's early warning; the chain
+ * itself refuses a fee-bump the gas wallet cannot pay.
+ */
+export const GAS_BALANCE_MAX_AGE_MS = 1_000;
+
 /** Reads the live facts on `gw`'s network; the chain's failures propagate (503 STELLAR_UNAVAILABLE). */
 export async function readLiveFacts(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -27,6 +34,8 @@ export async function readLiveFacts(
     appWalletFor(deps.db, appId, gw.network, 'gas'),
     userId === undefined ? 0 : opsUsedToday(deps.db, { appId, userId, at: deps.clock.now() }),
   ]);
-  const gasAccount = gasWallet ? await gw.loadAccount(gasWallet.publicKey) : undefined;
+  const gasAccount = gasWallet
+    ? await gw.loadAccount(gasWallet.publicKey, { maxAgeMs: GAS_BALANCE_MAX_AGE_MS })
+    : undefined;
   return { gasWallet, gasBalanceStroops: gasAccount?.balanceStroops, opsToday };
 }

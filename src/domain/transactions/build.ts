@@ -300,6 +300,13 @@ function holdingProblem(who: string, asset: Asset, holder: string, lines: Trustl
   return undefined;
 }
 
+/**
+ * How old the ledger figures of a build may be: it takes the base fee and reserve (they change only with a network
+ * upgrade) and a close time that only matters when the ledger's clock runs ahead of ours. So concurrent builds share
+ * one getLatestLedger per second instead of one each.
+ */
+const BUILD_FIGURES_MAX_AGE_MS = 1_000;
+
 interface ChainReads {
   figures: LedgerFigures;
   accounts: Map<string, AccountState>;
@@ -335,7 +342,7 @@ async function readChain(
     if (op.destination !== wallet.publicKey) destinationAssets = issued([receive]);
   }
   const [figures, accounts, walletLines, destinationLines] = await Promise.all([
-    gw.ledgerFigures(),
+    gw.ledgerFigures({ maxAgeMs: BUILD_FIGURES_MAX_AGE_MS }),
     gw.loadAccounts([...new Set(addresses)]),
     walletAssets.length ? gw.trustlines(wallet.publicKey, walletAssets) : Promise.resolve([]),
     destinationAssets.length && op.type !== 'changeTrust'

@@ -240,6 +240,19 @@ describe('Stellar gateway (localnet)', () => {
     await assert.rejects(mainnet.fundWithFriendbot(Keypair.random().publicKey()), FriendbotUnavailableError);
   });
 
+  test('ledgerFigures: fresh unless a maximum age is given; figures read within it are shared', async () => {
+    const first = await gw.ledgerFigures();
+    await net.closeLedger();
+    const shared = await gw.ledgerFigures({ maxAgeMs: 60_000 });
+    assert.equal(shared.sequence, first.sequence, 'within the age: the figures already read');
+    const fresh = await gw.ledgerFigures();
+    assert.equal(fresh.sequence, first.sequence + 1, 'without an age: read now');
+    assert.equal((await gw.ledgerFigures({ maxAgeMs: 60_000 })).sequence, fresh.sequence, 'a fresh read is shared');
+    await net.closeLedger();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await gw.ledgerFigures({ maxAgeMs: 1 })).sequence, fresh.sequence + 1, 'older than the age: read');
+  });
+
   test('RPC unreachable: reads and submissions give StellarUnavailableError after the retries', async () => {
     const port = await freePort();
     const down = createStellarGateway({

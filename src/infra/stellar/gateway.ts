@@ -101,7 +101,7 @@ export interface StellarGateway {
   readonly networkPassphrase: string;
   health(): Promise<RpcHealth>;
   /** Undefined when the account does not exist. */
-  loadAccount(address: string): Promise<AccountState | undefined>;
+  loadAccount(address: string, opts?: { maxAgeMs?: number }): Promise<AccountState | undefined>;
   /** The accounts that exist among `addresses` (at most 200), by address. */
   loadAccounts(addresses: string[]): Promise<Map<string, AccountState>>;
   /** The trustlines `address` holds among `assets` (`CODE:ISSUER`), in the order asked; missing ones are left out. */
@@ -116,7 +116,11 @@ export interface StellarGateway {
     claimableBalances: string[];
     liquidityPools: string[];
   }): Promise<{ claimableBalances: Map<string, string>; liquidityPools: Map<string, [string, string]> }>;
-  ledgerFigures(): Promise<LedgerFigures>;
+  /**
+   * The latest ledger's figures. Read now unless `maxAgeMs` allows figures read (or being read) at most that long ago:
+   * builds share one read that way, where the fee and the reserve change only with a network upgrade.
+   */
+  ledgerFigures(opts?: { maxAgeMs?: number }): Promise<LedgerFigures>;
   /**
    * A contract's executable (instance -> code, two getLedgerEntries reads); undefined when the contract (or its code)
    * is not on the ledger. Throws StellarUnavailableError when the RPC cannot be reached.
@@ -242,6 +246,30 @@ function assetNameOf(asset: AssetWire): string {
   return `${code}:${StrKey.encodeEd25519PublicKey(Buffer.from(issuer.ed25519))}`;
 }
 
+/** How many accounts' recent reads a gateway keeps (the app wallets whose balance policies check). */
+const RECENT_ACCOUNTS_KEPT = 1_000;
+
+/**
+ * Reads shared by the callers that accept a result of a given age, by key: a read of age 0 always reads (and is then
+ * shared), a read within the age answers the last one (or the one in flight), a failed read is never shared. At most
+ * `kept` keys, the least recently read dropped first.
+ */
+function recentReads<T>(kept: number): (key: string, maxAgeMs: number, read: () => Promise<T>) => Promise<T> {
+  const recent = new Map<string, { at: number; value: Promise<T> }>();
+  return (key, maxAgeMs, read) => {
+    const last = recent.get(key);
+    if (maxAgeMs > 0 && last && Date.now() - last.at <= maxAgeMs) return last.value;
+    const value = read();
+    recent.delete(key);
+    recent.set(key, { at: Date.now(), value });
+    if (recent.size > kept) recent.delete(recent.keys().next().value!);
+    value.catch(() => {
+      if (recent.get(key)?.value === value) recent.delete(key);
+    });
+    return value;
+  };
+}
+
 export function createStellarGateway(options: GatewayOptions): StellarGateway {
   const server = new rpc.Server(options.rpcUrl, {
     allowHttp: options.rpcUrl.startsWith('http://'),
@@ -266,6 +294,18 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     if (keys.length === 0) return [];
     return (await read('getLedgerEntries', () => server._getLedgerEntries(...keys))).entries ?? [];
   }
+
+  async function latestFigures(): Promise<LedgerFigures> {
+    const latest = await read('getLatestLedger', () => server.getLatestLedger());
+    return {
+      sequence: latest.sequence,
+      closeTime: Number(latest.closeTime),
+      baseReserveStroops: BigInt(latest.headerXdr.baseReserve),
+      baseFeeStroops: latest.headerXdr.baseFee,
+    };
+  }
+  const recentFigures = recentReads<LedgerFigures>(1);
+  const recentAccounts = recentReads<AccountState | undefined>(RECENT_ACCOUNTS_KEPT);
 
   async function loadAccounts(addresses: string[]): Promise<Map<string, AccountState>> {
     const out = new Map<string, AccountState>();
@@ -384,7 +424,8 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     rpcUrl: options.rpcUrl,
     networkPassphrase: options.networkPassphrase,
     health: () => probeRpcHealth(options.rpcUrl),
-    loadAccount: async (address) => (await loadAccounts([address])).get(address),
+    loadAccount: (address, opts) =>
+      recentAccounts(address, opts?.maxAgeMs ?? 0, async () => (await loadAccounts([address])).get(address)),
     loadAccounts,
     trustlineHolders: async (asset, addresses) => {
       const line = parseAsset(asset).toTrustLineXdrObject();
@@ -463,15 +504,7 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
       }
       return { claimableBalances, liquidityPools };
     },
-    ledgerFigures: async () => {
-      const latest = await read('getLatestLedger', () => server.getLatestLedger());
-      return {
-        sequence: latest.sequence,
-        closeTime: Number(latest.closeTime),
-        baseReserveStroops: BigInt(latest.headerXdr.baseReserve),
-        baseFeeStroops: latest.headerXdr.baseFee,
-      };
-    },
+    ledgerFigures: (opts) => recentFigures('latest', opts?.maxAgeMs ?? 0, latestFigures),
     contractExecutable: async (contractId) => {
       const contract = { type: 1 as const, contractId: StrKey.decodeContract(contractId) };
       const instanceKey = xdr.LedgerKey.fromXdrObject({
