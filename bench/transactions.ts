@@ -148,9 +148,11 @@ export async function runTransactions(): Promise<void> {
     `| baseline: in-memory build/sign/fee-bump + one sendTransaction | ${b50.toFixed(1)} ms | ${b99.toFixed(1)} ms |`,
     `| ratio | ${(s50 / b50).toFixed(1)}x | ${(s99 / b99).toFixed(1)}x |`,
     '',
-    'Reading: the difference is what the service adds for custody and accountability: two KMS unwraps with their audit',
-    'rows (the user key, the gas key), the chain reads a build and a policy decision need (sequence, ledger figures, the',
-    "gas balance), and three writes (the PENDING record, the claim with the day's operations, the recorded envelope).",
+    'Reading: the difference is what the service adds for custody and accountability. A run reads the chain (the',
+    "wallet's and the destination's accounts; ledger figures and the gas balance at most 1 s old, shared) while it reads",
+    "the policy, decides, then commits three times: the record already claimed with its sequence number, the day's",
+    'operations and the key.decrypt entries of both keys; the signed transaction with its envelope; sent. Both keys are',
+    'unwrapped (cached data keys) and sign natively between the first two commits.',
     '',
   ].join('\n');
   recordReport(`${date}-transactions.md`, report);
