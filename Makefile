@@ -1,5 +1,5 @@
 # Onboard: every command goes through npm scripts so it runs on the project's own Node 24 (node_modules/.bin/node).
-.PHONY: run test spec generate check-generated mock lint bench localnet clean
+.PHONY: run cluster test spec generate check-generated mock lint bench localnet clean
 
 # npm ci installs exactly the lockfile; it reruns only when the lockfile changes (editing a script in package.json
 # does not wipe node_modules).
@@ -19,6 +19,11 @@ dashboard/dist/index.html: node_modules/.installed $(DASHBOARD_SOURCES)
 
 run: node_modules/.installed $(DASHBOARD_BUILD)
 	npm run start
+
+# Three API processes and two workers on one embedded PostgreSQL and localnet, behind a readiness-aware proxy on
+# http://127.0.0.1:3000 (docs/production.md).
+cluster: node_modules/.installed $(DASHBOARD_BUILD)
+	npm run cluster
 
 # The whole check, as CI runs it: lint first (contract, generated code, types, ESLint, format, layers), then the tests.
 test: node_modules/.installed lint

@@ -2,6 +2,7 @@
 // the configuration (a bad value is one line and exit code 2) and stopping cleanly on Ctrl-C or SIGTERM.
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config';
+import { takeOverShutdownSignals } from './infra/db/embeddedPostgres';
 
 /** The configuration from the environment; a bad value prints `configuration error: ...` and exits with 2. */
 export function loadConfigOrExit(): Config {
@@ -18,6 +19,8 @@ export function loadConfigOrExit(): Config {
 
 /** On SIGINT or SIGTERM (once): logs, runs `close` (which waits for running work), exits with 0. */
 export function closeOnSignals(close: () => Promise<void>, log: Logger, what: string): void {
+  // `close` stops an embedded PostgreSQL last; the package must not stop it first on the same signal.
+  takeOverShutdownSignals();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

