@@ -4,6 +4,8 @@
 //      tests use Debian's Chromium, installed first when missing and this runs as root)
 //   2. with CI=true, the tests of the database server's behaviour (concurrency, locks, crashes, notifications,
 //      migrations) again on the machine's PostgreSQL (127.0.0.1:5432): SERVER_BEHAVIOUR_TESTS
+// The tests of RATE_LIMIT_STORE=redis need a Redis and run only when REDIS_URL is set (skipped, saying so, otherwise);
+// with CI=true it is set for them to the machine's Redis (CI_REDIS_URL, default database 9 of 127.0.0.1:6379).
 // Options: --only=<glob> runs just those test files (skips 2); TEST_DATABASE_URL=<admin url> uses that PostgreSQL
 // instead of the embedded one.
 import { spawn } from 'node:child_process';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { isDatabaseReachable } from '../src/infra/db/database';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
+import { isRedisReachable } from '../src/infra/redis/redis';
 import { projectRoot } from '../src/paths';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
@@ -67,15 +70,29 @@ async function ensureChromium(): Promise<void> {
   await run('apt-get', ['install', '-y', '-q', 'chromium'], env);
 }
 
-async function nodeTests(files: string[], adminUrl: string, label: string): Promise<void> {
+async function nodeTests(files: string[], adminUrl: string, label: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
   step(`tests (${label})`);
   await run(
     process.execPath,
     ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
     {
       TEST_PG_ADMIN_URL: adminUrl,
+      ...env,
     },
   );
+}
+
+/**
+ * With CI=true the Redis tests run too: REDIS_URL for the test process, the machine's Redis (CI_REDIS_URL, default
+ * database 9 of 127.0.0.1:6379; the tests write under a fresh key prefix and delete only their own keys). A REDIS_URL
+ * already set is kept; an unreachable Redis is said and its tests skipped, as for the machine's PostgreSQL.
+ */
+async function redisForCi(): Promise<NodeJS.ProcessEnv> {
+  if (process.env.CI !== 'true' || process.env.REDIS_URL) return {};
+  const url = process.env.CI_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+  if (await isRedisReachable(url)) return { REDIS_URL: url };
+  process.stdout.write(`\n(CI: the Redis at ${new URL(url).host} is not reachable; the Redis tests are skipped)\n`);
+  return {};
 }
 
 async function main(): Promise<void> {
@@ -93,8 +110,9 @@ async function main(): Promise<void> {
     process.stdout.write(`started on port ${port}\n`);
   }
   if (!only || only.includes('browser')) await ensureChromium();
+  const redisEnv = await redisForCi();
   try {
-    await nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract');
+    await nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract', redisEnv);
   } finally {
     await stopEmbedded?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

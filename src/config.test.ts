@@ -44,9 +44,43 @@ test('limits: 600 per key per minute in memory and 1,000 testnet requests per UT
       testnetDailyQuota: 30,
     },
   );
-  assert.throws(() => loadConfig({ RATE_LIMIT_STORE: 'redis' }), ConfigError);
+  assert.throws(() => loadConfig({ RATE_LIMIT_STORE: 'valkey' }), ConfigError);
   assert.throws(() => loadConfig({ RATE_LIMIT_PER_KEY_PER_MINUTE: '0' }), ConfigError);
   assert.throws(() => loadConfig({ TESTNET_DAILY_QUOTA: '-1' }), ConfigError);
+});
+
+test('the redis store: REDIS_URL (redis:// or rediss://) and a key prefix; read only with RATE_LIMIT_STORE=redis', () => {
+  const c = loadConfig({ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://10.0.0.5:6380/3' });
+  assert.equal(c.limits.store, 'redis');
+  assert.deepEqual(c.redis, { url: 'redis://10.0.0.5:6380/3', keyPrefix: 'onboard:' });
+  assert.deepEqual(
+    loadConfig({ RATE_LIMIT_STORE: 'redis', REDIS_URL: 'rediss://:pw@cache.example.com', REDIS_KEY_PREFIX: 'prod:' })
+      .redis,
+    { url: 'rediss://:pw@cache.example.com', keyPrefix: 'prod:' },
+  );
+  // Memory stays the default, and a REDIS_URL the store does not use is neither read nor checked.
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redis, undefined);
+  assert.equal(loadConfig({ REDIS_URL: 'not a url', RATE_LIMIT_STORE: 'postgres' }).redis, undefined);
+});
+
+test('the redis store refuses to start without a usable REDIS_URL, and never repeats the URL (it may hold a password)', () => {
+  const fails = (env: Record<string, string>, message: RegExp) =>
+    assert.throws(
+      () => loadConfig({ RATE_LIMIT_STORE: 'redis', ...env }),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message) && !e.message.includes('secretpw'),
+      JSON.stringify(env),
+    );
+  fails({}, /RATE_LIMIT_STORE=redis needs REDIS_URL/);
+  fails({ REDIS_URL: '' }, /RATE_LIMIT_STORE=redis needs REDIS_URL/);
+  fails({ REDIS_URL: 'secretpw@127.0.0.1:6379' }, /REDIS_URL must be a URL/);
+  fails({ REDIS_URL: 'redis://:secretpw@127.0.0.1:6379/db-one' }, /at most a database number/);
+  fails({ REDIS_URL: 'redis://:secretpw@127.0.0.1:6379/5?x=1' }, /at most a database number/);
+  fails(
+    { REDIS_URL: 'http://:secretpw@127.0.0.1:6379' },
+    /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, got a http: URL/,
+  );
+  fails({ REDIS_URL: 'postgres://:secretpw@127.0.0.1:5432/db' }, /redis:\/\/ or rediss:\/\//);
+  fails({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'has space' }, /REDIS_KEY_PREFIX must be/);
 });
 
 test('OAuth: public Google and GitHub endpoints and no Dashboard clients by default; overridable; clients need both halves', () => {

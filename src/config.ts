@@ -9,10 +9,21 @@ export type NetworkName = 'testnet' | 'mainnet';
 export interface LimitSettings {
   /** Requests per API key per minute. */
   perKeyPerMinute: number;
-  /** Where the per-minute counts live: this process, or the service's PostgreSQL (shared by all instances). */
-  store: 'memory' | 'postgres';
-  /** Requests per testnet key per UTC day, counted durably in PostgreSQL. */
+  /**
+   * Where the counts live: this process, the service's PostgreSQL, or Redis (Config.redis); the last two are shared
+   * by every instance. With `redis` the testnet quota is counted in Redis too (PostgreSQL otherwise).
+   */
+  store: 'memory' | 'postgres' | 'redis';
+  /** Requests per testnet key per UTC day, counted durably in PostgreSQL, or in Redis with the redis store. */
   testnetDailyQuota: number;
+}
+
+/** The Redis the limits share (RATE_LIMIT_STORE=redis): REDIS_URL and the prefix of every key (REDIS_KEY_PREFIX). */
+export interface RedisSettings {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. May hold a password: never logged. */
+  url: string;
+  /** Put before every key the service writes, so that deployments (or test runs) can share one Redis. */
+  keyPrefix: string;
 }
 
 /** SEP-10 operator sign-in (Stellar wallet): what challenges name and which network they are for. */
@@ -252,10 +263,12 @@ export interface Config {
   /** Seed a demo operator, app and keys on the first run against an empty database (DEMO_SEED=off disables). */
   demoSeed: boolean;
   /**
-   * Per-key limits: RATE_LIMIT_PER_KEY_PER_MINUTE (600), RATE_LIMIT_STORE (memory | postgres, shared by every
-   * instance on the same database), TESTNET_DAILY_QUOTA (1000 requests per testnet key per UTC day).
+   * Per-key limits: RATE_LIMIT_PER_KEY_PER_MINUTE (600), RATE_LIMIT_STORE (memory | postgres | redis; the last two
+   * shared by every instance), TESTNET_DAILY_QUOTA (1000 requests per testnet key per UTC day).
    */
   limits: LimitSettings;
+  /** REDIS_URL and REDIS_KEY_PREFIX, read only with RATE_LIMIT_STORE=redis (which requires REDIS_URL); else undefined. */
+  redis: RedisSettings | undefined;
   /** REFRESH_REUSE_GRACE_SECONDS (10): a rotated refresh token still yields its successor this long (concurrent refreshes). */
   sessions: SessionSettings;
   /** ONBOARD_SECRET (hex or base64url, >= 32 bytes); unset = `<dataDir>/service-secret`, created on first start. */
@@ -336,6 +349,25 @@ function urlFrom(env: NodeJS.ProcessEnv, name: string): string | undefined {
     throw new ConfigError(`${name} must be a URL, got "${raw}"`);
   }
   return raw;
+}
+
+/** The Redis of RATE_LIMIT_STORE=redis. The URL may hold a password, so no message repeats it. */
+function redisFrom(env: NodeJS.ProcessEnv): RedisSettings {
+  const url = env.REDIS_URL;
+  const form = 'redis://[[user]:password@]host[:port][/db] (or rediss:// for TLS)';
+  if (!url) throw new ConfigError(`RATE_LIMIT_STORE=redis needs REDIS_URL: ${form}`);
+  if (!URL.canParse(url)) throw new ConfigError(`REDIS_URL must be a URL of the form ${form}`);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got a ${parsed.protocol.slice(0, 20)} URL`);
+  if (!parsed.hostname || !/^(\/\d{0,5})?$/.test(parsed.pathname) || parsed.search || parsed.hash)
+    throw new ConfigError(`REDIS_URL must be of the form ${form}: a host, and at most a database number as its path`);
+  const keyPrefix = env.REDIS_KEY_PREFIX ?? 'onboard:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(keyPrefix))
+    throw new ConfigError(
+      `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or any of : _ . - (e.g. "onboard:"), got "${keyPrefix}"`,
+    );
+  return { url, keyPrefix };
 }
 
 function smtpUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
@@ -442,8 +474,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         dataDir: join(dataDir, 'localnet'),
       }
     : undefined;
-  if (store !== 'memory' && store !== 'postgres')
-    throw new ConfigError(`RATE_LIMIT_STORE must be memory or postgres, got "${store}"`);
+  if (store !== 'memory' && store !== 'postgres' && store !== 'redis')
+    throw new ConfigError(`RATE_LIMIT_STORE must be memory, postgres or redis, got "${store}"`);
   return {
     host,
     port,
@@ -461,6 +493,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       store,
       testnetDailyQuota: intFrom(env, 'TESTNET_DAILY_QUOTA', 1000, 1, 1_000_000_000),
     },
+    redis: store === 'redis' ? redisFrom(env) : undefined,
     sessions: { refreshReuseGraceSeconds: intFrom(env, 'REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300) },
     serviceSecret: env.ONBOARD_SECRET || undefined,
     mail: {

@@ -35,6 +35,7 @@ import { projectRoot } from './paths';
 import { trackRequests, type HttpDrain } from './http/drain';
 import { createBackgroundWork } from './infra/backgroundWork';
 import { startChangeFeed, type ChangeFeed } from './infra/db/changeFeed';
+import { CONNECT_TIMEOUT_MS, createRedisConnection, type RedisConnection } from './infra/redis/redis';
 
 export interface RunningService {
   /** The API's base URL; empty for a worker (no HTTP server). */
@@ -156,6 +157,7 @@ export async function startService(
   let jobs: JobQueue | undefined;
   let http: HttpDrain | undefined;
   let changes: ChangeFeed | undefined;
+  let redis: RedisConnection | undefined;
   try {
     const stellarRpcUrls = { ...config.stellarRpcUrls };
     if (config.localnet && worker) {
@@ -175,6 +177,14 @@ export async function startService(
     jobs = await startJobQueue({ databaseUrl, log, supervise: true });
     // The API's caches hear other processes' changes (a worker serves no requests, so it caches nothing).
     if (!worker) changes = startChangeFeed(databaseUrl, log);
+    // The limits' shared store (RATE_LIMIT_STORE=redis): one connection per API process (a worker serves no requests,
+    // so it counts nothing). Start-up waits for it briefly so the first requests count in Redis, but never fails on it:
+    // while it is unreachable the limits fall back, and readiness says so.
+    if (config.redis && !worker) {
+      redis = createRedisConnection(config.redis, log);
+      if (!(await redis.whenReady(CONNECT_TIMEOUT_MS)))
+        log.warn('Redis is not reachable at start: the limits count in this process and PostgreSQL until it is');
+    }
     const deps: ServiceDeps = {
       log,
       db,
@@ -201,6 +211,7 @@ export async function startService(
       ramps: config.ramps,
       background: createBackgroundWork(),
       ...(changes ? { changes } : {}),
+      ...(redis ? { redis } : {}),
       shuttingDown: () => http?.draining ?? false,
       ...(config.publicUrlConfigured ? { publicUrl: config.publicUrl } : {}),
     };
@@ -236,7 +247,7 @@ export async function startService(
       migrationsApplied,
       migrationsTotal: migrations.length,
       // In this order: the requests already running are answered (readiness says 503 meanwhile), then the jobs stop,
-      // then the work requests left running finishes, and only then the pool closes: nothing still needs it.
+      // then the work requests left running finishes, and only then Redis and the pool close: nothing still needs them.
       close: async () => {
         const cutOff = (await http?.drain(REQUESTS_DRAIN_MS)) ?? 0;
         if (cutOff > 0) log.warn({ requests: cutOff }, 'shutdown cut off requests still running after the drain time');
@@ -244,6 +255,7 @@ export async function startService(
         await jobs?.stop(JOBS_STOP_WAIT_MS);
         await deps.background?.settle(BACKGROUND_WAIT_MS);
         await changes?.close();
+        await redis?.close();
         await db.destroy();
         await mailer.close();
         await localnet?.stop();
@@ -252,6 +264,7 @@ export async function startService(
     };
   } catch (err) {
     await changes?.close();
+    await redis?.close();
     await jobs?.stop(0);
     await localnet?.stop();
     await db.destroy();

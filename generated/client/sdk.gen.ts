@@ -28,9 +28,11 @@ export const getHealth = <ThrowOnError extends boolean = false>(options?: Option
 /**
  * Readiness
  *
- * Checks the database and each configured Stellar network (RPC `getHealth`). 200 when every check passes, 503
+ * Checks the database and each configured Stellar network (RPC `getHealth`): 200 when every one passes, 503
  * (SERVICE_UNAVAILABLE, with the same check list in `details.checks`) when any fails. A network without an RPC URL
- * is reported as `not_configured` and does not fail readiness.
+ * is reported as `not_configured` and does not fail readiness. With RATE_LIMIT_STORE=redis, Redis is reported too
+ * (`redis`, PING) but never fails readiness: without it the API still answers, its limits counted per process (see
+ * ReadinessChecks).
  *
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/ready', ...options });

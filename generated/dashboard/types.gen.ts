@@ -78,7 +78,7 @@ export type Amount = string;
 /**
  * ReadinessChecks
  *
- * One entry per dependency (`database`, `stellar:<network>`), and per configured network the ledger follower (`ledgerFollower:<network>`): how many ledgers it is behind the chain (`lagLedgers`). The follower's lag is informational: it never makes the service unready (the API works without it), but past 20 ledgers the service logs a warning. While the process shuts down (SIGTERM) an entry `process` is `down` with `detail: shutting down`: the readiness answer turns 503 at once, so a load balancer stops sending requests, and the requests already running are still answered before the process exits.
+ * One entry per dependency (`database`, `stellar:<network>`, and `redis` when the limits count in Redis: RATE_LIMIT_STORE=redis), and per configured network the ledger follower (`ledgerFollower:<network>`): how many ledgers it is behind the chain (`lagLedgers`). The follower's lag is informational: it never makes the service unready (the API works without it), but past 20 ledgers the service logs a warning. While the process shuts down (SIGTERM) an entry `process` is `down` with `detail: shutting down`: the readiness answer turns 503 at once, so a load balancer stops sending requests, and the requests already running are still answered before the process exits. `redis` is informational too: while it is `down` the API still answers (the rate limits fall back to a limit per process, the testnet quota to PostgreSQL) and the service stays ready, because every instance shares the one Redis: failing readiness on it would take all of them out of a load balancer at once.
  */
 export type ReadinessChecks = {
     [key: string]: {

@@ -24,6 +24,7 @@ import type { KeyManagement } from '../infra/kms/keyManagement';
 import type { JobQueue } from '../infra/jobs/jobQueue';
 import type { BackgroundWork } from '../infra/backgroundWork';
 import type { ChangeFeed } from '../infra/db/changeFeed';
+import type { RedisConnection } from '../infra/redis/redis';
 
 export interface Clock {
   now(): Date;
@@ -46,6 +47,11 @@ export interface Deps {
   startedAt: Date;
   /** Per-key rate limit and testnet quota (Config.limits); the defaults when absent. */
   limits?: LimitSettings;
+  /**
+   * The process's one Redis connection (Config.redis), present only with RATE_LIMIT_STORE=redis: the rate limits and
+   * the testnet quota count in it, and readiness reports it.
+   */
+  redis?: RedisConnection;
   /** Keys derived from the service secret (token signing, DPoP nonces, code hashes). */
   secrets: ServiceSecrets;
   /** Outgoing email: dev outbox by default, SMTP when configured. */

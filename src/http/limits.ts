@@ -6,10 +6,13 @@
 //        publishable key, no session      per key and client address (sign-in, and failures before a session)
 //      counted before validation (invalid requests are limited too, in their sender's bucket); in process by default, or
 //      in PostgreSQL (RATE_LIMIT_STORE=postgres: RateLimiterPostgres on the rate_limit_points table of migration 0003)
-//      so that every instance shares one count;
-//   2. the testnet quota: requests per testnet key per UTC day, counted durably (domain/limits/dailyQuota.ts) in blocks
-//      each process leases and spends in memory (domain/limits/quotaLeases.ts: never over-admitted, no write per
-//      request), only for requests that passed validation. Mainnet keys have none (the interface spec shows none).
+//      or Redis (RATE_LIMIT_STORE=redis: RateLimiterRedis) so that every instance shares one count, with a per-process
+//      limit as insurance while the store is unreachable (infra/limits/fixedWindow.ts);
+//   2. the testnet quota: requests per testnet key per UTC day, only for requests that passed validation, counted by the
+//      store's DailyQuotaCounter (domain/limits/quotaCounter.ts): durably in PostgreSQL (domain/limits/dailyQuota.ts) in
+//      blocks each process leases and spends in memory (domain/limits/quotaLeases.ts: never over-admitted, no write
+//      per request), or with RATE_LIMIT_STORE=redis one atomic Redis call per request (exact; the PostgreSQL leases
+//      while Redis is unreachable). Mainnet keys have none (the interface spec shows none).
 // Over either: 429 RATE_LIMITED with Retry-After. Every keyed answer carries RateLimit-Limit/-Remaining/-Reset of the
 // limit closest to exhaustion.
 import { RateLimiterRes } from 'rate-limiter-flexible';
@@ -17,7 +20,7 @@ import type { LimitSettings } from '../config';
 import type { Deps } from '../domain/deps';
 import { createFixedWindowLimiter } from '../infra/limits/fixedWindow';
 import { secondsUntilNextUtcMidnight, utcDay } from '../domain/limits/dailyQuota';
-import { QuotaLeases } from '../domain/limits/quotaLeases';
+import { createDailyQuotaCounter } from '../domain/limits/quotaCounter';
 import type { AuthenticatedKey } from '../operations/caller';
 import { AppError } from '../domain/errors';
 
@@ -65,13 +68,16 @@ function rateLimited(w: Window, message: string): AppError {
   return new AppError('RATE_LIMITED', { message, headers: { 'Retry-After': String(w.resetSeconds), ...headersOf(w) } });
 }
 
-export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSettings = DEFAULT_LIMITS): Limits {
-  const limiter = createFixedWindowLimiter(deps.db, settings.store, {
+export function createLimits(
+  deps: Pick<Deps, 'db' | 'clock' | 'redis'> & Partial<Pick<Deps, 'log'>>,
+  settings: LimitSettings = DEFAULT_LIMITS,
+): Limits {
+  const limiter = createFixedWindowLimiter({ db: deps.db, redis: deps.redis?.client }, settings.store, {
     points: settings.perKeyPerMinute,
     durationSeconds: 60,
     keyPrefix: 'key_minute',
   });
-  const leases = new QuotaLeases(deps.db);
+  const counter = createDailyQuotaCounter(deps, settings.store);
   return {
     async rate(caller) {
       try {
@@ -100,7 +106,7 @@ export function createLimits(deps: Pick<Deps, 'db' | 'clock'>, settings: LimitSe
     async quota(key) {
       if (key.network !== 'testnet') return undefined;
       const now = deps.clock.now();
-      const spent = await leases.spend(key.keyId, utcDay(now), settings.testnetDailyQuota);
+      const spent = await counter.spend(key.keyId, utcDay(now), settings.testnetDailyQuota);
       const day: Window = {
         limit: settings.testnetDailyQuota,
         remaining: spent?.remaining ?? 0,

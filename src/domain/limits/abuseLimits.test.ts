@@ -1,11 +1,14 @@
-// Abuse limits with both stores (in process, and PostgreSQL shared by instances) on a real database: the points per
-// window, RATE_LIMITED with Retry-After, independent keys and names, the window's end, atomicity under concurrency,
-// and keys kept as digests.
-import { describe, test } from 'node:test';
+// Abuse limits with every store (in process, and PostgreSQL or Redis shared by instances; Redis only when REDIS_URL is
+// set) on a real database: the points per window, RATE_LIMITED with Retry-After, independent keys and names, the
+// window's end, atomicity under concurrency, and keys kept as digests.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { AppError } from '../errors';
 import { useMigratedDatabase } from '../../../tests/support/database';
+import { dropKeys, freshKeyPrefix, skipWithoutRedis, testRedisUrl } from '../../../tests/support/redis';
+import { createRedisConnection, type RedisConnection } from '../../infra/redis/redis';
 import { createAbuseLimiter, type AbuseLimiter } from './abuseLimits';
 
 const db = useMigratedDatabase();
@@ -24,10 +27,22 @@ async function attempt(limiter: AbuseLimiter, key: string): Promise<'ok' | AppEr
 let n = 0;
 const uniqueName = (base: string) => `${base}_${++n}`;
 
-for (const store of ['memory', 'postgres'] as const) {
-  describe(`abuse limiter (${store} store)`, () => {
+for (const store of ['memory', 'postgres', 'redis'] as const) {
+  describe(`abuse limiter (${store} store)`, { skip: store === 'redis' && skipWithoutRedis }, () => {
+    let redis: RedisConnection | undefined;
+    if (store === 'redis') {
+      const keyPrefix = freshKeyPrefix();
+      before(async () => {
+        redis = createRedisConnection({ url: testRedisUrl!, keyPrefix }, pino({ level: 'silent' }));
+        assert.ok(await redis.whenReady(5000), 'the test Redis answers');
+      });
+      after(async () => {
+        await redis?.close();
+        await dropKeys(keyPrefix);
+      });
+    }
     const limiter = (points: number, durationSeconds: number, name = uniqueName('t')) =>
-      createAbuseLimiter({ db }, store, { name, points, durationSeconds });
+      createAbuseLimiter({ db, ...(redis ? { redis } : {}) }, store, { name, points, durationSeconds });
 
     test('allows `points` attempts per window, then answers 429 RATE_LIMITED with Retry-After within the window', async () => {
       const l = limiter(3, 60);

@@ -1,8 +1,8 @@
 // Abuse limits for requests no API key or session pays for (sign-in code sends per IP, verifications per IP and per
-// address): a fixed window of `points` per `durationSeconds` per key, with rate-limiter-flexible, in process or in
+// address): a fixed window of `points` per `durationSeconds` per key, with rate-limiter-flexible, in process, in
 // PostgreSQL (rate_limit_points of migration 0003, shared with the per-key limit of src/http/limits.ts and told apart by
-// each limiter's keyPrefix) so that every instance on one database shares the count. Over the limit: 429
-// RATE_LIMITED with Retry-After.
+// each limiter's keyPrefix) or in Redis (RATE_LIMIT_STORE=redis, keys told apart the same way), so that every instance
+// shares the count. Over the limit: 429 RATE_LIMITED with Retry-After.
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { LimitSettings } from '../../config';
@@ -31,13 +31,13 @@ function storedKey(key: string): string {
 }
 
 function createLimiter(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'redis'>,
   store: LimitSettings['store'],
   opts: AbuseLimitOptions,
 ): RateLimiterAbstract {
   if (!/^[a-z0-9_]+$/.test(opts.name))
     throw new Error(`abuse limit name must be lower-case letters, digits and _: ${opts.name}`);
-  return createFixedWindowLimiter(deps.db, store, {
+  return createFixedWindowLimiter({ db: deps.db, redis: deps.redis?.client }, store, {
     points: opts.points,
     durationSeconds: opts.durationSeconds,
     keyPrefix: `abuse_${opts.name}`,
@@ -45,7 +45,7 @@ function createLimiter(
 }
 
 export function createAbuseLimiter(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'redis'>,
   store: LimitSettings['store'],
   opts: AbuseLimitOptions,
 ): AbuseLimiter {

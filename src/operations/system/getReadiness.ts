@@ -6,15 +6,23 @@ import type { Handler } from '../types';
 type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs?: number; detail?: string; lagLedgers?: number };
 
 const NETWORKS = ['testnet', 'mainnet'] as const;
+/** Checks reported but never failing readiness (see the handler's comment). */
+const INFORMATIONAL = new Set(['redis']);
 
 /**
- * Readiness: 0. a process shutting down is down at once 1. ping the database 2. probe each configured Stellar RPC, and tell how far the ledger follower is behind
- * it 3. 200 when all are up, else 503 with the same check list. A network without an RPC URL is `not_configured` and
- * does not fail readiness; the follower's lag is information, never a reason to be unready.
+ * Readiness: 0. a process shutting down is down at once 1. ping the database, and Redis when the limits count in it
+ * (RATE_LIMIT_STORE=redis) 2. probe each configured Stellar RPC, and tell how far the ledger follower is behind it
+ * 3. 200 when all are up, else 503 with the same check list. A network without an RPC URL is `not_configured` and does
+ * not fail readiness; the follower's lag is information, never a reason to be unready. So is Redis: without it the API
+ * still answers (the limits fall back to each process), and every instance shares the one Redis, so failing readiness
+ * on it would take them all out of a load balancer at once.
  */
-export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth' | 'shuttingDown'>): Handler<'getReadiness'> {
+export function getReadiness(
+  deps: Pick<Deps, 'db' | 'stellarHealth' | 'shuttingDown' | 'redis'>,
+): Handler<'getReadiness'> {
   return async () => {
     const checks: Record<string, Check> = {};
+    const redis = deps.redis;
     // A process that is shutting down still answers the requests it has, but takes no new ones from a load balancer.
     if (deps.shuttingDown?.()) checks['process'] = { status: 'down', detail: 'shutting down' };
     const timed = async (name: string, probe: () => Promise<{ ok: boolean; detail?: string }>) => {
@@ -36,6 +44,7 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth' | 'shutting
         await deps.db.raw('select 1');
         return { ok: true };
       }),
+      ...(redis ? [timed('redis', () => redis.health())] : []),
       ...NETWORKS.map((network) => {
         const probe = deps.stellarHealth[network];
         if (!probe) {
@@ -57,7 +66,7 @@ export function getReadiness(deps: Pick<Deps, 'db' | 'stellarHealth' | 'shutting
       }),
     ]);
     const down = Object.entries(checks)
-      .filter(([, c]) => c.status === 'down')
+      .filter(([name, c]) => c.status === 'down' && !INFORMATIONAL.has(name))
       .map(([name]) => name);
     if (down.length > 0) {
       throw new AppError('SERVICE_UNAVAILABLE', {

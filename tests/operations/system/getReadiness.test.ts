@@ -1,10 +1,12 @@
-// getReadiness (GET /ready) against the real service: the database and each configured network, up or down.
+// getReadiness (GET /ready) against the real service: the database and each configured network, up or down; Redis
+// reported when the limits count in it (with a real Redis: tests/integration/redisLimits.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call } from '../../support/http';
 import { startTestService, type TestService } from '../../support/service';
 import { getReadiness } from '../../../src/operations/system/getReadiness';
 import { AppError } from '../../../src/domain/errors';
+import type { Deps } from '../../../src/domain/deps';
 
 describe('getReadiness', () => {
   let svc: TestService;
@@ -60,6 +62,28 @@ describe('getReadiness', () => {
     } finally {
       await other.stop().catch(() => {});
     }
+  });
+
+  test('with RATE_LIMIT_STORE=redis Redis is reported (`redis`), up or down, and never fails readiness', async () => {
+    const withRedis = (health: () => Promise<{ ok: boolean; detail?: string }>) =>
+      getReadiness({ ...svc.deps, redis: { health } as NonNullable<Deps['redis']> });
+    type Checks = Record<string, { status: string; detail?: string }>;
+    const ready = async (handler: ReturnType<typeof withRedis>) =>
+      (await handler({} as Parameters<typeof handler>[0])) as { content: { status: string; checks: Checks } };
+    const up = await ready(withRedis(async () => ({ ok: true })));
+    assert.equal(up.content.checks.redis?.status, 'up');
+    const down = await ready(withRedis(async () => ({ ok: false, detail: 'not connected (reconnecting)' })));
+    assert.equal(down.content.status, 'ready');
+    assert.deepEqual(
+      { status: down.content.checks.redis?.status, detail: down.content.checks.redis?.detail },
+      { status: 'down', detail: 'not connected (reconnecting)' },
+    );
+    const failing = await ready(withRedis(() => Promise.reject(new Error('Command timed out'))));
+    assert.equal(failing.content.checks.redis?.status, 'down');
+    assert.equal(failing.content.checks.redis?.detail, 'Command timed out');
+    // Without the redis store there is no such check.
+    const none = await ready(getReadiness(svc.deps));
+    assert.equal(none.content.checks.redis, undefined);
   });
 
   test('a process shutting down is not ready (503, `process` down: shutting down), whatever its dependencies say', async () => {
