@@ -1,0 +1,152 @@
+// A fault test of issue 22: an API process (`src/main.ts` as a child process on a shared database and chain) is killed
+// with SIGKILL while users' runTransaction requests are in flight: some recorded and not yet sent, some sent and
+// waiting in the ledger queue. The chain applies what was sent; a service started afterwards settles every record
+// from the chain (applied, or resent, or expired), and the bank check (tests/support/bankCheck.ts) holds: every wallet
+// funded once, every recorded fee the fee charged, no transaction applied twice or unknown, no event lost. Then the
+// same users pay again through the new service, and the bank check holds again.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Keypair } from '@stellar/stellar-sdk';
+import type { Db } from '../../src/infra/db/database';
+import type { StellarGateway } from '../../src/infra/stellar/gateway';
+import type { Localnet } from '../../src/localnet/index';
+import { bankCheck } from '../support/bankCheck';
+import { crashDeployment, killChild, type CrashDeployment } from '../support/childService';
+import type { TestDatabase } from '../support/database';
+import { appWithWallet, closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
+import { sendWithProof } from '../support/operators';
+import { startTestService, type TestService } from '../support/service';
+import { signInUser, type UserClient } from '../support/users';
+
+const USERS = 6;
+const RUNS_PER_USER = 3;
+
+describe('fault: an API process killed with transactions in flight', () => {
+  let deployment: CrashDeployment;
+  let net: Localnet;
+  let chain: StellarGateway;
+  let database: TestDatabase;
+  let db: Db;
+  let env: Record<string, string>;
+  let users: UserClient[];
+  let appId: string;
+  let destination: string;
+  let restarted: TestService | undefined;
+
+  before(async () => {
+    deployment = await crashDeployment('tx-crash', { TX_CONFIRM_INTERVAL_MS: '200' });
+    ({ net, chain, database, db, env } = deployment);
+    const seeding = await startTestService(env, { database });
+    const stop = closeLedgersEvery({ localnet: net });
+    try {
+      const setup = await appWithWallet(seeding, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
+      appId = setup.app.id;
+      users = await Promise.all(Array.from({ length: USERS }, () => signInUser(seeding, setup.creds)));
+      for (const u of users) await untilFunded(seeding, u.signIn.wallet.walletId);
+      destination = Keypair.random().publicKey();
+      await createAccountWith(seeding, destination, '10');
+    } finally {
+      stop();
+      await seeding.stop();
+    }
+  });
+  after(async () => {
+    await restarted?.stop();
+    await deployment?.stop();
+  });
+
+  const run = (url: string, user: UserClient, i: number) =>
+    sendWithProof(url, user.key, user.state, 'POST', '/v1/tx/run', {
+      headers: { 'x-service-api-key': user.publishableKey },
+      accessToken: user.accessToken,
+      // A short time bound, so that a record never sent is known dead within seconds of the restart.
+      body: {
+        operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(i + 1).padStart(7, '0')}` },
+        timeoutSeconds: 10,
+      },
+    }).catch(() => undefined);
+
+  test('killed with runs in flight: the restarted service settles every record from the chain; the bank check holds', async () => {
+    const { child, url } = await deployment.startChild();
+    // No ledger closes: the runs that reach the chain wait in its queue, the others wait for their turn.
+    const answers = Promise.all(users.flatMap((u) => Array.from({ length: RUNS_PER_USER }, (_, i) => run(url, u, i))));
+    await eventually(
+      'runs are recorded and some are queued on the chain',
+      async () =>
+        Number(
+          (
+            await db('transactions')
+              .where({ app_id: appId, stage: 'submitted' })
+              .whereNot({ origin: 'activation' })
+              .count()
+          )[0]!.count,
+        ) >= USERS && net.engine.pendingCount() > 0,
+      60_000,
+    );
+    const queuedAtKill = net.engine.pendingCount();
+    await killChild(child);
+    await answers;
+    // The network applies what was sent while no service listens.
+    await net.closeLedger();
+
+    restarted = await startTestService(env, { database });
+    const stop = closeLedgersEvery({ localnet: net });
+    try {
+      await eventually(
+        'every record is settled',
+        async () =>
+          Number(
+            (
+              await db('transactions')
+                .where({ app_id: appId })
+                .whereIn('stage', ['built', 'signed', 'submitted'])
+                .whereNot({ origin: 'activation' })
+                .count()
+            )[0]!.count,
+          ) === 0,
+        60_000,
+      );
+    } finally {
+      stop();
+    }
+    const report = await bankCheck(db, chain, appId);
+    assert.equal(report.walletsFunded, USERS);
+    // What was on its way to the ledger when the process died is applied and recorded; what was not expired unsent.
+    assert.ok(
+      report.transactionsApplied >= queuedAtKill,
+      `${report.transactionsApplied} applied, ${queuedAtKill} queued`,
+    );
+    assert.ok(report.transactionsApplied + report.transactionsRefused >= USERS);
+  });
+
+  test('the same users pay again through the new service; the bank check still holds', async () => {
+    const before = await bankCheck(db, chain, appId);
+    const stop = closeLedgersEvery({ localnet: net });
+    try {
+      const url = restarted!.url;
+      const answers = await Promise.all(users.map((u) => run(url, u, 7)));
+      for (const a of answers) assert.equal(a?.status, 200, a?.text);
+    } finally {
+      stop();
+    }
+    const after = await bankCheck(db, chain, appId);
+    assert.equal(after.transactionsApplied, before.transactionsApplied + USERS);
+    assert.ok(after.feesStroops > before.feesStroops);
+  });
+
+  test('the bank check catches what it is for: a fee recorded one stroop off, an applied record missing', async () => {
+    const [paid] = await db('transactions')
+      .where({ app_id: appId, status: 'SUCCESS' })
+      .whereNot({ origin: 'activation' })
+      .select('id', 'fee_stroops', 'stage');
+    assert.ok(paid);
+    await db('transactions')
+      .where({ id: paid.id })
+      .update({ fee_stroops: String(BigInt(paid.fee_stroops) + 1n) });
+    await assert.rejects(bankCheck(db, chain, appId), /the fee recorded is the fee charged/);
+    await db('transactions').where({ id: paid.id }).update({ fee_stroops: paid.fee_stroops, stage: 'denied' });
+    await assert.rejects(bankCheck(db, chain, appId), /its sequence moved by/);
+    await db('transactions').where({ id: paid.id }).update({ stage: paid.stage });
+    await bankCheck(db, chain, appId);
+  });
+});

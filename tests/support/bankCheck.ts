@@ -1,0 +1,154 @@
+// The bank check of the fault tests (issue 22): after a crash, a restart or an outage, and once everything has
+// settled, the service's records and the chain agree for one app, entry by entry:
+//   - every user wallet is funded once: a funded wallet's account exists, sponsored by the funding wallet its
+//     activation names, and it was created in the ledger the activation records; a wallet not funded has no account;
+//   - the reserves the funding wallet locks are the entries it sponsors: its numSponsoring equals the sum of the
+//     app's wallets' numSponsored, and each activation's recorded reserve is what its entries lock;
+//   - every recorded fee is what the chain charged its fee source: each applied record's fee and fee payer match the
+//     ledger's; a record refused before any ledger is in none;
+//   - nothing was submitted twice or behind the service's back: each wallet's sequence number moved by exactly the
+//     number of its applied records since its creation (sequence = creation ledger << 32 + transactions applied);
+//   - no event was lost: one wallet.activated per funded wallet, one stellar.tx per applied record;
+//   - nothing is left in between: no activation or transaction still pending.
+import assert from 'node:assert/strict';
+import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
+import type { Db } from '../../src/infra/db/database';
+import type { StellarGateway } from '../../src/infra/stellar/gateway';
+
+export interface BankCheckReport {
+  walletsFunded: number;
+  walletsUnfunded: number;
+  transactionsApplied: number;
+  transactionsRefused: number;
+  feesStroops: bigint;
+}
+
+interface WalletRow {
+  id: string;
+  public_key: string;
+  funding_state: string;
+  custody: string;
+}
+
+export async function bankCheck(db: Db, chain: StellarGateway, appId: string): Promise<BankCheckReport> {
+  const figures = await chain.ledgerFigures();
+  const passphrase = chain.networkPassphrase;
+  const wallets = await db('wallets')
+    .where({ app_id: appId, network: 'testnet' })
+    .whereNull('role')
+    .select<WalletRow[]>('id', 'public_key', 'funding_state', 'custody');
+  const activations = new Map(
+    (await db('wallet_activations').where({ app_id: appId })).map((a: Record<string, unknown>) => [a.wallet_id, a]),
+  );
+  const accounts = new Map<string, Awaited<ReturnType<StellarGateway['loadAccount']>>>();
+  for (let i = 0; i < wallets.length; i += 100) {
+    const found = await chain.loadAccounts(wallets.slice(i, i + 100).map((w) => w.public_key));
+    for (const w of wallets.slice(i, i + 100)) accounts.set(w.id, found.get(w.public_key));
+  }
+  const events = await db('outbox_events').where({ app_id: appId }).select('type', 'data');
+  const activatedEvents = new Map<string, number>();
+  const txEvents = new Map<string, number>();
+  for (const e of events as { type: string; data: { walletId?: string; hash?: string } }[]) {
+    if (e.type === 'wallet.activated')
+      activatedEvents.set(e.data.walletId!, (activatedEvents.get(e.data.walletId!) ?? 0) + 1);
+    if (e.type === 'stellar.tx') txEvents.set(e.data.hash!, (txEvents.get(e.data.hash!) ?? 0) + 1);
+  }
+
+  // 1. funded once, and the reserves
+  let funded = 0;
+  let sponsoredEntries = 0;
+  const sponsors = new Set<string>();
+  for (const w of wallets.filter((w) => w.custody !== 'external')) {
+    const account = accounts.get(w.id);
+    const activation = activations.get(w.id) as
+      { ledger: number | null; sponsor_public_key: string | null; reserve_stroops: string | null } | undefined;
+    if (w.funding_state !== 'funded') {
+      assert.equal(account, undefined, `wallet ${w.id} is ${w.funding_state} but has an account on the chain`);
+      continue;
+    }
+    funded++;
+    assert.ok(account, `wallet ${w.id} is funded but has no account on the chain`);
+    assert.ok(activation?.ledger, `wallet ${w.id} is funded without an applied activation`);
+    assert.equal(account.sponsor, activation.sponsor_public_key, `wallet ${w.id}: the account's sponsor`);
+    sponsors.add(activation.sponsor_public_key!);
+    assert.ok(
+      BigInt(activation.reserve_stroops!) <= BigInt(account.numSponsored) * figures.baseReserveStroops,
+      `wallet ${w.id}: the recorded reserve ${activation.reserve_stroops} is more than its ${account.numSponsored} sponsored entries lock`,
+    );
+    sponsoredEntries += account.numSponsored;
+    assert.equal(activatedEvents.get(w.id), 1, `wallet ${w.id}: one wallet.activated event`);
+  }
+  if (sponsors.size === 1) {
+    const sponsor = (await chain.loadAccount([...sponsors][0]!))!;
+    assert.equal(sponsor.numSponsoring, sponsoredEntries, 'the funding wallet sponsors exactly the wallets’ entries');
+  }
+
+  // 2. fees, refusals, nothing in between
+  const records = await db('transactions')
+    .where({ app_id: appId, network: 'testnet' })
+    .whereNot({ origin: 'activation' })
+    .select('id', 'hash', 'status', 'stage', 'ledger', 'fee_stroops', 'fee_source', 'source_account', 'wallet_id');
+  const pending = records.filter((r: { stage: string }) => r.stage === 'submitted');
+  assert.deepEqual(
+    pending.map((r: { id: string }) => r.id),
+    [],
+    'no transaction is still submitted',
+  );
+  let applied = 0;
+  let refused = 0;
+  let fees = 0n;
+  const appliedBySource = new Map<string, number>();
+  for (const r of records as {
+    id: string;
+    hash: string;
+    status: string;
+    stage: string;
+    ledger: number | null;
+    fee_stroops: string | null;
+    fee_source: string | null;
+    source_account: string;
+  }[]) {
+    if (r.stage !== 'confirmed' && r.stage !== 'failed') continue;
+    const details = await chain.transactionDetails(r.hash);
+    if (r.ledger === null) {
+      refused++;
+      assert.equal(details, undefined, `record ${r.id} was refused but its envelope is in a ledger`);
+      continue;
+    }
+    applied++;
+    assert.ok(details, `record ${r.id} says ledger ${r.ledger}; the chain has no such transaction`);
+    assert.equal(details.ledger, r.ledger, `record ${r.id}: its ledger`);
+    assert.equal(details.status, r.status, `record ${r.id}: its outcome`);
+    assert.equal(
+      details.feeChargedStroops,
+      BigInt(r.fee_stroops!),
+      `record ${r.id}: the fee recorded is the fee charged`,
+    );
+    const envelope = TransactionBuilder.fromXDR(details.envelopeXdr, passphrase);
+    const payer = envelope instanceof FeeBumpTransaction ? envelope.feeSource : envelope.source;
+    if (r.fee_source) assert.equal(payer, r.fee_source, `record ${r.id}: who paid the fee`);
+    fees += details.feeChargedStroops;
+    appliedBySource.set(r.source_account, (appliedBySource.get(r.source_account) ?? 0) + 1);
+    assert.equal(txEvents.get(details.hash), 1, `record ${r.id}: one stellar.tx event`);
+  }
+
+  // 3. sequence numbers: every applied transaction of a wallet is one of its records
+  for (const w of wallets) {
+    const account = accounts.get(w.id);
+    const activation = activations.get(w.id) as { ledger: number | null } | undefined;
+    if (!account || !activation?.ledger) continue;
+    const moved = BigInt(account.sequence) - (BigInt(activation.ledger) << 32n);
+    assert.equal(
+      moved,
+      BigInt(appliedBySource.get(w.public_key) ?? 0),
+      `wallet ${w.id}: its sequence moved by ${moved}, its applied records are ${appliedBySource.get(w.public_key) ?? 0}`,
+    );
+  }
+  return {
+    walletsFunded: funded,
+    walletsUnfunded: wallets.length - funded,
+    transactionsApplied: applied,
+    transactionsRefused: refused,
+    feesStroops: fees,
+  };
+}
