@@ -1,5 +1,5 @@
 # Onboard: every command goes through npm scripts so it runs on the project's own Node 24 (node_modules/.bin/node).
-.PHONY: run cluster test spec generate check-generated mock lint bench localnet clean
+.PHONY: run cluster faults test spec generate check-generated mock lint bench localnet clean
 
 # npm ci installs exactly the lockfile; it reruns only when the lockfile changes (editing a script in package.json
 # does not wipe node_modules).
@@ -25,6 +25,11 @@ run: node_modules/.installed $(DASHBOARD_BUILD)
 cluster: node_modules/.installed $(DASHBOARD_BUILD)
 	npm run cluster
 
+# The fault tests in full (the test suite runs them with short outages): processes killed mid-flight, the RPC cut for
+# 30 s, the cluster; each ends with the bank check (tests/support/bankCheck.ts).
+faults: node_modules/.installed
+	FAULT_RPC_OUTAGE_MS=30000 npm test -- --only='tests/integration/{fault*,cluster,fundingRecovery,distributionCrash,distributionPushCrash,dpopReplayCrash,shutdown}.test.ts'
+
 # The whole check, as CI runs it: lint first (contract, generated code, types, ESLint, format, layers), then the tests.
 test: node_modules/.installed lint
 	npm test
@@ -42,14 +47,15 @@ mock: node_modules/.installed
 	npm run spec
 	npm run mock
 
-# Contract lint (redocly, Spectral OWASP), generated code in step with openapi/, types, ESLint (type-checked rules,
+# Contract lint (redocly, Spectral OWASP), the breaking-change check against the last release (Optic; it also fails
+# when docs/api-changelog.md is stale), generated code in step with openapi/, types, ESLint (type-checked rules,
 # no any), Prettier, and the dependency rules of .dependency-cruiser.cjs (layers, no cycles). check-generated comes
 # first (it bundles the contract the others read); the rest are independent and run two at a time (two cores), the
 # longest (ESLint) first. The typecheck uses TypeScript 7's native compiler (the `typescript-7` alias: the whole tree
 # in seconds instead of half a minute); typescript-eslint's type-aware rules still need the JavaScript compiler,
 # TypeScript 5.9 (`typescript`). ESLint and Prettier keep caches in node_modules/.cache, so a second run checks only
 # what changed; CI's clean clone has none.
-LINT_CHECKS := lint-code lint-owasp lint-format lint-types lint-spec lint-deps
+LINT_CHECKS := lint-code lint-owasp lint-format lint-types lint-spec lint-spec-diff lint-deps
 .PHONY: $(LINT_CHECKS)
 lint: node_modules/.installed
 	npm run -s check-generated
@@ -58,6 +64,8 @@ lint-spec:
 	npm run -s spec:lint
 lint-owasp:
 	npx tsx scripts/spec.ts owasp
+lint-spec-diff:
+	npm run -s spec:diff -- --check
 lint-types:
 	npm run -s typecheck
 lint-code:
