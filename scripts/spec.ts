@@ -12,18 +12,22 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const bundlePath = join(root, 'openapi/dist/openapi.json');
 
-export function bundleSpec(): void {
-  mkdirSync(dirname(bundlePath), { recursive: true });
+/**
+ * Bundles `<from>/openapi` with `<from>/package.json`'s version into `out`: by default the working tree's into
+ * openapi/dist; scripts/specRelease.ts bundles a checkout of HEAD.
+ */
+export function bundleSpec(from = root, out = bundlePath): void {
+  mkdirSync(dirname(out), { recursive: true });
   execFileSync(
     join(root, 'node_modules/.bin/redocly'),
-    ['bundle', 'openapi/openapi.yaml', '--output', bundlePath, '--ext', 'json', '--config', 'openapi/redocly.yaml'],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+    ['bundle', 'openapi/openapi.yaml', '--output', out, '--ext', 'json', '--config', 'openapi/redocly.yaml'],
+    { cwd: from, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   // Stable formatting so the committed bundle diffs cleanly; the version is package.json's (one version, one place: the
   // contract, the package and /health say the same).
-  const doc = JSON.parse(readFileSync(bundlePath, 'utf8')) as { info: { version: string } };
-  doc.info.version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-  writeFileSync(bundlePath, JSON.stringify(doc, null, 2) + '\n');
+  const doc = JSON.parse(readFileSync(out, 'utf8')) as { info: { version: string } };
+  doc.info.version = (JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')) as { version: string }).version;
+  writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
 }
 
 const SPECTRAL_STAMP = join(root, 'node_modules/.cache/spectral/clean');
