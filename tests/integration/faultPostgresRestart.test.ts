@@ -12,7 +12,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/infra/db/embeddedPostgres';
 import { freePort } from '../../src/infra/freePort';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { bankCheck } from '../support/bankCheck';
+import { bankCheck, untilSettled, xlmPayment } from '../support/bankCheck';
 import { appWithWallet, createAccountWith, eventually, untilFunded } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
@@ -58,11 +58,7 @@ describe('fault: PostgreSQL restarted under a running service', () => {
   });
 
   const pay = (user: UserClient, stroops: number) =>
-    user.rawCall('POST', '/v1/tx/run', {
-      body: {
-        operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(stroops).padStart(7, '0')}` },
-      },
-    });
+    user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, stroops) });
 
   async function whileDown(): Promise<void> {
     const res = await pay(users[0]!, 99);
@@ -82,13 +78,7 @@ describe('fault: PostgreSQL restarted under a running service', () => {
       const res = await pay(u, round * 10 + i + 1);
       assert.equal(res.status, 200, res.text);
     }
-    await eventually(
-      'every payment is settled',
-      async () =>
-        Number((await svc.deps.db('transactions').where({ app_id: appId, stage: 'submitted' }).count())[0]!.count) ===
-        0,
-      30_000,
-    );
+    await untilSettled(svc.deps.db, appId);
     const report = await bankCheck(svc.deps.db, chain, appId);
     assert.equal(report.walletsFunded, users.length);
     assert.deepEqual(uncaught, [], 'no connection error escaped');

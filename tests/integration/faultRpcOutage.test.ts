@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Keypair } from '@stellar/stellar-sdk';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { bankCheck } from '../support/bankCheck';
+import { bankCheck, untilSettled, xlmPayment } from '../support/bankCheck';
 import { cutProxy, type CutProxy } from '../support/cutProxy';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { appWithWallet, closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
@@ -63,11 +63,7 @@ describe('fault: the Stellar RPC unreachable for a while', () => {
   });
 
   const pay = (user: UserClient, stroops: number) =>
-    user.rawCall('POST', '/v1/tx/run', {
-      body: {
-        operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(stroops).padStart(7, '0')}` },
-      },
-    });
+    user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, stroops) });
   const records = async () =>
     Number(
       (await svc.deps.db('transactions').where({ app_id: appId }).whereNot({ origin: 'activation' }).count())[0]!.count,
@@ -109,13 +105,7 @@ describe('fault: the Stellar RPC unreachable for a while', () => {
         const again = await pay(u, 10 + i);
         assert.equal(again.status, 200, again.text);
       }
-      await eventually(
-        'every payment is settled',
-        async () =>
-          Number((await svc.deps.db('transactions').where({ app_id: appId, stage: 'submitted' }).count())[0]!.count) ===
-          0,
-        30_000,
-      );
+      await untilSettled(svc.deps.db, appId);
     } finally {
       stop();
     }

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { Db } from '../../src/infra/db/database';
 import type { StellarGateway } from '../../src/infra/stellar/gateway';
+import { eventually } from './funding';
 
 export interface BankCheckReport {
   walletsFunded: number;
@@ -150,5 +151,21 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
     transactionsApplied: applied,
     transactionsRefused: refused,
     feesStroops: fees,
+  };
+}
+
+/** Waits until no transaction of the app is left submitted (the worker settles them), as the bank check requires. */
+export async function untilSettled(db: Db, appId: string, timeoutMs = 30_000): Promise<void> {
+  await eventually(
+    'every transaction is settled',
+    async () => Number((await db('transactions').where({ app_id: appId, stage: 'submitted' }).count())[0]!.count) === 0,
+    timeoutMs,
+  );
+}
+
+/** A runTransaction body paying `stroops` of XLM to `destination` (distinct amounts make distinct transactions). */
+export function xlmPayment(destination: string, stroops: number) {
+  return {
+    operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(stroops).padStart(7, '0')}` },
   };
 }

@@ -67,6 +67,20 @@ export interface TxDescription {
   summaryFor(publicKey: string): { direction: 'sent' | 'received'; text: string };
 }
 
+/** What a transaction's record takes from its description (store.ts NewTx). */
+export function recordFieldsOf(d: TxDescription) {
+  return {
+    operation: d.operation,
+    opsCount: d.opsCount,
+    sourceAccount: d.sourceAccount,
+    destination: d.destination,
+    asset: d.asset,
+    amount: d.amount,
+    memo: d.memo,
+    memoBase64: d.memoBase64,
+  };
+}
+
 /** 'GA2U...W27N': the first 4 and last 4 characters, as wallets show addresses. */
 export function shortAddress(g: string): string {
   return g.length <= 12 ? g : `${g.slice(0, 4)}...${g.slice(-4)}`;

@@ -31,6 +31,7 @@ import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gat
 import { safeText } from '../text/safeText';
 import { recordOutboxEvent } from '../events/outbox';
 import { describeChainTransaction, type ChainTransaction } from './chainTransactions';
+import { recordFieldsOf } from './describe';
 import { stellarTxData } from './stellarTxEvent';
 import { addHistory, insertTransaction, ownSubmissionsAmong, type HistoryEntry } from './store';
 
@@ -244,17 +245,10 @@ async function recordLedgers(
             origin: 'external',
             status: tx.details.status,
             stage: tx.details.status === 'SUCCESS' ? 'confirmed' : 'failed',
-            operation: d.operation,
-            opsCount: d.opsCount,
+            ...recordFieldsOf(d),
             summary: d.summaryFor(d.sourceAccount).text,
             summaryTitle: d.title,
             summaryLines: d.lines,
-            sourceAccount: d.sourceAccount,
-            destination: d.destination,
-            asset: d.asset,
-            amount: d.amount,
-            memo: d.memo,
-            memoBase64: d.memoBase64,
             ...(tx.innerHash ? { innerHash: tx.innerHash } : {}),
             hash: tx.hash,
             envelopeXdr: tx.details.envelopeXdr,

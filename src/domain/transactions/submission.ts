@@ -46,7 +46,7 @@ import { refreshExternalFunding } from '../wallets/externalFunding';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
-import { describeTransaction, type TxDescription } from './describe';
+import { describeTransaction, recordFieldsOf, type TxDescription } from './describe';
 import { feeBumpFeeOf, sponsorFee, unsignedFeeBump } from './feeBump';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
 import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
@@ -124,17 +124,10 @@ function newRecordOf(ctx: TxContext, input: UnsignedTx, tx: Transaction, now: Da
       origin: input.origin,
       status: 'PENDING',
       stage: 'built',
-      operation: d.operation,
-      opsCount: d.opsCount,
+      ...recordFieldsOf(d),
       summary,
       summaryTitle: input.title,
       summaryLines: input.lines,
-      sourceAccount: d.sourceAccount,
-      destination: d.destination,
-      asset: d.asset,
-      amount: d.amount,
-      memo: d.memo,
-      memoBase64: d.memoBase64,
       ...(input.cosigners ? { cosigners: input.cosigners } : {}),
       unsignedXdr: tx.toXDR(),
       innerHash: hash,
