@@ -5,7 +5,9 @@
 // ignored_auth, unsupported_method. The documented 501 NOT_IMPLEMENTED of an operation not built yet is allowed.
 // Hostile text for every operation (issue #23): each string with U+0000 or a lone surrogate (400 VALIDATION_ERROR),
 // and Object.prototype names as body properties (a 4xx): never a 5xx.
-// FUZZ_RUNS (default 6) sets the valid requests per operation; FUZZ_SEED replays a run.
+// FUZZ_RUNS sets the valid requests per operation (100 under CI=true, 6 otherwise); FUZZ_SEED replays a run.
+// The run's report, cases per operation and per check with the violations found, is written to
+// test-output/conformance/fuzz-report.{json,md}.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -23,8 +25,9 @@ import {
 import { operationObject, responseViolations, spec, validatorAt } from '../support/spec';
 import { startTestService, type TestService } from '../support/service';
 import { seedCredentials, withSessions, type SeededCredentials } from '../support/credentials';
+import { FuzzReport } from '../support/fuzzReport';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
+const RUNS = Number(process.env.FUZZ_RUNS ?? (process.env.CI === 'true' ? 100 : 6));
 // CI replays one fixed seed so a landing is decided by the code, not by luck; local runs explore new inputs.
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : process.env.CI === 'true' ? 20261121 : undefined;
 const ids = Object.keys(operations).sort() as OperationId[];
@@ -46,6 +49,18 @@ const PROTOTYPE_NAMES = [
   'toLocaleString',
 ];
 
+/** The checks each kind of case is judged by (schemathesis' names), as the report counts them. */
+const RESPONSE_CHECKS = [
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+  'response_headers_conformance',
+];
+const VALID_CHECKS = ['not_a_server_error', ...RESPONSE_CHECKS, 'positive_data_acceptance'];
+const INVALID_CHECKS = [...RESPONSE_CHECKS, 'negative_data_rejection'];
+const HOSTILE_CHECKS = ['not_a_server_error', ...RESPONSE_CHECKS, 'negative_data_rejection'];
+const AUTH_CHECKS = [...RESPONSE_CHECKS, 'ignored_auth', 'missing_required_header'];
+
 /** Every string in a JSON value, with its path. */
 function stringLeaves(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; value: string }[] {
   if (typeof value === 'string') return [{ path, value }];
@@ -63,6 +78,8 @@ function replaceAt(value: unknown, path: (string | number)[], text: string): unk
   const record = value as Record<string, unknown>;
   return { ...record, [head!]: replaceAt(record[head as string], rest, text) };
 }
+
+const report = new FuzzReport(ids);
 
 function serverErrorViolation(id: OperationId, status: number, body: any): string[] {
   if (status < 500) return [];
@@ -85,6 +102,8 @@ describe('contract fuzzing over every operation', () => {
     credentials(id, creds, { method, url: svc.url + url });
   after(async () => {
     await svc?.stop();
+    const written = report.write();
+    console.log(`fuzz report: ${written.summary} (${written.files.join(', ')})`);
   });
 
   for (const id of ids) {
@@ -102,6 +121,7 @@ describe('contract fuzzing over every operation', () => {
           if (res.status === 400 && (code === 'VALIDATION_ERROR' || code === 'INVALID_JSON')) {
             violations.push(`positive_data_acceptance: a valid request was refused: ${res.text.slice(0, 300)}`);
           }
+          report.record(id, VALID_CHECKS, res.status, violations);
           assert.deepEqual(
             violations,
             [],
@@ -147,6 +167,7 @@ describe('contract fuzzing over every operation', () => {
         if (res.status !== 400 || (res.body as any)?.code !== 'VALIDATION_ERROR') {
           violations.push(`negative_data_rejection: ${label} answered ${res.status} ${(res.body as any)?.code}`);
         }
+        report.record(id, INVALID_CHECKS, res.status, violations);
         assert.deepEqual(violations, [], `${label}: ${res.text.slice(0, 300)}`);
       }
     });
@@ -191,7 +212,8 @@ describe('contract fuzzing over every operation', () => {
         if (res.status < 400 || res.status >= 500)
           violations.push(`negative_data_rejection: ${label} answered ${res.status}`);
         if (validationError && res.status === 400 && (res.body as any)?.code !== 'VALIDATION_ERROR')
-          violations.push(`${label}: ${(res.body as any)?.code}`);
+          violations.push(`negative_data_rejection: ${label}: ${(res.body as any)?.code}`);
+        report.record(id, HOSTILE_CHECKS, res.status, violations);
         assert.deepEqual(violations, [], `${label}: ${res.text.slice(0, 300)}`);
       }
     });
@@ -220,11 +242,19 @@ describe('contract fuzzing over every operation', () => {
                 .join(', ')} got ${res.status}`,
             );
           }
+          report.record(id, AUTH_CHECKS, res.status, violations);
           assert.deepEqual(violations, [], res.text.slice(0, 300));
         }
       });
     }
   }
+
+  test('the report: every operation ran at least FUZZ_RUNS cases, none answered 5xx, no violation', () => {
+    const totals = report.totals();
+    assert.ok(report.minCases() >= RUNS, `an operation ran only ${report.minCases()} cases`);
+    assert.equal(totals.serverErrors, 0);
+    assert.equal(totals.violations, 0);
+  });
 
   test('unsupported_method: a method a path does not define answers 405 with Allow', async () => {
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
