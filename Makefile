@@ -28,7 +28,7 @@ cluster: node_modules/.installed $(DASHBOARD_BUILD)
 # The fault tests in full (the test suite runs them with short outages): processes killed mid-flight, the RPC cut for
 # 30 s, the cluster; each ends with the bank check (tests/support/bankCheck.ts).
 faults: node_modules/.installed
-	FAULT_RPC_OUTAGE_MS=30000 npm test -- --only='tests/integration/{fault*,cluster,fundingRecovery,distributionCrash,distributionPushCrash,dpopReplayCrash,shutdown}.test.ts'
+	FAULT_RPC_OUTAGE_MS=30000 npm test -- --only='tests/{faults/*,integration/{fundingRecovery,distributionCrash,distributionPushCrash,dpopReplayCrash,shutdown}}.test.ts'
 
 # The whole check, as CI runs it: lint first (contract, generated code, types, ESLint, format, layers), then the tests.
 test: node_modules/.installed lint
