@@ -1,4 +1,4 @@
-// A fault test of issue 22: PostgreSQL restarted under a running service, once stopped cleanly and once killed
+// A fault test of issue 22: PostgreSQL restarted under a running service and a worker process, once stopped cleanly and once killed
 // (SIGKILL of the postmaster, then crash recovery). While it is down, requests answer a clean error (never a crash of
 // the process: every connection the service holds, the pool's, the job queue's and the change feed's, sees its
 // backend terminated); once it is back, the same process answers again without a restart, its caches listen again,
@@ -16,6 +16,7 @@ import { bankCheck, untilSettled, xlmPayment } from '../support/bankCheck';
 import { appWithWallet, createAccountWith, eventually, untilFunded } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
 import { signInUser, type UserClient } from '../support/users';
+import { startWorkerProcess, type WorkerProcess } from '../support/workerProcess';
 
 describe('fault: PostgreSQL restarted under a running service', () => {
   let dir: string;
@@ -26,6 +27,8 @@ describe('fault: PostgreSQL restarted under a running service', () => {
   let users: UserClient[];
   let appId: string;
   let destination: string;
+  /** A worker as a process of its own (`npm run worker`) on the same database: it must live through the restarts too. */
+  let worker: WorkerProcess;
   const uncaught: unknown[] = [];
   const onUncaught = (err: unknown) => uncaught.push(err);
 
@@ -49,9 +52,12 @@ describe('fault: PostgreSQL restarted under a running service', () => {
     destination = Keypair.random().publicKey();
     await createAccountWith(svc, destination, '10');
     process.on('uncaughtException', onUncaught);
+    worker = startWorkerProcess(svc);
+    await eventually('the worker is up', async () => worker.output().includes('stop with Ctrl-C'), 60_000);
   });
   after(async () => {
     process.off('uncaughtException', onUncaught);
+    worker?.process.kill('SIGKILL');
     await svc?.stop();
     await pg?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -82,6 +88,8 @@ describe('fault: PostgreSQL restarted under a running service', () => {
     const report = await bankCheck(svc.deps.db, chain, appId);
     assert.equal(report.walletsFunded, users.length);
     assert.deepEqual(uncaught, [], 'no connection error escaped');
+    assert.equal(worker.process.exitCode, null, `the worker process died:\n${worker.output()}`);
+    assert.doesNotMatch(worker.output(), /Unhandled 'error' event/);
   }
 
   test('stopped cleanly and started again', async () => {
