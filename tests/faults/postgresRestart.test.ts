@@ -1,5 +1,5 @@
-// A fault test of issue 22: PostgreSQL restarted under a running service and a worker process, once stopped cleanly and once killed
-// (SIGKILL of the postmaster, then crash recovery). While it is down, requests answer a clean error (never a crash of
+// A fault test of issue 22: PostgreSQL restarted under a running service and a worker process, once stopped cleanly
+// and once killed (SIGKILL of the postmaster, then crash recovery). While it is down, requests answer a clean error (never a crash of
 // the process: every connection the service holds, the pool's, the job queue's and the change feed's, sees its
 // backend terminated); once it is back, the same process answers again without a restart, its caches listen again,
 // payments go through and the bank check (tests/support/bankCheck.ts) holds. On a PostgreSQL of this test's own.
