@@ -56,14 +56,17 @@ export interface PolicyState {
   live: LiveFacts;
 }
 
-/** Reads the policy state fresh; a run reads it while it builds, since neither needs the other. */
+/**
+ * Reads the policy state (the gas balance may be a recent reading: liveFacts.ts); a run reads it while it builds,
+ * since neither needs the other.
+ */
 export async function readPolicyState(
   deps: Pick<Deps, 'db' | 'clock'>,
   input: { app: App; userId: string; gw: StellarGateway },
 ): Promise<PolicyState> {
   const [policy, live] = await Promise.all([
     loadFeePolicy(deps.db, input.app.id),
-    readLiveFacts(deps, { appId: input.app.id, gw: input.gw, userId: input.userId }),
+    readLiveFacts(deps, { appId: input.app.id, gw: input.gw, userId: input.userId, recent: true }),
   ]);
   return { policy, live };
 }
@@ -81,20 +84,28 @@ export async function decidePolicy(
   },
 ): Promise<PolicyDecision> {
   const { app, gw, inner, description } = input;
-  const { policy, live } = input.state ?? (await readPolicyState(deps, input));
+  const { policy, live: read } = input.state ?? (await readPolicyState(deps, input));
   const ledger = await ledgerAssetsOf(gw, description);
   const feeStroops = feeBumpFeeOf(inner);
-  const facts = {
-    feeStroops,
-    movedAssets: [...new Set([...description.movedAssets, ...ledger.assets])],
-    undeterminedAssetOperations: [...description.undeterminedAssetOperations, ...ledger.undetermined],
-    operationTypes: description.operationTypes,
-    accountMergeDestinations: description.accountMergeDestinations,
-    gasBalanceStroops: live.gasBalanceStroops,
-    configuredAssets: app.assets,
-    opsCount: description.opsCount,
-  };
-  const reasons = evaluatePolicy(policy, { ...facts, opsToday: live.opsToday });
+  const judge = (live: LiveFacts) =>
+    evaluatePolicy(policy, {
+      feeStroops,
+      movedAssets: [...new Set([...description.movedAssets, ...ledger.assets])],
+      undeterminedAssetOperations: [...description.undeterminedAssetOperations, ...ledger.undetermined],
+      operationTypes: description.operationTypes,
+      accountMergeDestinations: description.accountMergeDestinations,
+      gasBalanceStroops: live.gasBalanceStroops,
+      configuredAssets: app.assets,
+      opsCount: description.opsCount,
+      opsToday: live.opsToday,
+    });
+  let live = read;
+  let reasons = judge(live);
+  // A denial for the gas balance is never decided on a recent reading: it may predate a top-up.
+  if (!live.gasBalanceFresh && reasons.some((r) => r.code === 'TX_POLICY_GAS_BALANCE_LOW')) {
+    live = await readLiveFacts(deps, { appId: app.id, gw, userId: input.userId });
+    reasons = judge(live);
+  }
   const staticReasons = reasons.filter((r) => r.code !== 'TX_POLICY_DAILY_OPS_CAP_EXCEEDED');
   return { policy, reasons, staticReasons, feeStroops, gasWallet: live.gasWallet };
 }
