@@ -7,12 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Keypair } from '@stellar/stellar-sdk';
-import type { Db } from '../../src/infra/db/database';
-import type { StellarGateway } from '../../src/infra/stellar/gateway';
-import type { Localnet } from '../../src/localnet/index';
 import { bankCheck } from '../support/bankCheck';
 import { crashDeployment, killChild, type CrashDeployment } from '../support/childService';
-import type { TestDatabase } from '../support/database';
 import { appWithWallet, closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
@@ -23,11 +19,6 @@ const RUNS_PER_USER = 3;
 
 describe('fault: an API process killed with transactions in flight', () => {
   let deployment: CrashDeployment;
-  let net: Localnet;
-  let chain: StellarGateway;
-  let database: TestDatabase;
-  let db: Db;
-  let env: Record<string, string>;
   let users: UserClient[];
   let appId: string;
   let destination: string;
@@ -35,7 +26,7 @@ describe('fault: an API process killed with transactions in flight', () => {
 
   before(async () => {
     deployment = await crashDeployment('tx-crash', { TX_CONFIRM_INTERVAL_MS: '200' });
-    ({ net, chain, database, db, env } = deployment);
+    const { database, env, net } = deployment;
     const seeding = await startTestService(env, { database });
     const stop = closeLedgersEvery({ localnet: net });
     try {
@@ -55,34 +46,50 @@ describe('fault: an API process killed with transactions in flight', () => {
     await deployment?.stop();
   });
 
+  /** What each run was answered, for a failure's message. */
+  const answered: string[] = [];
   const run = (url: string, user: UserClient, i: number) =>
     sendWithProof(url, user.key, user.state, 'POST', '/v1/tx/run', {
       headers: { 'x-service-api-key': user.publishableKey },
       accessToken: user.accessToken,
-      // A short time bound, so that a record never sent is known dead within seconds of the restart.
+      // A short time bound, so that a record never sent is known dead soon after the restart (not under 2 ledger
+      // closes, 10 s here: the RPC refuses a bound it cannot meet, tx_too_late, as stellar-core does).
       body: {
         operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(i + 1).padStart(7, '0')}` },
-        timeoutSeconds: 10,
+        timeoutSeconds: 30,
       },
-    }).catch(() => undefined);
+    })
+      .then((res) => {
+        answered.push(`${res.status} ${res.body?.code ?? res.body?.content?.status ?? ''}`);
+        return res;
+      })
+      .catch((err: unknown) => {
+        answered.push(`no answer (${err instanceof Error ? err.message : String(err)})`);
+        return undefined;
+      });
 
   test('killed with runs in flight: the restarted service settles every record from the chain; the bank check holds', async () => {
+    const { db, net, chain, env, database } = deployment;
     const { child, url } = await deployment.startChild();
     // No ledger closes: the runs that reach the chain wait in its queue, the others wait for their turn.
     const answers = Promise.all(users.flatMap((u) => Array.from({ length: RUNS_PER_USER }, (_, i) => run(url, u, i))));
-    await eventually(
-      'runs are recorded and some are queued on the chain',
-      async () =>
-        Number(
-          (
-            await db('transactions')
-              .where({ app_id: appId, stage: 'submitted' })
-              .whereNot({ origin: 'activation' })
-              .count()
-          )[0]!.count,
-        ) >= USERS && net.engine.pendingCount() > 0,
-      60_000,
-    );
+    try {
+      await eventually(
+        'runs are recorded and some are queued on the chain',
+        async () =>
+          Number(
+            (
+              await db('transactions')
+                .where({ app_id: appId, stage: 'submitted' })
+                .whereNot({ origin: 'activation' })
+                .count()
+            )[0]!.count,
+          ) >= USERS && net.engine.pendingCount() > 0,
+        60_000,
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; answers so far: ${answered.join(', ') || 'none'}`, { cause: err });
+    }
     const queuedAtKill = net.engine.pendingCount();
     await killChild(child);
     await answers;
@@ -120,6 +127,7 @@ describe('fault: an API process killed with transactions in flight', () => {
   });
 
   test('the same users pay again through the new service; the bank check still holds', async () => {
+    const { db, net, chain } = deployment;
     const before = await bankCheck(db, chain, appId);
     const stop = closeLedgersEvery({ localnet: net });
     try {
@@ -135,6 +143,7 @@ describe('fault: an API process killed with transactions in flight', () => {
   });
 
   test('the bank check catches what it is for: a fee recorded one stroop off, an applied record missing', async () => {
+    const { db, chain } = deployment;
     const [paid] = await db('transactions')
       .where({ app_id: appId, status: 'SUCCESS' })
       .whereNot({ origin: 'activation' })
