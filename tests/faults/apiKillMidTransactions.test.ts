@@ -6,13 +6,12 @@
 // same users pay again through the new service, and the bank check holds again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Keypair } from '@stellar/stellar-sdk';
-import { bankCheck } from '../support/bankCheck';
+import { bankCheck, payingUsers } from '../support/bankCheck';
 import { crashDeployment, killChild, type CrashDeployment } from '../support/childService';
-import { appWithWallet, closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
+import { closeLedgersEvery, eventually } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
-import { signInUser, type UserClient } from '../support/users';
+import type { UserClient } from '../support/users';
 
 const USERS = 6;
 const RUNS_PER_USER = 3;
@@ -30,12 +29,7 @@ describe('fault: an API process killed with transactions in flight', () => {
     const seeding = await startTestService(env, { database });
     const stop = closeLedgersEvery({ localnet: net });
     try {
-      const setup = await appWithWallet(seeding, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
-      appId = setup.app.id;
-      users = await Promise.all(Array.from({ length: USERS }, () => signInUser(seeding, setup.creds)));
-      for (const u of users) await untilFunded(seeding, u.signIn.wallet.walletId);
-      destination = Keypair.random().publicKey();
-      await createAccountWith(seeding, destination, '10');
+      ({ appId, users, destination } = await payingUsers(seeding, USERS));
     } finally {
       stop();
       await seeding.stop();

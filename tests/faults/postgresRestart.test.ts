@@ -8,14 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Keypair } from '@stellar/stellar-sdk';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/infra/db/embeddedPostgres';
 import { freePort } from '../../src/infra/freePort';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
-import { bankCheck, untilSettled, xlmPayment } from '../support/bankCheck';
-import { appWithWallet, createAccountWith, eventually, untilFunded } from '../support/funding';
+import { bankCheck, payingUsers, untilSettled, xlmPayment } from '../support/bankCheck';
+import { eventually } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
-import { signInUser, type UserClient } from '../support/users';
+import type { UserClient } from '../support/users';
 import { startWorkerProcess, type WorkerProcess } from '../support/workerProcess';
 
 describe('fault: PostgreSQL restarted under a running service', () => {
@@ -45,12 +44,7 @@ describe('fault: PostgreSQL restarted under a running service', () => {
       rpcUrl: svc.localnet!.rpcUrl,
       networkPassphrase: svc.localnet!.networkPassphrase,
     });
-    const setup = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
-    appId = setup.app.id;
-    users = await Promise.all(Array.from({ length: 2 }, () => signInUser(svc, setup.creds)));
-    for (const u of users) await untilFunded(svc, u.signIn.wallet.walletId);
-    destination = Keypair.random().publicKey();
-    await createAccountWith(svc, destination, '10');
+    ({ appId, users, destination } = await payingUsers(svc, 2));
     process.on('uncaughtException', onUncaught);
     worker = startWorkerProcess(svc);
     await eventually('the worker is up', async () => worker.output().includes('stop with Ctrl-C'), 60_000);

@@ -6,15 +6,14 @@
 // with `make faults`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Keypair } from '@stellar/stellar-sdk';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { bankCheck, untilSettled, xlmPayment } from '../support/bankCheck';
+import { bankCheck, payingUsers, untilSettled, xlmPayment } from '../support/bankCheck';
 import { cutProxy, type CutProxy } from '../support/cutProxy';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { appWithWallet, closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
+import { closeLedgersEvery, eventually } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
-import { signInUser, type UserClient } from '../support/users';
+import type { UserClient } from '../support/users';
 
 const OUTAGE_MS = Number(process.env.FAULT_RPC_OUTAGE_MS ?? 3_000);
 
@@ -45,12 +44,7 @@ describe('fault: the Stellar RPC unreachable for a while', () => {
     );
     const stop = closeLedgersEvery({ localnet: net });
     try {
-      const setup = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
-      appId = setup.app.id;
-      users = await Promise.all(Array.from({ length: 3 }, () => signInUser(svc, setup.creds)));
-      for (const u of users) await untilFunded(svc, u.signIn.wallet.walletId);
-      destination = Keypair.random().publicKey();
-      await createAccountWith(svc, destination, '10');
+      ({ appId, users, destination } = await payingUsers(svc, 3));
     } finally {
       stop();
     }

@@ -11,10 +11,12 @@
 //   - no event was lost: one wallet.activated per funded wallet, one stellar.tx per applied record;
 //   - nothing is left in between: no activation or transaction still pending.
 import assert from 'node:assert/strict';
-import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
+import { FeeBumpTransaction, Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { Db } from '../../src/infra/db/database';
 import type { StellarGateway } from '../../src/infra/stellar/gateway';
-import { eventually } from './funding';
+import { appWithWallet, createAccountWith, eventually, untilFunded } from './funding';
+import type { TestService } from './service';
+import { signInUser, type UserClient } from './users';
 
 export interface BankCheckReport {
   walletsFunded: number;
@@ -168,4 +170,20 @@ export function xlmPayment(destination: string, stroops: number) {
   return {
     operation: { type: 'payment', destination, asset: 'native', amount: `0.${String(stroops).padStart(7, '0')}` },
   };
+}
+
+/**
+ * What the fault tests start from: an app that funds its users at sign-in with 5 XLM, `n` users signed in and funded,
+ * and an account outside the service for them to pay. The chain's ledgers must be closing meanwhile.
+ */
+export async function payingUsers(
+  svc: TestService,
+  n: number,
+): Promise<{ appId: string; users: UserClient[]; destination: string }> {
+  const setup = await appWithWallet(svc, { settings: { fundingMode: 'immediate', startingBalanceXlm: '5' } });
+  const users = await Promise.all(Array.from({ length: n }, () => signInUser(svc, setup.creds)));
+  for (const u of users) await untilFunded(svc, u.signIn.wallet.walletId);
+  const destination = Keypair.random().publicKey();
+  await createAccountWith(svc, destination, '10');
+  return { appId: setup.app.id, users, destination };
 }
