@@ -70,15 +70,22 @@ async function ensureChromium(): Promise<void> {
   await run('apt-get', ['install', '-y', '-q', 'chromium'], env);
 }
 
-async function nodeTests(files: string[], adminUrl: string, label: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+async function nodeTests(
+  files: string[],
+  adminUrl: string,
+  label: string,
+  timesFile: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<void> {
   step(`tests (${label})`);
+  const reporters = ['spec', './scripts/testTimes.ts'].flatMap((r) => [
+    `--test-reporter=${r}`,
+    '--test-reporter-destination=stdout',
+  ]);
   await run(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', '--test-reporter=spec', ...files],
-    {
-      TEST_PG_ADMIN_URL: adminUrl,
-      ...env,
-    },
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...reporters, ...files],
+    { TEST_PG_ADMIN_URL: adminUrl, TEST_TIMES_FILE: timesFile, ...env },
   );
 }
 
@@ -112,7 +119,13 @@ async function main(): Promise<void> {
   if (!only || only.includes('browser')) await ensureChromium();
   const redisEnv = await redisForCi();
   try {
-    await nodeTests(only ? [only] : ALL_TESTS, adminUrl, only ? only : 'unit, integration, contract', redisEnv);
+    await nodeTests(
+      only ? [only] : ALL_TESTS,
+      adminUrl,
+      only ? only : 'unit, integration, contract',
+      'test-times.md',
+      redisEnv,
+    );
   } finally {
     await stopEmbedded?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -125,6 +138,7 @@ async function main(): Promise<void> {
         SERVER_BEHAVIOUR_TESTS,
         machineUrl,
         "the database server's behaviour on the machine's PostgreSQL",
+        'test-times-machine-pg.md',
       );
     } else {
       process.stdout.write(`\n(CI: ${machineUrl} is not reachable; the machine-PostgreSQL pass is skipped)\n`);
