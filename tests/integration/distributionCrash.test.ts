@@ -3,7 +3,8 @@
 // what was sent; a service started afterwards settles every claim from the chain (paid when its recorded envelope is
 // in a ledger, released when it never was). Then the users claim again, to the end of the allocation. Throughout: no
 // claim is paid twice, the allocation holds exactly, every user's balance on the ledger is what their paid claims say,
-// and the distribution wallet moved by exactly the paid claims.
+// and the distribution wallet moved by exactly the paid claims; and the app's bank check (tests/support/bankCheck.ts:
+// every wallet funded once, every recorded fee the chain's, nothing submitted twice, no event lost) holds after each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
@@ -16,6 +17,7 @@ import type { StellarGateway } from '../../src/infra/stellar/gateway';
 import type { Localnet } from '../../src/localnet/index';
 import { crashDeployment, killChild, type ChildService, type CrashDeployment } from '../support/childService';
 import type { TestDatabase } from '../support/database';
+import { bankCheck, untilSettled } from '../support/bankCheck';
 import { appWithWallet, closeLedgersEvery, eventually, untilFunded } from '../support/funding';
 import { sendWithProof } from '../support/operators';
 import { startTestService, type TestService } from '../support/service';
@@ -36,6 +38,7 @@ describe('distribution claims: crash with payments in flight', () => {
   let ruleId: string;
   let usdc: string;
   let distributionKey: string;
+  let appId: string;
   let restarted: TestService | undefined;
 
   before(async () => {
@@ -53,6 +56,7 @@ describe('distribution claims: crash with payments in flight', () => {
     const stop = closeLedgersEvery({ localnet: net });
     try {
       const setup = await appWithWallet(seeding, { settings: { fundingMode: 'immediate' } });
+      appId = setup.app.id;
       ({ asset: usdc } = await issueDemoUsdc(seeding.deps, setup.app));
       const app = (await findApp(seeding.deps.db, setup.app.id))!;
       users = await Promise.all(Array.from({ length: USERS }, () => signInUser(seeding, setup.creds)));
@@ -165,12 +169,17 @@ describe('distribution claims: crash with payments in flight', () => {
       );
       const first = await ledgerCheck(distributionBefore);
       assert.ok(first.paid > 0, 'some payments had been sent before the crash');
+      await untilSettled(db, appId);
+      await bankCheck(db, chain, appId);
 
       // Everyone claims twice more (the rate limit allows 2 per user): the allocation ends exactly.
       const more = await Promise.all(users.flatMap((u) => [claimOn(restarted!.url, u), claimOn(restarted!.url, u)]));
       assert.ok(more.every((r) => r !== undefined));
       const final = await ledgerCheck(distributionBefore);
       assert.equal(final.paid, ALLOCATION, 'the allocation is used up exactly');
+      await untilSettled(db, appId);
+      const bank = await bankCheck(db, chain, appId);
+      assert.equal(bank.walletsFunded, USERS);
     } finally {
       stop();
     }

@@ -1,7 +1,9 @@
 // A crash between submission and confirmation: the service runs as a real child process (`src/main.ts`) on a shared
 // database and chain, is killed (SIGKILL) while its activation transaction waits in the ledger queue, and a service
 // started afterwards reconciles with the chain. Nothing is left half-funded or funded twice: when the envelope was
-// applied, the wallet is marked funded without a second transaction; when it expired unapplied, it is rebuilt once.
+// applied, the wallet is marked funded without a second transaction; when it expired unapplied, a worker process
+// rebuilds it once, and when that worker is killed in turn (SIGKILL) with the rebuilt envelope queued, the service
+// started next finds it applied and builds nothing more. The bank check (tests/support/bankCheck.ts) holds after each.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { App } from '../../src/domain/apps/store';
@@ -12,6 +14,7 @@ import type { Localnet } from '../../src/localnet/index';
 import { crashDeployment, killChild, type ChildService, type CrashDeployment } from '../support/childService';
 import type { TestDatabase } from '../support/database';
 import { startTestService, type TestService } from '../support/service';
+import { bankCheck } from '../support/bankCheck';
 import { appWithWallet, closeLedgersEvery, eventually, userWallet } from '../support/funding';
 
 describe('fund: crash between submission and confirmation', () => {
@@ -121,19 +124,29 @@ describe('fund: crash between submission and confirmation', () => {
       (await db('tx_history').where({ wallet_id: wallet.id, transaction_id: tx.id }).first())?.direction,
       'received',
     );
+    await bankCheck(db, chain, app.id);
   });
 
-  test('the envelope expired unapplied: the restarted service rebuilds it once, and the wallet is funded exactly once', async () => {
+  test('the envelope expired unapplied: a worker rebuilds it once; killed in turn, the next finds the rebuilt one applied and builds nothing more', async () => {
     const wallet = await newUserWallet();
     const before = (await chain.loadAccount(appWallet.publicKey))!;
-    const { validUntil } = await fundAndCrash(wallet);
-    // No ledger closes until the envelope's time bound has passed: it can never apply now.
+    const { txHash, validUntil } = await fundAndCrash(wallet);
     await new Promise((r) => setTimeout(r, validUntil.getTime() - Date.now() + 1500));
-    await net.closeLedger();
-    assert.equal(await chain.loadAccount(wallet.publicKey), undefined, 'the expired envelope did not apply');
+    await net.closeLedger(); // the first envelope is past its time bound: it never applies
+    const worker = deployment.startWorker();
+    await eventually(
+      "the worker's rebuilt envelope is recorded and queued",
+      async () => {
+        const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first('attempts', 'tx_hash');
+        return activation.attempts === 2 && activation.tx_hash !== txHash && net.engine.pendingCount() > 0;
+      },
+      30_000,
+    );
+    await killChild(worker);
+    await net.closeLedger(); // the network applies it; no service is listening
     await restartAndAwaitFunded(wallet);
     const activation = await db('wallet_activations').where({ wallet_id: wallet.id }).first();
-    assert.equal(activation.attempts, 2, 'the dead envelope was rebuilt once');
+    assert.equal(activation.attempts, 2, 'the dead envelope was rebuilt once, and nothing after it');
     assert.equal(
       (await chain.transactionDetails(activation.tx_hash))?.feeBump,
       true,
@@ -148,5 +161,7 @@ describe('fund: crash between submission and confirmation', () => {
     const after = (await chain.loadAccount(appWallet.publicKey))!;
     assert.equal(after.numSponsoring - before.numSponsoring, 2, 'one sponsorship');
     assert.equal((await chain.loadAccount(wallet.publicKey))!.sponsor, appWallet.publicKey);
+    const report = await bankCheck(db, chain, app.id);
+    assert.equal(report.walletsFunded, 2, 'the two wallets of this file, each funded once');
   });
 });

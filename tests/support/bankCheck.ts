@@ -3,12 +3,14 @@
 //   - every user wallet is funded once: a funded wallet's account exists, sponsored by the funding wallet its
 //     activation names, and it was created in the ledger the activation records; a wallet not funded has no account;
 //   - the reserves the funding wallet locks are the entries it sponsors: its numSponsoring equals the sum of the
-//     app's wallets' numSponsored, and each activation's recorded reserve is what its entries lock;
+//     app's wallets' numSponsored and its channel accounts', and each activation's recorded reserve is what its
+//     entries lock;
 //   - every recorded fee is what the chain charged its fee source: each applied record's fee and fee payer match the
 //     ledger's; a record refused before any ledger is in none;
 //   - nothing was submitted twice or behind the service's back: each wallet's sequence number moved by exactly the
 //     number of its applied records since its creation (sequence = creation ledger << 32 + transactions applied);
-//   - no event was lost: one wallet.activated per funded wallet, one stellar.tx per applied record;
+//   - no event was lost: one wallet.activated per funded wallet, one stellar.tx per applied record (a distribution
+//     payout's event is wallet.funded, one per user it paid);
 //   - nothing is left in between: no activation or transaction still pending.
 import assert from 'node:assert/strict';
 import { FeeBumpTransaction, Keypair, TransactionBuilder } from '@stellar/stellar-sdk';
@@ -51,10 +53,12 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
   const events = await db('outbox_events').where({ app_id: appId }).select('type', 'data');
   const activatedEvents = new Map<string, number>();
   const txEvents = new Map<string, number>();
-  for (const e of events as { type: string; data: { walletId?: string; hash?: string } }[]) {
-    if (e.type === 'wallet.activated')
-      activatedEvents.set(e.data.walletId!, (activatedEvents.get(e.data.walletId!) ?? 0) + 1);
-    if (e.type === 'stellar.tx') txEvents.set(e.data.hash!, (txEvents.get(e.data.hash!) ?? 0) + 1);
+  const fundedEvents = new Map<string, number>();
+  const count = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+  for (const e of events as { type: string; data: { walletId?: string; hash?: string; txHash?: string } }[]) {
+    if (e.type === 'wallet.activated') count(activatedEvents, e.data.walletId!);
+    if (e.type === 'stellar.tx') count(txEvents, e.data.hash!);
+    if (e.type === 'wallet.funded' && e.data.txHash) count(fundedEvents, e.data.txHash);
   }
 
   // 1. funded once, and the reserves
@@ -82,15 +86,37 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
     assert.equal(activatedEvents.get(w.id), 1, `wallet ${w.id}: one wallet.activated event`);
   }
   if (sponsors.size === 1) {
-    const sponsor = (await chain.loadAccount([...sponsors][0]!))!;
-    assert.equal(sponsor.numSponsoring, sponsoredEntries, 'the funding wallet sponsors exactly the wallets’ entries');
+    const sponsorKey = [...sponsors][0]!;
+    // The funding wallet also sponsors its channel accounts (transaction sources of its batches, 0 XLM of their own).
+    const channels = (await db('funding_channels').where({ sponsor_public_key: sponsorKey }).select('public_key')).map(
+      (c: { public_key: string }) => c.public_key,
+    );
+    for (const channel of (await chain.loadAccounts(channels)).values())
+      if (channel?.sponsor === sponsorKey) sponsoredEntries += channel.numSponsored;
+    const sponsor = (await chain.loadAccount(sponsorKey))!;
+    assert.equal(
+      sponsor.numSponsoring,
+      sponsoredEntries,
+      'the funding wallet sponsors exactly the wallets’ entries and its channel accounts’',
+    );
   }
 
   // 2. fees, refusals, nothing in between
   const records = await db('transactions')
     .where({ app_id: appId, network: 'testnet' })
     .whereNot({ origin: 'activation' })
-    .select('id', 'hash', 'status', 'stage', 'ledger', 'fee_stroops', 'fee_source', 'source_account', 'wallet_id');
+    .select(
+      'id',
+      'origin',
+      'hash',
+      'status',
+      'stage',
+      'ledger',
+      'fee_stroops',
+      'fee_source',
+      'source_account',
+      'wallet_id',
+    );
   const pending = records.filter((r: { stage: string }) => r.stage === 'submitted');
   assert.deepEqual(
     pending.map((r: { id: string }) => r.id),
@@ -103,6 +129,7 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
   const appliedBySource = new Map<string, number>();
   for (const r of records as {
     id: string;
+    origin: string;
     hash: string;
     status: string;
     stage: string;
@@ -132,7 +159,11 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
     if (r.fee_source) assert.equal(payer, r.fee_source, `record ${r.id}: who paid the fee`);
     fees += details.feeChargedStroops;
     appliedBySource.set(r.source_account, (appliedBySource.get(r.source_account) ?? 0) + 1);
-    assert.equal(txEvents.get(details.hash), 1, `record ${r.id}: one stellar.tx event`);
+    if (r.origin === 'distribution') {
+      // A payout's event is wallet.funded, one per user paid in it (a batch pays several in one transaction).
+      const received = await db('tx_history').where({ transaction_id: r.id, direction: 'received' }).count();
+      assert.equal(fundedEvents.get(details.hash) ?? 0, Number(received[0]!.count), `payout ${r.id}: wallet.funded`);
+    } else assert.equal(txEvents.get(details.hash), 1, `record ${r.id}: one stellar.tx event`);
   }
 
   // 3. sequence numbers: every applied transaction of a wallet is one of its records

@@ -69,6 +69,8 @@ export interface CrashDeployment {
   /** The service's environment on this deployment (plus the test's own settings). */
   env: Record<string, string>;
   startChild(): Promise<ChildService>;
+  /** `npm run worker` (src/worker.ts, every background job) as a process of its own on the deployment. */
+  startWorker(): ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -94,6 +96,15 @@ export async function crashDeployment(name: string, settings: Record<string, str
       const started = await startChildService({ ...env, DATABASE_URL: database.url });
       children.push(started.child);
       return started;
+    },
+    startWorker() {
+      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+        cwd: projectRoot,
+        env: { ...process.env, ...env, DATABASE_URL: database.url, LOCALNET: 'off', LOG_LEVEL: 'silent' },
+        stdio: 'ignore',
+      });
+      children.push(worker);
+      return worker;
     },
     async stop() {
       for (const child of children) child.kill('SIGKILL');
