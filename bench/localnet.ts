@@ -58,22 +58,51 @@ function signedTx(localnet: Localnet, source: Keypair, sequence: string, ops: xd
   return tx.toXDR();
 }
 
-/** Submits through the engine, closing whenever the queue is full, until every envelope is in a ledger. */
+/** Operations in a ledger (localnet's default maxTxSetSize). */
+const LEDGER_OPS = 1000;
+
+/**
+ * Submits through the engine one ledger's worth of operations at a time, closing in between, until every envelope is
+ * in a ledger. Filling the queue beyond that would meet surge pricing: equal bids refused (txINSUFFICIENT_FEE) and
+ * banned, as on the real network.
+ */
 async function applyAll(localnet: Localnet, envelopes: string[]): Promise<void> {
+  let queuedOps = 0;
   let i = 0;
   while (i < envelopes.length) {
+    const ops = operationCount(envelopes[i]!);
+    if (queuedOps + ops > LEDGER_OPS) {
+      await localnet.closeLedger();
+      queuedOps = 0;
+      continue;
+    }
     const r = localnet.engine.submit(envelopes[i]!);
     if (r.status === 'PENDING') {
       i++;
+      queuedOps += ops;
       continue;
     }
+    // The source already has a transaction queued (root's batches): after the next close.
     if (r.status === 'TRY_AGAIN_LATER') {
       await localnet.closeLedger();
+      queuedOps = 0;
       continue;
     }
     throw new Error(`setup transaction refused: ${r.status} ${r.errorResultXdr ?? ''}`);
   }
   while (localnet.engine.pendingCount() > 0) await localnet.closeLedger();
+}
+
+function operationCount(envelopeXdr: string): number {
+  const env = xdr.TransactionEnvelope.fromXdr(envelopeXdr, 'base64');
+  switch (env.type) {
+    case 'envelopeTypeTxV0':
+      return env.v0.tx.operations.length;
+    case 'envelopeTypeTx':
+      return env.v1.tx.operations.length;
+    case 'envelopeTypeTxFeeBump':
+      return env.feeBump.tx.innerTx.v1.tx.operations.length + 1;
+  }
 }
 
 /** Creates `count` accounts: 1 tx of funders from root, then 100 createAccount ops per funder transaction. */

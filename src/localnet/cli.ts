@@ -1,12 +1,12 @@
 // npm run localnet -- --port 8000 [--host 127.0.0.1] [--ledger-seconds 5|manual] [--data-dir .data/localnet]
-//                     [--passphrase "..."] [--retention-ledgers 120960] [--no-friendbot]
+//                     [--passphrase "..."] [--retention-ledgers 120960] [--max-tx-set-size 1000] [--no-friendbot]
 // Runs localnet standalone so frontends and other Stellar tools (stellar-cli, wallets, the JS SDK) can point at it.
 import { parseArgs } from 'node:util';
 import { startLocalnet } from './index';
 
 const USAGE = `usage: npm run localnet -- [--port 8000] [--host 127.0.0.1] [--ledger-seconds 5|manual]
                             [--data-dir DIR] [--passphrase "Test SDF Network ; September 2015"]
-                            [--retention-ledgers 120960] [--no-friendbot]`;
+                            [--retention-ledgers 120960] [--max-tx-set-size 1000] [--no-friendbot]`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -23,6 +23,7 @@ const { values } = (() => {
         'data-dir': { type: 'string' },
         passphrase: { type: 'string' },
         'retention-ledgers': { type: 'string' },
+        'max-tx-set-size': { type: 'string' },
         'no-friendbot': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -47,6 +48,10 @@ if (ledgerCloseMs !== 'manual' && !(ledgerCloseMs > 0))
 const retention = values['retention-ledgers'] === undefined ? undefined : Number(values['retention-ledgers']);
 if (retention !== undefined && !(Number.isInteger(retention) && retention > 0))
   fail(`--retention-ledgers must be a positive integer`);
+// A small ledger (a handful of operations) shows surge pricing: a full queue refuses low bids, higher ones evict.
+const maxTxSetSize = values['max-tx-set-size'] === undefined ? undefined : Number(values['max-tx-set-size']);
+if (maxTxSetSize !== undefined && !(Number.isInteger(maxTxSetSize) && maxTxSetSize > 0))
+  fail(`--max-tx-set-size must be a positive integer (operations per ledger)`);
 
 const localnet = await startLocalnet({
   port,
@@ -55,6 +60,7 @@ const localnet = await startLocalnet({
   dataDir: values['data-dir'],
   networkPassphrase: values.passphrase,
   retentionLedgers: retention,
+  ...(maxTxSetSize !== undefined ? { engineConfig: { maxTxSetSize } } : {}),
   friendbot: !values['no-friendbot'],
   log: (msg) => process.stderr.write(`${new Date().toISOString()} ${msg}\n`),
 }).catch((err: unknown) => fail(`localnet did not start: ${err instanceof Error ? err.message : String(err)}`));

@@ -97,7 +97,13 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   for (const l of loaded.ledgers) history.record(l);
   const latest = engine.latestLedger();
   if (history.size === 0 || history.latest().sequence !== latest.sequence) {
-    history.record({ sequence: latest.sequence, closeTime: latest.closeTime, hash: latest.hash, transactions: [] });
+    history.record({
+      sequence: latest.sequence,
+      closeTime: latest.closeTime,
+      hash: latest.hash,
+      metadataXdr: latest.metadataXdr,
+      transactions: [],
+    });
   }
   const engineState = () => ({ snapshot: engine.snapshot(), latestLedger: engine.latestLedger().sequence });
   if (stateDir && !loaded.snapshot) {

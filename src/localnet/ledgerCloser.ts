@@ -71,6 +71,7 @@ export class LedgerCloser {
       sequence: ledger.sequence,
       closeTime: ledger.closeTime,
       hash: ledger.hash,
+      metadataXdr: ledger.metadataXdr,
       transactions: ledger.transactions,
     };
     this.deps.history.record(record);

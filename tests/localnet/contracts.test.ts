@@ -458,17 +458,21 @@ describe('localnet: contracts through RPC', () => {
     assert.ok(rpc.Api.isSimulationError(tooMuch) && /not sufficient/.test(tooMuch.error));
     assert.equal(await lineBalance(holder), 70_000_000n);
 
-    // 5. The two transfers' events, through getEvents.
+    // 5. The two transfers' events, through getEvents, after the classic payment's CAP-67 mint (the issuer paid the
+    //    holder in firstLedger): classic and SAC events share the asset's contract id.
     const events = await net.server.getEvents({
       startLedger: firstLedger,
       filters: [{ type: 'contract', contractIds: [sac] }],
     });
     assert.deepEqual(
       events.events.map((e) => [e.topic.map((t) => scValToNative(t) as unknown), scValToNative(e.value)]),
-      [10_000_000n, 20_000_000n].map((amount) => [
-        ['transfer', holder.publicKey(), dest.publicKey(), `GBP:${issuer.publicKey()}`],
-        amount,
-      ]),
+      [
+        [['mint', holder.publicKey(), `GBP:${issuer.publicKey()}`], 100_000_000n],
+        ...[10_000_000n, 20_000_000n].map((amount) => [
+          ['transfer', holder.publicKey(), dest.publicKey(), `GBP:${issuer.publicKey()}`],
+          amount,
+        ]),
+      ],
     );
   });
 

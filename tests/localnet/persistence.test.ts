@@ -31,6 +31,11 @@ describe('localnet: persistence', () => {
         assert.equal(await balanceOf(second, kp.publicKey()), 100_000_000_000n - 10_000_000n - 100n);
         assert.equal((await second.server.getLatestLedger()).sequence, ledger);
         assert.equal((await second.server.getTransaction(paid.txHash)).status, 'SUCCESS');
+        // getLedgers serves the close meta kept in the history file.
+        const closed = (await second.server.getLedgers({ startLedger: paid.ledger, pagination: { limit: 1 } }))
+          .ledgers[0]!;
+        assert.ok(closed.metadataXdr.type === 'v2');
+        assert.equal(closed.metadataXdr.v2.txProcessing.length, 1);
         await submitOk(second, await build(second, kp, [Operation.bumpSequence({ bumpTo: '0' })]));
         assert.equal((await second.server.getLatestLedger()).sequence, ledger + 1);
         // Friendbot's channel accounts were persisted too.

@@ -56,6 +56,37 @@ describe('localnet: RPC methods', () => {
     assert.equal(raw.protocolVersion, 23);
   });
 
+  test('getLedgers: header and close meta per ledger, cursor paging, the RPC errors', async () => {
+    const latest = await net.server.getLatestLedger();
+    const page = await net.server.getLedgers({ startLedger: 1, pagination: { limit: 2 } });
+    assert.deepEqual(
+      page.ledgers.map((l) => l.sequence),
+      [1, 2],
+    );
+    assert.equal(page.cursor, '2');
+    const second = page.ledgers[1]!;
+    // headerXdr is the LedgerHeaderHistoryEntry: the hash of the header it holds is the ledger's hash.
+    assert.equal(second.headerXdr.header.ledgerSeq, 2);
+    assert.equal(Buffer.from(second.headerXdr.hash.value).toString('hex'), second.hash);
+    assert.equal(Buffer.from(hash(Buffer.from(second.headerXdr.header.toXdr()))).toString('hex'), second.hash);
+    // Ledger 2 applied alice's creation: its close meta holds that transaction.
+    assert.ok(second.metadataXdr.type === 'v2');
+    assert.equal(second.metadataXdr.v2.txProcessing.length, 1);
+    const next = await net.server.getLedgers({ pagination: { cursor: page.cursor, limit: 200 } });
+    assert.equal(next.ledgers[0]!.sequence, 3);
+    assert.equal(next.ledgers[next.ledgers.length - 1]!.sequence, next.latestLedger);
+    assert.ok(next.latestLedger >= latest.sequence);
+    const raw = (await call(net, 'getLedgers', { startLedger: 1, pagination: { limit: 1 } })).result;
+    assert.equal(typeof raw.ledgers[0].ledgerCloseTime, 'string');
+    assert.equal(typeof raw.latestLedgerCloseTime, 'number');
+    const outside = await call(net, 'getLedgers', { startLedger: latest.sequence + 5 });
+    assert.equal(outside.error.code, -32600);
+    const both = await call(net, 'getLedgers', { startLedger: 1, pagination: { cursor: '1' } });
+    assert.equal(both.error.code, -32600);
+    const tooMany = await call(net, 'getLedgers', { startLedger: 1, pagination: { limit: 201 } });
+    assert.equal(tooMany.error.message, 'limit must not exceed 200');
+  });
+
   test('getVersionInfo says it is localnet; getFeeStats reads the fees of recent ledgers', async () => {
     const v = await net.server.getVersionInfo();
     assert.match(v.version, /localnet/);
@@ -90,16 +121,24 @@ describe('localnet: RPC methods', () => {
     assert.equal(bad.result.error, 'Could not unmarshal transaction');
   });
 
-  test('getEvents: answers (no events for classic transactions) and validates its request', async () => {
+  test('getEvents: answers (classic transactions carry CAP-67 events: see events.test.ts) and validates its request', async () => {
     const latest = (await net.server.getLatestLedger()).sequence;
-    const e = await net.server.getEvents({ startLedger: 1, filters: [] });
-    assert.deepEqual(e.events, []);
+    const e = await net.server.getEvents({ startLedger: 1, endLedger: 3, filters: [] });
+    // Ledger 2 holds alice's creation: root's fee event, then the createAccount transfer.
+    assert.deepEqual(
+      e.events.map((ev) => [ev.type, ev.transactionIndex, ev.operationIndex, ev.inSuccessfulContractCall]),
+      [
+        ['contract', 0, 0, true],
+        ['contract', 1, 0, true],
+      ],
+    );
     assert.equal(e.latestLedger, latest);
     assert.match(e.cursor, /^\d{19}-\d{10}$/);
     const raw = (
       await call(net, 'getEvents', { startLedger: 1, filters: [{ type: 'contract' }], pagination: { limit: 10 } })
     ).result;
     assert.equal(typeof raw.latestLedgerCloseTime, 'string');
+    assert.equal(raw.events[0].inSuccessfulContractCall, true);
     const outOfRange = await call(net, 'getEvents', { startLedger: latest + 10 });
     assert.equal(outOfRange.error.code, -32600);
     const sixFilters = await call(net, 'getEvents', { startLedger: 1, filters: Array.from({ length: 6 }, () => ({})) });
@@ -115,7 +154,7 @@ describe('localnet: RPC methods', () => {
   test('JSON-RPC envelope errors: -32700 invalid JSON, -32600 no version, -32601 unknown method, -32602 bad params', async () => {
     assert.equal((await rawRpc(net, '{not json')).json.error.code, -32700);
     assert.equal((await rawRpc(net, { id: 1, method: 'getHealth' })).json.error.code, -32600);
-    const unknown = await call(net, 'getLedgers', {});
+    const unknown = await call(net, 'getLedgerEntry', {});
     assert.equal(unknown.error.code, -32601);
     assert.equal((await call(net, 'getTransaction', { hash: 42 })).error.code, -32602);
     assert.equal(

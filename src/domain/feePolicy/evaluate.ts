@@ -89,6 +89,19 @@ function feeRule(policy: FeePolicy, facts: PolicyFacts): PolicyReason | undefine
 }
 
 /**
+ * The network needs more than the policy allows: a congested network (its transaction queue full) refused the fee-bump
+ * and said what fee would get in, and that fee is above the app's maximum. Nothing was sent and nothing charged.
+ */
+export function networkFeeReason(policy: FeePolicy, requiredFeeStroops: bigint): PolicyReason {
+  return {
+    code: 'TX_POLICY_MAX_FEE_EXCEEDED',
+    message:
+      `The network is congested: it needs a fee of ${xlm(requiredFeeStroops)} to take this transaction now, above ` +
+      `the app's maximum of ${xlm(policy.maxFeeStroops)}; nothing was submitted. Retry later, or raise the maximum`,
+  };
+}
+
+/**
  * The daily-cap denial, also for a submission whose reservation (reserveDailyOps) was refused: the limit is reached,
  * or this transaction's operations would go past it.
  */

@@ -21,13 +21,28 @@ export function feeBumpFeeOf(inner: Transaction): bigint {
   return feeBumpFeeStroops(BigInt(inner.fee), inner.operations.length);
 }
 
-/** `inner` wrapped in a fee-bump paid by `gasWallet` at the product's fee, not signed yet. */
+/**
+ * The fee-bump fee that pays at least `requiredFeeStroops` (what a congested network asked for): the rate per
+ * operation rounded up, times the fee-bump's operations (the inner ones + 1), never below the product's fee.
+ */
+export function raisedFeeBumpFeeStroops(inner: Transaction, requiredFeeStroops: bigint): bigint {
+  const ops = BigInt(inner.operations.length + 1);
+  const raised = ((requiredFeeStroops + ops - 1n) / ops) * ops;
+  const product = feeBumpFeeOf(inner);
+  return raised > product ? raised : product;
+}
+
+/**
+ * `inner` wrapped in a fee-bump paid by `gasWallet`, not signed yet: at the product's fee, or at `feeStroops` (a fee
+ * raised for a congested network: raisedFeeBumpFeeStroops).
+ */
 export function unsignedFeeBump(
   gasWallet: Pick<WalletRecord, 'publicKey'>,
   inner: Transaction,
   networkPassphrase: string,
+  feeStroops: bigint = feeBumpFeeOf(inner),
 ): FeeBumpTransaction {
-  const rate = feeBumpFeeOf(inner) / BigInt(inner.operations.length + 1);
+  const rate = feeStroops / BigInt(inner.operations.length + 1);
   return TransactionBuilder.buildFeeBumpTransaction(gasWallet.publicKey, rate.toString(), inner, networkPassphrase);
 }
 
@@ -44,9 +59,11 @@ export async function sponsorFee(
     actor: AuditActor;
     ip?: string;
     purpose?: string;
+    /** A fee above the product's (raisedFeeBumpFeeStroops), when a congested network asks for one. */
+    feeStroops?: bigint;
   },
 ): Promise<FeeBumpTransaction> {
-  const bump = unsignedFeeBump(input.gasWallet, input.inner, input.networkPassphrase);
+  const bump = unsignedFeeBump(input.gasWallet, input.inner, input.networkPassphrase, input.feeStroops);
   await withWalletKeypair(
     deps,
     {

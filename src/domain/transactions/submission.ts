@@ -16,7 +16,11 @@
 //            5. send in the wallet's turn (sequences.ts: every lower live record of the wallet settled first; the
 //               gateway rides out TRY_AGAIN_LATER and transport failures); a refusal is final: FAILED with its result
 //               code (the operations stay counted: the fee-bump was signed), 422 TX_SUBMIT_FAILED; but a
-//               runTransaction whose number the account overtook (tx_bad_seq) takes a new one and signs again;
+//               runTransaction whose number the account overtook (tx_bad_seq) takes a new one and signs again, and
+//               a fee refused by a congested network (tx_insufficient_fee, naming the fee that would get in) goes
+//               again in a fee-bump at that fee when the policy's maximum allows it (the inner transaction is
+//               unchanged; only the gas wallet signs again), else it is denied with TX_POLICY_MAX_FEE_EXCEEDED
+//               saying what the network needed (nothing was sent or charged);
 //            6. wait up to TX_CONFIRM_WAIT_MS for the ledger: `success`, 422 on a failed apply, else `pending` (the
 //               confirmation worker, confirmation.ts, finishes it, also after a crash).
 //   run      runTransaction takes the same steps with fewer commits: the policy is decided before anything is
@@ -39,7 +43,8 @@ import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
-import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
+import { dailyCapReason, networkFeeReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
+import type { FeePolicy } from '../feePolicy/policy';
 import { appWalletFor } from '../wallets/treasuryWallets';
 import { externalWalletCannotSign, prepareKeyUses, withWalletKeypair, type PreparedKeyUses } from '../wallets/custody';
 import { refreshExternalFunding } from '../wallets/externalFunding';
@@ -47,7 +52,7 @@ import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
 import { describeTransaction, recordFieldsOf, type TxDescription } from './describe';
-import { feeBumpFeeOf, sponsorFee, unsignedFeeBump } from './feeBump';
+import { feeBumpFeeOf, raisedFeeBumpFeeStroops, sponsorFee, unsignedFeeBump } from './feeBump';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
 import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
@@ -84,6 +89,11 @@ export const CLAIM_TIMEOUT_MS = 60_000;
 const TURN_POLL_MS = 100;
 /** How many times runTransaction takes a new sequence number when the account overtook its transaction's. */
 const MAX_RESEQUENCES = 2;
+/**
+ * How often one request raises its fee for a congested network: each refusal names the fee that would get in now;
+ * a network whose price moves past it again within the request is left to the caller's retry.
+ */
+const MAX_FEE_RAISES = 2;
 
 function txHashOf(tx: { hash(): Uint8Array }): string {
   return Buffer.from(tx.hash()).toString('hex');
@@ -476,7 +486,13 @@ async function sponsorAndSubmit(
 
   // 4. the gas wallet signs the fee-bump, recorded before it is sent
   const bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
-  return sendAndSettle(deps, ctx, gw, { record: withEnvelope(record, bump, gasWallet), bump, gasWallet }, opts);
+  return sendAndSettle(
+    deps,
+    ctx,
+    gw,
+    { record: withEnvelope(record, bump, gasWallet), bump, gasWallet, policy: decision.policy },
+    opts,
+  );
 }
 
 /** Others took the day's operations since the decision: judged again against what is counted now, and denied. */
@@ -507,6 +523,8 @@ interface Sponsored {
   record: TxRecord;
   bump: FeeBumpTransaction;
   gasWallet: WalletRecord;
+  /** The policy the fee-bump was allowed under: a fee raised for a congested network stays within its maximum. */
+  policy: FeePolicy;
   /** Known to be the wallet's next transaction on the chain, so nothing of the wallet has to go first. */
   nextOnChain?: boolean;
 }
@@ -524,12 +542,14 @@ async function sendAndSettle(
   opts: { resequence: boolean } = { resequence: false },
 ): Promise<TxOutcome> {
   let { record, bump } = sponsored;
-  const { gasWallet } = sponsored;
+  const { gasWallet, policy } = sponsored;
   const waitMs = (deps.transactions ?? DEFAULT_TRANSACTION_SETTINGS).confirmWaitMs;
   const deadline = Date.now() + waitMs;
-  for (let resequenced = 0; ; resequenced++) {
+  let resequenced = 0;
+  let feeRaises = 0;
+  for (let attempt = 0; ; attempt++) {
     try {
-      const inTurn = resequenced === 0 && sponsored.nextOnChain === true;
+      const inTurn = attempt === 0 && sponsored.nextOnChain === true;
       if (!(await sendInTurn(deps, gw, record, bump, deadline, inTurn))) return pendingOutcome(record, bump);
       break;
     } catch (err) {
@@ -538,7 +558,20 @@ async function sendAndSettle(
         // is no refusal: what the ledger says is recorded instead, and nothing is built again.
         const landed = await gw.transactionDetails(record.hash).catch(() => undefined);
         if (landed) return settle(deps, gw, record, landed);
+        if (err.requiredFeeStroops !== undefined && feeRaises < MAX_FEE_RAISES) {
+          // A congested network: the same inner transaction goes again in a fee-bump at the fee it asked for, when
+          // the policy's maximum allows it; otherwise the denial says what the network needed.
+          feeRaises++;
+          const inner = bump.innerTransaction;
+          const feeStroops = raisedFeeBumpFeeStroops(inner, err.requiredFeeStroops);
+          if (feeStroops > policy.maxFeeStroops)
+            return deny(deps, ctx, record, [networkFeeReason(policy, feeStroops)], ['submitted']);
+          bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner, feeStroops);
+          record = withEnvelope(record, bump, gasWallet);
+          continue;
+        }
         if (opts.resequence && resequenced < MAX_RESEQUENCES && err.codes.transaction === 'tx_bad_seq') {
+          resequenced++;
           const next = await resequence(deps, ctx, gw, record);
           record = next.record;
           bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, next.inner);
@@ -660,6 +693,8 @@ async function sponsorAndRecord(
   gasWallet: WalletRecord,
   record: TxRecord,
   inner: Transaction,
+  /** A fee raised for a congested network; the product's fee otherwise. */
+  feeStroops?: bigint,
 ): Promise<FeeBumpTransaction> {
   try {
     const bump = await sponsorFee(deps, {
@@ -668,6 +703,7 @@ async function sponsorAndRecord(
       networkPassphrase: gw.networkPassphrase,
       actor: ctx.actor,
       ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
+      ...(feeStroops !== undefined ? { feeStroops } : {}),
     });
     await recordEnvelope(deps, record.id, bump, gasWallet);
     return bump;
@@ -856,7 +892,13 @@ export async function runUserTransaction(
     ctx,
     gw,
     // A number right after the chain's: any lower record of the wallet is one the chain has passed already.
-    { record: signed, bump, gasWallet, nextOnChain: record.seqNum === built.chainSequence + 1n },
+    {
+      record: signed,
+      bump,
+      gasWallet,
+      policy: decision.policy,
+      nextOnChain: record.seqNum === built.chainSequence + 1n,
+    },
     { resequence: true },
   );
 }

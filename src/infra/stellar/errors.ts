@@ -13,12 +13,16 @@ export class StellarUnavailableError extends DependencyUnavailableError {
  * The network refused a transaction: at submission (sendTransaction ERROR: bad sequence, bad auth, insufficient fee
  * or balance, too late...) or when applying it (getTransaction FAILED: underfunded, low reserve...). A submission
  * refusal charged nothing; an apply failure charged the fee and rolled every operation back.
+ *
+ * `requiredFeeStroops`: a submission refused with tx_insufficient_fee while the network surges (its transaction queue
+ * is full) says in the result's feeCharged the full fee the transaction would need to get in, as stellar-core does.
  */
 export class TransactionRejectedError extends Error {
   constructor(
     readonly hash: string,
     readonly stage: 'submission' | 'ledger',
     readonly codes: ResultCodes,
+    readonly requiredFeeStroops?: bigint,
   ) {
     super(
       `transaction ${hash} ${stage === 'submission' ? 'refused at submission' : 'failed in the ledger'}: ${codes.transaction}${codes.operations.length ? ` [${codes.operations.join(', ')}]` : ''}`,

@@ -17,7 +17,7 @@ import {
   TransactionRejectedError,
   TransactionUnconfirmedError,
 } from './errors';
-import { resultCodes, type ResultCodes } from './resultCodes';
+import { requiredFeeOf, resultCodes, type ResultCodes } from './resultCodes';
 import { DEFAULT_RETRY, sleep, withRetry, type RetryPolicy } from './retry';
 import { probeRpcHealth, type RpcHealth } from './rpcHealth';
 
@@ -392,11 +392,8 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
           const sent = await server.sendTransaction(tx);
           if (sent.status === 'PENDING' || sent.status === 'DUPLICATE') return sent.hash;
           if (sent.status === 'TRY_AGAIN_LATER') throw new TryAgainLater(`transaction ${hash}: TRY_AGAIN_LATER`);
-          throw new TransactionRejectedError(
-            sent.hash,
-            'submission',
-            sent.errorResult ? resultCodes(sent.errorResult) : { transaction: 'tx_error', operations: [] },
-          );
+          const codes = sent.errorResult ? resultCodes(sent.errorResult) : { transaction: 'tx_error', operations: [] };
+          throw new TransactionRejectedError(sent.hash, 'submission', codes, requiredFeeOf(sent.errorResult, codes));
         },
       );
     } catch (err) {

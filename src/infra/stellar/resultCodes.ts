@@ -70,3 +70,14 @@ export function resultCodes(result: xdr.TransactionResult): ResultCodes {
     operations: r.type === 'txSuccess' || r.type === 'txFailed' ? operationResults(r.results) : [],
   };
 }
+
+/**
+ * The full fee a transaction refused for its fee would need (tx_insufficient_fee at submission): stellar-core puts it
+ * in the result's feeCharged when its queue is full and the bid does not beat what it would evict. Undefined for any
+ * other refusal, or when the result names no fee.
+ */
+export function requiredFeeOf(result: xdr.TransactionResult | undefined, codes: ResultCodes): bigint | undefined {
+  if (!result || codes.transaction !== 'tx_insufficient_fee') return undefined;
+  const fee = result.feeCharged;
+  return fee > 0n ? fee : undefined;
+}

@@ -4,6 +4,7 @@
 // nested LedgerTxn. Any operation failure (or an unfinished sponsorship sandwich) leaves the state as it was after
 // the fee and sequence bump; the operation results still say which one failed and why.
 
+import type { xdr } from '@stellar/stellar-sdk';
 import { TX } from './codes';
 import type { ParsedEnvelope, ParsedTx } from './envelope';
 import { toHex } from './encode';
@@ -13,14 +14,8 @@ import { TxResult, isOpSuccess } from './results';
 import { SignatureChecker } from './signatures';
 import { type AccountRecord, type EntryChange, LedgerTxn, type RootState, accountKey } from './state';
 import { operationHandler } from './operations';
-import {
-  Validity,
-  checkOperation,
-  checkOperationSignature,
-  commonValid,
-  minInclusionFee,
-  operationSource,
-} from './validate';
+import { OperationEvents } from './unifiedEvents';
+import { Validity, checkOperation, checkOperationSignature, commonValid, operationSource } from './validate';
 
 export interface FeeCharge {
   result: TxResult;
@@ -29,8 +24,12 @@ export interface FeeCharge {
   charged: bigint;
 }
 
-/** Phase 1 (processFeeSeqNum): charge min(declared fee, baseFee x ops), never more than the balance. */
-export function chargeFee(parsed: ParsedEnvelope, root: RootState, header: HeaderView): FeeCharge {
+/**
+ * Phase 1 (processFeeSeqNum): charge min(declared inclusion fee, baseFee x ops), never more than the balance.
+ * `baseFee` is the per-operation fee of the transaction's set component: the ledger's base fee, or the lowest bid of a
+ * surge-priced set.
+ */
+export function chargeFee(parsed: ParsedEnvelope, root: RootState, header: HeaderView, baseFee: bigint): FeeCharge {
   const ltx = new LedgerTxn(root, header.ledgerSeq);
   const acc = ltx.load<AccountRecord>(accountKey(parsed.feeSource));
   if (!acc) {
@@ -41,8 +40,8 @@ export function chargeFee(parsed: ParsedEnvelope, root: RootState, header: Heade
   // refund the unused refundable part).
   const resourceFee = parsed.inner.sorobanData?.resourceFee ?? 0n;
   const declared = parsed.fullFee - resourceFee;
-  const inclusion =
-    declared < minInclusionFee(header, parsed.feeOps) ? declared : minInclusionFee(header, parsed.feeOps);
+  const adjusted = baseFee * BigInt(Math.max(1, parsed.feeOps));
+  const inclusion = declared < adjusted ? declared : adjusted;
   let fee = inclusion + resourceFee;
   if (fee > acc.balance) fee = acc.balance;
   if (fee > 0n) acc.balance -= fee;
@@ -52,8 +51,9 @@ export function chargeFee(parsed: ParsedEnvelope, root: RootState, header: Heade
   const inner = parsed.inner;
   let result: TxResult;
   if (parsed.feeBump) {
-    // Before protocol 25 the inner result reports the fee the inner transaction would have paid on its own.
-    const innerMin = minInclusionFee(header, inner.operations.length);
+    // Before protocol 25 the inner result reports the fee the inner transaction would have paid on its own, at the
+    // same base fee.
+    const innerMin = baseFee * BigInt(Math.max(1, inner.operations.length));
     const innerFeeCharged = header.protocolVersion < 25 ? (inner.fee < innerMin ? inner.fee : innerMin) : 0n;
     result = TxResult.success(inner, fee, { innerFeeCharged });
   } else {
@@ -68,6 +68,8 @@ export interface ApplyOutcome {
   txChangesBefore: EntryChange[];
   /** Per operation, only when the transaction succeeded. */
   operationChanges: EntryChange[][];
+  /** Per operation, its CAP-67 events, only when the transaction succeeded (core clears failed operations' meta). */
+  operationEvents: xdr.ContractEventWire[][];
   /** A successful Soroban transaction's return value and fees (for SorobanTransactionMeta). */
   soroban?: SorobanOutcome;
 }
@@ -130,7 +132,7 @@ export function applyTransaction(
 ): ApplyOutcome {
   const tx = parsed.inner;
   const txChangesBefore: EntryChange[] = [];
-  if (!res.isSuccess()) return { successful: false, txChangesBefore, operationChanges: [] };
+  if (!res.isSuccess()) return { successful: false, txChangesBefore, operationChanges: [], operationEvents: [] };
 
   if (parsed.feeBump) {
     const ltx = new LedgerTxn(root, header.ledgerSeq);
@@ -155,14 +157,14 @@ export function applyTransaction(
   txChangesBefore.push(...pre.changes());
   pre.commit();
   if (!signaturesValid || cv !== Validity.MaybeValid)
-    return { successful: false, txChangesBefore, operationChanges: [] };
+    return { successful: false, txChangesBefore, operationChanges: [], operationEvents: [] };
 
   try {
     return { ...applyOperations(tx, checker, root, header, res), txChangesBefore };
   } catch {
     // An engine bug must not take the ledger down: core reports txINTERNAL_ERROR in that case.
     res.setInnermostError(TX.INTERNAL_ERROR);
-    return { successful: false, txChangesBefore, operationChanges: [] };
+    return { successful: false, txChangesBefore, operationChanges: [], operationEvents: [] };
   }
 }
 
@@ -175,11 +177,13 @@ function applyOperations(
 ): Omit<ApplyOutcome, 'txChangesBefore'> {
   const ltxTx = new LedgerTxn(root, header.ledgerSeq);
   const operationChanges: EntryChange[][] = [];
+  const operationEvents: xdr.ContractEventWire[][] = [];
   const soroban: SorobanOutcome = {};
   let success = true;
   tx.operations.forEach((op, i) => {
     const ltxOp = new LedgerTxn(ltxTx, header.ledgerSeq);
     const env = { state: ltxOp, header };
+    const events = new OperationEvents(tx.networkId, tx.memo);
     let result = checkOperation(op, tx, checker, env, true);
     if (!result) {
       const handler = operationHandler(op.body.type);
@@ -191,28 +195,33 @@ function applyOperations(
         sourceMuxed: op.sourceAccount ?? tx.sourceMuxed,
         tx,
         soroban,
+        events,
       });
     }
     res.opResults[i] = result;
     const ok = isOpSuccess(result);
     if (!ok) success = false;
     // Later operations still run (and report their own results) but nothing is kept once one has failed.
-    if (success) operationChanges.push(ltxOp.changes());
+    if (success) {
+      operationChanges.push(ltxOp.changes());
+      operationEvents.push(events.list);
+    }
     if (ok) ltxOp.commit();
   });
 
   if (!success) {
     res.setInnermostError(TX.FAILED);
-    return { successful: false, operationChanges: [] };
+    return { successful: false, operationChanges: [], operationEvents: [] };
   }
   if (ltxTx.hasOpenSponsorship()) {
     res.setInnermostError(TX.BAD_SPONSORSHIP);
-    return { successful: false, operationChanges: [] };
+    return { successful: false, operationChanges: [], operationEvents: [] };
   }
   ltxTx.commit();
   return {
     successful: true,
     operationChanges,
+    operationEvents,
     ...(soroban.returnValue ? { soroban } : {}),
   };
 }

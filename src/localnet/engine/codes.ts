@@ -65,6 +65,13 @@ export const OP_TYPE = {
   RESTORE_FOOTPRINT: 26,
 } as const;
 
+/** The Soroban operations: a transaction holding one is a Soroban transaction (core isSoroban). */
+export const SOROBAN_OP_TYPES: ReadonlySet<number> = new Set<number>([
+  OP_TYPE.INVOKE_HOST_FUNCTION,
+  OP_TYPE.EXTEND_FOOTPRINT_TTL,
+  OP_TYPE.RESTORE_FOOTPRINT,
+]);
+
 /** Name of the OperationResult.tr arm for each operation type (from the SDK's OperationResultTrWire). */
 export const RESULT_ARM: readonly string[] = [
   'createAccountResult',

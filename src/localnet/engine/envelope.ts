@@ -20,6 +20,8 @@ export interface ParsedTx {
   /** Declared fee (uint32), stroops. */
   fee: bigint;
   seqNum: bigint;
+  /** CAP-67 events carry it as the destination's muxed id. */
+  memo: xdr.MemoWire;
   timeBounds?: TimeBounds;
   ledgerBounds?: { minLedger: number; maxLedger: number };
   minSeqNum?: bigint;
@@ -102,6 +104,7 @@ function parseTx(
     sourceMuxed: tx.sourceAccount,
     fee: BigInt(tx.fee),
     seqNum: tx.seqNum,
+    memo: tx.memo,
     minSeqAge: 0n,
     minSeqLedgerGap: 0,
     extraSigners: [],

@@ -4,8 +4,17 @@
 //
 // Modelled:
 //   - submission: queue rules (DUPLICATE, TRY_AGAIN_LATER for a second transaction per source, fee-bump replacement
-//     at 10x, queued-fee accounting per fee source, queue capacity 2 x maxTxSetSize operations) and validation in
-//     core's order with core's result codes (ERROR results carry feeCharged = baseFee x ops as core reports them);
+//     at 10x, queued-fee accounting per fee source) and validation in core's order with core's result codes (ERROR
+//     results carry feeCharged = baseFee x ops as core reports them);
+//   - surge pricing (txQueue.ts, core's TransactionQueue / TxQueueLimiter / SurgePricingUtils): the queue holds
+//     2 x maxTxSetSize classic operations; when full, a bid (inclusion fee / operations, a fee-bump counting inner
+//     operations + 1) that does not beat the lowest queued rates is ERROR txINSUFFICIENT_FEE with feeCharged = the
+//     smallest full fee that would get in, and is banned; a better one evicts the lowest (banned, never applied).
+//     Banned hashes answer TRY_AGAIN_LATER for 10 closes; a transaction left out of 4 sets in a row is dropped and
+//     banned. A ledger takes everything when it fits (arrival order, base fee), else the best rates first (ties by
+//     arrival, gaps filled), applied in that order and all charged the lowest rate included, recorded as the
+//     classic component's baseFee (the header's baseFee stays the network's, as in core). One account's
+//     transactions never overtake each other (one queued per source);
 //   - signatures: ed25519, pre-auth (one-time) and hash(x) and signed-payload signers, weights, LOW/MEDIUM/HIGH
 //     thresholds, extra signers, txBAD_AUTH_EXTRA; preconditions v2 (time/ledger bounds, min seq num/age/gap);
 //   - application: all fees first, then per transaction re-validation, sequence bump, operations each in a nested
@@ -15,6 +24,9 @@
 //     revokeSponsorship (accounts, trust lines, data, signers), with CAP-33 sponsorship counters and reserves;
 //   - output: TransactionResult, TransactionMeta (v4 from protocol 23, v3 before), LedgerHeader (hash = sha256 of
 //     its XDR), LedgerCloseMeta (v2 from 23, v1 before), LedgerEntryData / LedgerEntry.ext for getLedgerEntries;
+//   - CAP-67 unified events (protocol 23, unifiedEvents.ts): transfer / mint / burn on the asset's SAC contract id for
+//     payment, both path payments, createAccount and accountMerge (to_muxed_id from a muxed destination or the
+//     memo), and each transaction's `fee` event (stage BEFORE_ALL_TXS), in TransactionMeta v4;
 //   - contracts: installContract stores ContractCode + a persistent instance entry (never executed);
 //     sorobanAuth.ts verifies signed SorobanAuthorizationEntries (legacy and V2 payloads);
 //   - Soroban transactions: invokeHostFunction uploading WASM, creating contracts from an account address,
@@ -29,11 +41,15 @@
 //   - operations manageSellOffer/BuyOffer, createPassiveSellOffer, claimable balances, allowTrust /
 //     setTrustLineFlags, clawback, liquidity pools, inflation, extendFootprintTtl, restoreFootprint, and
 //     invokeHostFunction invoking WASM contract code or the SAC's other functions: opNOT_SUPPORTED inside
-//     txFAILED, answered at submission (ERROR); the declared resource fee is charged in full (no refund);
+//     txFAILED, answered at submission (ERROR); the declared resource fee is charged in full (no refund, so no
+//     refund `fee` event); hence no CAP-67 events of claims, clawbacks, trades or set_authorized either;
 //   - pool-share trust lines (opNOT_SUPPORTED); claimable balances, so revokeSponsorship's ONLY_TRANSFERABLE
-//     cannot occur; CAP-67 classic and fee events are not emitted; there is no bucket list (bucketListHash chains
-//     result hashes);
-//   - surge pricing: transactions are applied in submission order, charged min(fee, baseFee x ops).
+//     cannot occur; there is no bucket list (bucketListHash chains result hashes);
+//   - Soroban transactions' own queue and resource limits: they are outside the classic operation limit (never
+//     evicted nor evicting, always in the next set, after the classic ones when that set is surge priced); core's
+//     hash-shuffled apply order (localnet applies in arrival order, or the surge set's order); core's ban of applied
+//     transactions (localnet validates a resubmitted applied one again: ERROR txBAD_SEQ, where core answers
+//     TRY_AGAIN_LATER for 10 ledgers).
 
 export { LedgerEngine, TOTAL_COINS } from './ledger';
 export { EngineInputError } from './errors';

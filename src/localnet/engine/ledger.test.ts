@@ -8,7 +8,7 @@ import { Asset, Keypair, Operation, StrKey, contract, xdr } from '@stellar/stell
 import { PAYMENT, TX } from './codes';
 import { EngineInputError } from './errors';
 import { LedgerEngine, TOTAL_COINS } from './ledger';
-import { Harness, PASSPHRASE, XLM, entryKey, inner } from './testkit';
+import { Harness, PASSPHRASE, XLM, decodeResult, entryKey, inner } from './testkit';
 
 const native = Asset.native();
 
@@ -162,13 +162,19 @@ describe('atomic application', () => {
     assert.equal(h.seq(a.publicKey()), seq);
   });
 
-  test('a ledger holds at most maxTxSetSize operations; the queue holds twice that', () => {
+  test('a ledger holds at most maxTxSetSize operations; the queue holds twice that, then refuses an equal bid', () => {
     const h = new Harness({ maxTxSetSize: 2 });
     const accounts = [h.fund(), h.fund(), h.fund(), h.fund(), h.fund()];
     const pay = (from: Keypair) =>
       h.build(from, [Operation.payment({ destination: h.root.publicKey(), asset: native, amount: '1' })]);
-    const statuses = accounts.map((a) => h.submit(pay(a)).status);
-    assert.deepEqual(statuses, ['PENDING', 'PENDING', 'PENDING', 'PENDING', 'TRY_AGAIN_LATER']);
+    const submitted = accounts.map((a) => h.submit(pay(a)));
+    assert.deepEqual(
+      submitted.map((s) => s.status),
+      ['PENDING', 'PENDING', 'PENDING', 'PENDING', 'ERROR'],
+    );
+    // The full queue's lowest rate is 100 per operation: evicting it takes 101 (core's computeBetterFee).
+    const refused = decodeResult(submitted[4]!.errorResultXdr!);
+    assert.deepEqual([refused.tx, refused.feeCharged], [TX.INSUFFICIENT_FEE, 101n]);
     assert.equal(h.close().transactions.length, 2);
     assert.equal(h.engine.pendingCount(), 2);
     assert.equal(h.close().transactions.length, 2);

@@ -1,8 +1,10 @@
 // LedgerEngine: the in-memory ledger. Pure (no I/O, no timers): the RPC layer decides when ledgers close.
 //
-// submit() runs stellar-core's TransactionQueue::canAdd and checkValid against the last closed ledger;
-// closeLedger() applies the queue in submission order (fees first, then each transaction), and produces the
-// LedgerHeader, TransactionResult/TransactionMeta per transaction and the LedgerCloseMeta, all as real XDR.
+// submit() runs stellar-core's TransactionQueue::canAdd (with the surge-pricing limiter of txQueue.ts) and checkValid
+// against the last closed ledger; closeLedger() builds the transaction set (all of the queue, or the best bids when
+// it holds more than maxTxSetSize classic operations), charges every fee, applies each transaction, and produces the
+// LedgerHeader, TransactionResult/TransactionMeta (with CAP-67 events) per transaction and the LedgerCloseMeta, all as
+// real XDR.
 
 import { Keypair, xdr } from '@stellar/stellar-sdk';
 import { chargeFee, applyTransaction } from './apply';
@@ -24,6 +26,8 @@ import {
 import { newAccountRecord } from './operations/common';
 import { type HeaderView, availableBalance } from './reserves';
 import { TxResult } from './results';
+import { TransactionQueue, isDuplicate, isSorobanTx, replaceByFeeMinimum } from './txQueue';
+import { feeEvent } from './unifiedEvents';
 import { deserializeRecord, serializeRecord } from './snapshot';
 import { RootState, contractKey, isLedgerRecord, keyOf } from './state';
 import type {
@@ -41,11 +45,6 @@ import { checkValid, getAccountRecord } from './validate';
 /** 100 billion XLM in stroops: the genesis supply, all held by the root account. */
 export const TOTAL_COINS = 1_000_000_000_000_000_000n;
 
-/** A queued fee-bump must pay 10x the per-operation fee of the transaction it replaces (core FEE_MULTIPLIER). */
-const FEE_MULTIPLIER = 10n;
-/** The queue holds at most this many ledgers' worth of operations (core's pool ledger multiplier). */
-const QUEUE_LEDGER_MULTIPLIER = 2;
-
 interface LastClosed {
   sequence: number;
   closeTime: number;
@@ -61,17 +60,15 @@ export class LedgerEngine {
   readonly baseFee: number;
   readonly baseReserve: bigint;
   readonly protocolVersion: number;
-  private readonly maxTxSetSize: number;
+  /** Classic operations one ledger takes (a larger transaction is never accepted). */
+  readonly maxTxSetSize: number;
   private readonly networkId: Uint8Array;
   private readonly clock: () => number;
   private readonly expectedCloseSeconds: number;
   private readonly state = new RootState();
   private lcl: LastClosed;
-  /** Pending transactions in submission order; at most one per (inner) source account. */
-  private queue: ParsedEnvelope[] = [];
-  private readonly bySource = new Map<string, ParsedEnvelope>();
-  /** Fees queued per fee-paying account (core mTotalFees): a fee source must afford all of them. */
-  private readonly queuedFees = new Map<string, bigint>();
+  /** Pending transactions: at most one per (inner) source account, surge priced when full (txQueue.ts). */
+  private readonly queue: TransactionQueue;
 
   constructor(config: EngineConfig, snapshot?: EngineSnapshot) {
     this.networkPassphrase = config.networkPassphrase;
@@ -79,6 +76,9 @@ export class LedgerEngine {
     this.baseReserve = config.baseReserve ?? 5_000_000n;
     this.protocolVersion = config.protocolVersion ?? 23;
     this.maxTxSetSize = config.maxTxSetSize ?? 1000;
+    if (!Number.isInteger(this.maxTxSetSize) || this.maxTxSetSize < 1)
+      throw new EngineInputError(`maxTxSetSize must be a positive integer, got ${String(config.maxTxSetSize)}`);
+    this.queue = new TransactionQueue(this.maxTxSetSize);
     this.clock = config.clock ?? (() => Math.floor(Date.now() / 1000));
     this.expectedCloseSeconds = config.expectedLedgerCloseSeconds ?? 5;
     this.networkId = networkIdOf(this.networkPassphrase);
@@ -95,7 +95,7 @@ export class LedgerEngine {
   }
 
   pendingCount(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
   latestLedger(): Omit<ClosedLedger, 'transactions'> {
@@ -110,33 +110,39 @@ export class LedgerEngine {
 
   // ---- submission ---------------------------------------------------------------------------------------------
 
-  /** sendTransaction: the queue rules, then validation in stellar-core's order, against the last closed ledger. */
+  /**
+   * sendTransaction, in stellar-core's order: a banned hash is TRY_AGAIN_LATER; the per-account queue rules; the
+   * surge-pricing limiter (a full queue refuses a bid that does not beat the lowest queued rates with
+   * txINSUFFICIENT_FEE naming the full fee that would, and bans it; a better bid evicts and bans them); then
+   * validation against the last closed ledger and the fee source's balance.
+   */
   submit(envelopeXdr: string): SubmitResult {
     const parsed = parseEnvelope(envelopeXdr, this.networkId);
     const hash = parsed.hash;
     const error = (res: TxResult): SubmitResult => ({ status: 'ERROR', hash, errorResultXdr: res.toXdr() });
+    const insufficientFee = (minFee: bigint): SubmitResult => error(TxResult.error(TX.INSUFFICIENT_FEE, minFee));
 
+    if (this.queue.isBanned(parsed.fullHash)) return { status: 'TRY_AGAIN_LATER', hash };
     if (parsed.fullFee < 0n) return error(TxResult.error(TX.MALFORMED));
 
-    const current = this.bySource.get(parsed.inner.source);
+    const current = this.queue.queued(parsed.inner.source);
     if (current) {
       if (isDuplicate(current, parsed)) return { status: 'DUPLICATE', hash };
       if (parsed.inner.seqNum < current.inner.seqNum) return error(TxResult.error(TX.BAD_SEQ));
       // One transaction per source account per ledger; only a fee-bump of the same sequence number may replace it.
       if (!parsed.feeBump || parsed.inner.seqNum !== current.inner.seqNum) return { status: 'TRY_AGAIN_LATER', hash };
       const minFee = replaceByFeeMinimum(parsed, current);
-      if (minFee !== undefined) {
-        const res = TxResult.error(TX.INSUFFICIENT_FEE);
-        res.feeCharged = minFee;
-        return error(res);
-      }
+      if (minFee !== undefined) return insufficientFee(minFee);
     }
 
     // A transaction bigger than a whole ledger could never be included.
     if (parsed.feeOps > this.maxTxSetSize) return { status: 'TRY_AGAIN_LATER', hash };
-    const queuedOps = this.queue.reduce((n, q) => n + q.feeOps, 0) - (current?.feeOps ?? 0);
-    if (queuedOps + parsed.feeOps > this.maxTxSetSize * QUEUE_LEDGER_MULTIPLIER)
-      return { status: 'TRY_AGAIN_LATER', hash };
+    const admission = this.queue.admit(parsed, current);
+    if (!admission.ok) {
+      // Core bans what it refuses here, so the same envelope is TRY_AGAIN_LATER for a while; a higher bid is a new one.
+      this.queue.ban(parsed.fullHash);
+      return admission.minFee === undefined ? { status: 'TRY_AGAIN_LATER', hash } : insufficientFee(admission.minFee);
+    }
 
     const validation = checkValid(
       parsed,
@@ -149,30 +155,15 @@ export class LedgerEngine {
     const feeSource = getAccountRecord(this.state, parsed.feeSource);
     let newFee = parsed.fullFee;
     if (current && current.feeSource === parsed.feeSource) newFee -= current.fullFee;
-    const queued = this.queuedFees.get(parsed.feeSource) ?? 0n;
-    if (!feeSource || availableBalance(this.lclHeader(), feeSource) - newFee < queued) {
+    if (
+      !feeSource ||
+      availableBalance(this.lclHeader(), feeSource) - newFee < this.queue.queuedFees(parsed.feeSource)
+    ) {
       return error(TxResult.error(TX.INSUFFICIENT_BALANCE));
     }
 
-    if (current) this.dequeue(current);
-    this.enqueue(parsed, current);
+    this.queue.add(parsed, current, admission.evict);
     return { status: 'PENDING', hash };
-  }
-
-  private enqueue(parsed: ParsedEnvelope, replacing?: ParsedEnvelope): void {
-    const at = replacing ? this.queue.indexOf(replacing) : -1;
-    if (at >= 0) this.queue[at] = parsed;
-    else this.queue.push(parsed);
-    this.bySource.set(parsed.inner.source, parsed);
-    this.queuedFees.set(parsed.feeSource, (this.queuedFees.get(parsed.feeSource) ?? 0n) + parsed.fullFee);
-  }
-
-  /** Forgets a transaction's queue bookkeeping (its slot in `queue` is handled by the caller). */
-  private dequeue(parsed: ParsedEnvelope): void {
-    this.bySource.delete(parsed.inner.source);
-    const left = (this.queuedFees.get(parsed.feeSource) ?? 0n) - parsed.fullFee;
-    if (left > 0n) this.queuedFees.set(parsed.feeSource, left);
-    else this.queuedFees.delete(parsed.feeSource);
   }
 
   private lclHeader(): HeaderView {
@@ -215,20 +206,14 @@ export class LedgerEngine {
       networkPassphrase: this.networkPassphrase,
     };
 
-    const selected: ParsedEnvelope[] = [];
-    const rest: ParsedEnvelope[] = [];
-    let ops = 0;
-    for (const parsed of this.queue) {
-      if (ops + parsed.feeOps <= this.maxTxSetSize) {
-        selected.push(parsed);
-        ops += parsed.feeOps;
-      } else {
-        rest.push(parsed);
-      }
-    }
+    // The set: the whole queue, or (surge) the best bids up to maxTxSetSize classic operations, in application order.
+    const plan = this.queue.plan(BigInt(this.baseFee));
+    const selected = plan.txs;
+    const baseFeeOf = (parsed: ParsedEnvelope): bigint =>
+      isSorobanTx(parsed) ? BigInt(this.baseFee) : plan.classicBaseFee;
 
     // Phase 1: every fee, before any transaction is applied.
-    const charges = selected.map((parsed) => chargeFee(parsed, this.state, header));
+    const charges = selected.map((parsed) => chargeFee(parsed, this.state, header, baseFeeOf(parsed)));
     const feePool = charges.reduce((sum, c) => sum + c.charged, this.lcl.feePool);
 
     // Phase 2: each transaction in turn.
@@ -237,11 +222,14 @@ export class LedgerEngine {
     selected.forEach((parsed, i) => {
       const charge = charges[i] as (typeof charges)[number];
       const outcome = applyTransaction(parsed, this.state, header, charge.result);
+      const fee = feeEvent(this.networkId, parsed.feeSource, charge.charged);
       const meta = transactionMetaWire(
         this.protocolVersion,
         outcome.txChangesBefore,
         outcome.operationChanges,
         outcome.soroban,
+        outcome.operationEvents,
+        fee ? [fee] : [],
       );
       const resultWire = charge.result.toWire();
       processed.push({
@@ -269,8 +257,8 @@ export class LedgerEngine {
     const txSet = transactionSetWire(
       this.protocolVersion,
       this.lcl.hash,
-      selected.map((p) => p.envelope),
-      this.baseFee,
+      { txs: selected.filter((p) => !isSorobanTx(p)), baseFee: plan.classicBaseFee },
+      { txs: selected.filter(isSorobanTx), baseFee: BigInt(this.baseFee) },
     );
     const txSetHash = sha256(xdr.GeneralizedTransactionSet.schema.encode(txSet));
     const txSetResultHash = sha256(
@@ -299,18 +287,11 @@ export class LedgerEngine {
       processed,
     );
 
-    // What did not fit stays queued, if it is still valid against the new ledger (core re-checks its queue too).
-    this.queue = [];
-    this.bySource.clear();
-    this.queuedFees.clear();
-    for (const parsed of rest) {
-      const stillValid = checkValid(
-        parsed,
-        { state: this.state, header: this.lclHeader() },
-        this.submissionTimeOptions(),
-      );
-      if (stillValid.isSuccess()) this.enqueue(parsed);
-    }
+    // What did not fit stays queued for a few ledgers, if it is still valid against the new one (core re-checks
+    // its queue too, and bans what it drops).
+    this.queue.afterClose(new Set(selected), (parsed) =>
+      checkValid(parsed, { state: this.state, header: this.lclHeader() }, this.submissionTimeOptions()).isSuccess(),
+    );
     return { ...closed, transactions };
   }
 
@@ -340,7 +321,8 @@ export class LedgerEngine {
     root.lastModified = 1;
     this.state.put(keyOf(root), root);
     const zero = new Uint8Array(32);
-    const txSet = transactionSetWire(this.protocolVersion, zero, [], this.baseFee);
+    const none = { txs: [], baseFee: BigInt(this.baseFee) };
+    const txSet = transactionSetWire(this.protocolVersion, zero, none, none);
     this.seal(
       {
         ledgerVersion: this.protocolVersion,
@@ -426,7 +408,7 @@ export class LedgerEngine {
         bucketListHash: toHex(this.lcl.bucketListHash),
       },
       entries,
-      pending: this.queue.map((p) => p.envelopeXdr),
+      pending: this.queue.envelopes(),
     };
   }
 
@@ -465,22 +447,4 @@ export class LedgerEngine {
     }
     return lcl;
   }
-}
-
-/** core isDuplicateTx: same envelope, or a queued fee-bump whose inner transaction is resubmitted bare. */
-function isDuplicate(queued: ParsedEnvelope, incoming: ParsedEnvelope): boolean {
-  const queuedIsFeeBump = queued.feeBump !== undefined;
-  const incomingIsFeeBump = incoming.feeBump !== undefined;
-  if (queuedIsFeeBump === incomingIsFeeBump) return queued.fullHash === incoming.fullHash;
-  if (queuedIsFeeBump) return queued.inner.fullHash === incoming.fullHash;
-  return false;
-}
-
-/** core canReplaceByFee: undefined when `incoming` may replace `queued`, else the minimum full fee that would. */
-function replaceByFeeMinimum(incoming: ParsedEnvelope, queued: ParsedEnvelope): bigint | undefined {
-  const newOps = BigInt(Math.max(1, incoming.feeOps));
-  const oldOps = BigInt(Math.max(1, queued.feeOps));
-  const minTotal = queued.fullFee * newOps * FEE_MULTIPLIER;
-  if (incoming.fullFee >= 0n && incoming.fullFee * oldOps >= minTotal) return undefined;
-  return (minTotal + oldOps - 1n) / oldOps;
 }

@@ -1,7 +1,13 @@
 // Transaction meta, ledger headers and LedgerCloseMeta, shaped as stellar-core emits them for the configured
 // protocol: from protocol 23 TransactionMeta v4 inside LedgerCloseMeta v2 (with TransactionResultMetaV1), before
-// that TransactionMeta v3 inside LedgerCloseMeta v1. Of the events, only the Stellar Asset Contract's transfer events
-// (from a Soroban transfer) are emitted; CAP-67 classic transfer and fee events are not.
+// that TransactionMeta v3 inside LedgerCloseMeta v1.
+// Events (v4, as core 23 with EMIT_CLASSIC_EVENTS): each operation's CAP-67 events in OperationMetaV2.events (classic
+// transfer / mint / burn from unifiedEvents.ts; the Stellar Asset Contract's own events for a Soroban call), kept only
+// when the transaction succeeds, and the transaction-level `fee` event (stage BEFORE_ALL_TXS, the fee charged) in
+// TransactionMetaV4.events, failed or not. localnet refunds no Soroban fee, so there is never a refund event
+// (core's negative `fee` at AFTER_ALL_TXS). Before protocol 23 (v3) only the Soroban call's events have a place.
+// The ledger header keeps the network's baseFee whatever the surge: as in core, the fee a surge-priced set charged
+// is the baseFee of its transaction-set component (GeneralizedTransactionSet, in the LedgerCloseMeta).
 
 import { createHash } from 'node:crypto';
 import { xdr } from '@stellar/stellar-sdk';
@@ -46,6 +52,10 @@ export function transactionMetaWire(
   txChangesBefore: readonly EntryChange[],
   operationChanges: readonly (readonly EntryChange[])[],
   soroban?: SorobanOutcome,
+  /** Per operation, its classic CAP-67 events (v4 only). */
+  operationEvents: readonly (readonly xdr.ContractEventWire[])[] = [],
+  /** The transaction-level events: its fee event (v4 only). */
+  txEvents: readonly xdr.TransactionEventWire[] = [],
 ): xdr.TransactionMetaWire {
   const before = ledgerEntryChanges(txChangesBefore);
   const sorobanReturnValue = soroban?.returnValue;
@@ -58,11 +68,11 @@ export function transactionMetaWire(
         operations: operationChanges.map((c, i) => ({
           ext: { v: 0 },
           changes: ledgerEntryChanges(c),
-          events: i === 0 ? (soroban?.events ?? []) : [],
+          events: [...(operationEvents[i] ?? []), ...(i === 0 ? (soroban?.events ?? []) : [])],
         })),
         txChangesAfter: [],
         sorobanMeta: soroban ? { ext: sorobanMetaExt(soroban), returnValue: sorobanReturnValue ?? null } : null,
-        events: [],
+        events: [...txEvents],
         diagnosticEvents: [],
       },
     };
@@ -125,23 +135,42 @@ export function ledgerHeaderWire(h: HeaderFields): xdr.LedgerHeaderWire {
   };
 }
 
-/** The (generalized, protocol >= 20) transaction set: a classic phase with the ledger's base fee, an empty Soroban phase. */
+/** One phase's transactions (each with the hex sha256 of its whole envelope) and the per-operation base fee. */
+export interface PhaseTxs {
+  txs: { envelope: xdr.TransactionEnvelopeWire; fullHash: string }[];
+  baseFee: bigint;
+}
+
+/** Core's canonical order inside a component: by the hash of the whole envelope (sortTxsInHashOrder). */
+function inHashOrder(txs: PhaseTxs['txs']): xdr.TransactionEnvelopeWire[] {
+  return [...txs]
+    .sort((a, b) => (a.fullHash < b.fullHash ? -1 : a.fullHash > b.fullHash ? 1 : 0))
+    .map((t) => t.envelope);
+}
+
+/**
+ * The (generalized, protocol >= 20) transaction set: a classic phase whose one component carries the base fee its
+ * transactions were charged at (the surge fee when surge priced), and the Soroban phase (from protocol 23 a parallel
+ * component with one stage of one cluster).
+ */
 export function transactionSetWire(
   protocolVersion: number,
   previousLedgerHash: Uint8Array,
-  envelopes: xdr.TransactionEnvelopeWire[],
-  baseFee: number,
+  classicTxs: PhaseTxs,
+  sorobanTxs: PhaseTxs,
 ): xdr.GeneralizedTransactionSetWire {
-  const classic: xdr.TransactionPhaseWire = {
-    v: 0,
-    v0Components: envelopes.length
-      ? [{ type: 0, txsMaybeDiscountedFee: { baseFee: BigInt(baseFee), txs: envelopes } }]
-      : [],
-  };
+  const component = (p: PhaseTxs): xdr.TxSetComponentWire[] =>
+    p.txs.length ? [{ type: 0, txsMaybeDiscountedFee: { baseFee: p.baseFee, txs: inHashOrder(p.txs) } }] : [];
+  const classic: xdr.TransactionPhaseWire = { v: 0, v0Components: component(classicTxs) };
   const soroban: xdr.TransactionPhaseWire =
     protocolVersion >= 23
-      ? { v: 1, parallelTxsComponent: { baseFee: null, executionStages: [] } }
-      : { v: 0, v0Components: [] };
+      ? {
+          v: 1,
+          parallelTxsComponent: sorobanTxs.txs.length
+            ? { baseFee: sorobanTxs.baseFee, executionStages: [[inHashOrder(sorobanTxs.txs)]] }
+            : { baseFee: null, executionStages: [] },
+        }
+      : { v: 0, v0Components: component(sorobanTxs) };
   return { v: 1, v1TxSet: { previousLedgerHash, phases: [classic, soroban] } };
 }
 

@@ -22,6 +22,7 @@ import { newAccountRecord } from './operations/common';
 import { opResultInnerCode } from './results';
 import { LedgerTxn, RootState, accountKey } from './state';
 import { Harness, XLM, decodeResult, entryKey, inner, opLevel, rawEnvelope } from './testkit';
+import { OperationEvents } from './unifiedEvents';
 
 const native = Asset.native();
 
@@ -444,6 +445,7 @@ describe('accountMerge', () => {
         sourceMuxed: { type: 0, ed25519: Keypair.fromPublicKey(src.id).rawPublicKey() },
         tx: undefined as never,
         soroban: {},
+        events: new OperationEvents(new Uint8Array(32), { type: 0 }),
       },
     );
     assert.equal(opResultInnerCode(result), ACCOUNT_MERGE.DEST_FULL);

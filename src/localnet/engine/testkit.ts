@@ -8,6 +8,7 @@ import {
   Account,
   FeeBumpTransaction,
   Keypair,
+  type Memo,
   Networks,
   type Transaction,
   TransactionBuilder,
@@ -62,6 +63,7 @@ export interface TxOptions {
   /** Sequence number to use; default the account's current + 1. */
   seq?: bigint;
   timeBounds?: { minTime: number; maxTime: number };
+  memo?: Memo;
 }
 
 export class Harness {
@@ -107,6 +109,7 @@ export class Harness {
       networkPassphrase: PASSPHRASE,
     });
     for (const op of ops) builder.addOperation(op);
+    if (opts.memo) builder.addMemo(opts.memo);
     if (opts.timeBounds) builder.setTimebounds(opts.timeBounds.minTime, opts.timeBounds.maxTime);
     else builder.setTimeout(TimeoutInfinite);
     const tx = builder.build();

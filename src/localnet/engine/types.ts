@@ -9,7 +9,10 @@ export interface EngineConfig {
   baseFee?: number;
   /** Default 23. From 23 on, TransactionMeta is v4 and LedgerCloseMeta v2 (v3 / v1 before). */
   protocolVersion?: number;
-  /** Operations per ledger, default 1000; the queue holds at most twice that. */
+  /**
+   * Classic operations per ledger (the header's maxTxSetSize), default 1000; the queue holds twice that. Beyond it the
+   * queue surge prices (txQueue.ts): a handful here lets a test fill a ledger with a few transactions.
+   */
   maxTxSetSize?: number;
   /**
    * Unix seconds "now", used only by submit() for the time-bounds checks (txTOO_LATE/txTOO_EARLY are judged against
@@ -26,7 +29,10 @@ export interface SubmitResult {
   status: SubmitStatus;
   /** Hex; the outer hash for fee-bumps. */
   hash: string;
-  /** Base64 TransactionResult, only with ERROR. */
+  /**
+   * Base64 TransactionResult, only with ERROR. A surge refusal (full queue, bid too low) is a bare txINSUFFICIENT_FEE
+   * whose feeCharged is the smallest full fee that would have been accepted.
+   */
   errorResultXdr?: string;
 }
 

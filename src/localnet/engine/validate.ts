@@ -9,7 +9,7 @@
 // closed, with `applying` set: the fee is already taken, signatures of operations are checked up front).
 
 import { xdr } from '@stellar/stellar-sdk';
-import { INT64_MAX, OP, OP_TYPE, TX } from './codes';
+import { INT64_MAX, OP, SOROBAN_OP_TYPES, TX } from './codes';
 import { accountIdFromMuxed, signerKeyFromWire } from './encode';
 import type { ParsedEnvelope, ParsedTx } from './envelope';
 import { type OpResult, TxResult, opError } from './results';
@@ -40,12 +40,6 @@ export interface TimeOptions {
   /** Ledger the transaction is validated for (the next one at submission). */
   validationLedgerSeq?: number;
 }
-
-const SOROBAN_OPS = new Set<number>([
-  OP_TYPE.INVOKE_HOST_FUNCTION,
-  OP_TYPE.EXTEND_FOOTPRINT_TTL,
-  OP_TYPE.RESTORE_FOOTPRINT,
-]);
 
 export function getAccountRecord(state: StateReader, id: string): AccountRecord | undefined {
   const r = state.get(accountKey(id));
@@ -81,7 +75,7 @@ function commonValidPreSeqNum(
     res.setInnermostError(TX.MISSING_OPERATION);
     return undefined;
   }
-  const sorobanOps = tx.operations.filter((op) => SOROBAN_OPS.has(op.body.type)).length;
+  const sorobanOps = tx.operations.filter((op) => SOROBAN_OP_TYPES.has(op.body.type)).length;
   if ((sorobanOps > 0 && tx.operations.length !== 1) || (sorobanOps === 0 && tx.extV !== 0)) {
     res.setInnermostError(TX.MALFORMED);
     return undefined;

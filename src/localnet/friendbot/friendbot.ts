@@ -183,16 +183,22 @@ export class Friendbot {
     throw new Error(`${source.publicKey()} stayed busy: try again later`);
   }
 
-  /** Creates the minion accounts on first use (one transaction from the root account). */
+  /**
+   * Creates the minion accounts on first use, from the root account: in one transaction, or in as many as a ledger
+   * of few operations needs (a localnet started with a small maxTxSetSize to show congestion).
+   */
   private ensureMinions(): Promise<void> {
     this.ready ??= (async () => {
       const missing = this.minions.filter((m) => this.sequenceOf(m.publicKey()) === undefined);
-      if (missing.length === 0) return;
-      const ops = missing.map((m) =>
-        Operation.createAccount({ destination: m.publicKey(), startingBalance: MINION_BALANCE }),
-      );
-      const applied = await this.submitAndWait(this.root, ops, []);
-      if (!applied.successful) throw new Error(`could not create the friendbot minion accounts: ${applied.resultXdr}`);
+      const perTx = this.deps.engine.maxTxSetSize;
+      for (let i = 0; i < missing.length; i += perTx) {
+        const ops = missing
+          .slice(i, i + perTx)
+          .map((m) => Operation.createAccount({ destination: m.publicKey(), startingBalance: MINION_BALANCE }));
+        const applied = await this.submitAndWait(this.root, ops, []);
+        if (!applied.successful)
+          throw new Error(`could not create the friendbot minion accounts: ${applied.resultXdr}`);
+      }
     })().catch((err: unknown) => {
       this.ready = undefined; // let the next request try again
       throw err;

@@ -1,5 +1,6 @@
-// What Stellar RPC keeps about past ledgers: for each ledger in the retention window its close time, hash and
-// applied transactions, and an index from transaction hash (outer and, for fee-bumps, inner) to the transaction.
+// What Stellar RPC keeps about past ledgers: for each ledger in the retention window its close time, hash, close meta
+// (LedgerCloseMeta, for getLedgers) and applied transactions, and an index from transaction hash (outer and, for
+// fee-bumps, inner) to the transaction.
 // Ledgers older than the window are dropped with their transactions, so getTransaction answers NOT_FOUND for them
 // and oldestLedger moves forward, as on a real RPC node with `history-retention-window`.
 import type { AppliedTransaction } from '../engine';
@@ -13,6 +14,11 @@ export interface LedgerRecord {
   closeTime: number;
   /** Hex ledger hash. */
   hash: string;
+  /**
+   * Base64 LedgerCloseMeta (it holds the LedgerHeaderHistoryEntry too). Absent only for ledgers persisted by a
+   * localnet older than getLedgers.
+   */
+  metadataXdr?: string;
   /** In application order. */
   transactions: AppliedTransaction[];
 }

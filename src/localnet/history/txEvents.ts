@@ -1,7 +1,7 @@
 // Events carried by a transaction's meta, split the way Stellar RPC's db.ParseTransaction splits them:
-// meta v4 -> transaction events (fees), contract events per operation, diagnostic events;
-// meta v3 -> the Soroban meta's contract events (one operation) and diagnostic events.
-// localnet executes no contracts, so for classic transactions these are whatever the engine's meta holds.
+// meta v4 -> transaction events (the fee event), contract events per operation (CAP-67 classic transfer / mint /
+// burn, or a Stellar Asset Contract call's events), diagnostic events;
+// meta v3 (before protocol 23) -> the Soroban meta's contract events (one operation) and diagnostic events.
 import { xdr } from '@stellar/stellar-sdk';
 
 export interface TxEvents {

@@ -1,8 +1,8 @@
 // localnet's state on disk, so accounts survive restarts (`make run`, `npm run localnet -- --data-dir ...`):
 //   engine.json    the engine snapshot (all ledger entries and the latest header), rewritten atomically
 //                  (temp file + rename) after closes; writes are coalesced so a slow write never delays a close
-//   history.jsonl  one line per closed ledger (close time, hash, applied transactions), appended synchronously at
-//                  each close, compacted to the retention window from time to time
+//   history.jsonl  one line per closed ledger (close time, hash, close meta, applied transactions), appended
+//                  synchronously at each close, compacted to the retention window from time to time
 // History lines are written before the snapshot that includes their ledger, so after a crash the history may run
 // ahead of the snapshot (those lines are dropped on load) but never behind it. A clean stop flushes both.
 import { existsSync, mkdirSync, readFileSync, renameSync, appendFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ interface LedgerLine {
   s: number;
   t: number;
   h: string;
+  /** LedgerCloseMeta (lines written before getLedgers existed have none). */
+  m?: string;
   x?: (Omit<AppliedTransaction, 'feeCharged'> & { feeCharged: string })[];
 }
 
@@ -44,6 +46,7 @@ export interface EngineState {
 
 function toLine(l: LedgerRecord): string {
   const line: LedgerLine = { s: l.sequence, t: l.closeTime, h: l.hash };
+  if (l.metadataXdr !== undefined) line.m = l.metadataXdr;
   if (l.transactions.length) line.x = l.transactions.map((tx) => ({ ...tx, feeCharged: tx.feeCharged.toString() }));
   return `${JSON.stringify(line)}\n`;
 }
@@ -53,6 +56,7 @@ function fromLine(line: LedgerLine): LedgerRecord {
     sequence: line.s,
     closeTime: line.t,
     hash: line.h,
+    ...(line.m !== undefined ? { metadataXdr: line.m } : {}),
     transactions: (line.x ?? []).map((tx) => ({ ...tx, feeCharged: BigInt(tx.feeCharged) })),
   };
 }

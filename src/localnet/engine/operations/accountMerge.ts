@@ -1,5 +1,6 @@
 // accountMerge (MergeOpFrame, protocol >= 16): HIGH threshold; moves the whole balance to the destination and
-// deletes the source, which must have no sub-entries other than signers and sponsor nothing.
+// deletes the source, which must have no sub-entries other than signers and sponsor nothing. CAP-67 event: an XLM
+// transfer of the merged balance from the source to the destination.
 
 import { ACCOUNT_FLAGS, ACCOUNT_MERGE, OP_TYPE } from '../codes';
 import { accountIdFromMuxed } from '../encode';
@@ -23,7 +24,7 @@ export const accountMerge = defineOperation({
     if (accountIdFromMuxed(destination) === source) return opInner(T, ACCOUNT_MERGE.MALFORMED);
     return undefined;
   },
-  apply({ destination }, { ltx, header, source }) {
+  apply({ destination }, { ltx, header, source, sourceMuxed, events }) {
     const destId = accountIdFromMuxed(destination);
     if (!getAccount(ltx, destId)) return opInner(T, ACCOUNT_MERGE.NO_ACCOUNT);
     const src = loadAccount(ltx, source);
@@ -41,6 +42,7 @@ export const accountMerge = defineOperation({
     if (!dest || !addAccountBalance(header, dest, balance)) return opInner(T, ACCOUNT_MERGE.DEST_FULL);
     removeEntryWithPossibleSponsorship(ltx, src, src);
     ltx.erase(accountKey(source));
+    events.nativeTransfer(sourceMuxed, destination, balance);
     return opInner(T, ACCOUNT_MERGE.SUCCESS, { sourceAccountBalance: balance });
   },
 });

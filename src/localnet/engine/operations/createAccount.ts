@@ -1,5 +1,6 @@
 // createAccount (CreateAccountOpFrame, protocol >= 14): the destination's two base reserves come from its starting
-// balance, or from the sponsor of a begin/end sandwich, in which case a starting balance of 0 works.
+// balance, or from the sponsor of a begin/end sandwich, in which case a starting balance of 0 works. CAP-67 event:
+// an XLM transfer of the starting balance from the source to the new account (even of 0).
 
 import { CREATE_ACCOUNT, OP_TYPE } from '../codes';
 import { accountIdFromWire } from '../encode';
@@ -23,7 +24,7 @@ export const createAccount = defineOperation({
     if (accountIdFromWire(op.destination) === source) return opInner(T, CREATE_ACCOUNT.MALFORMED);
     return undefined;
   },
-  apply({ createAccountOp: op }, { ltx, header, source }) {
+  apply({ createAccountOp: op }, { ltx, header, source, sourceMuxed, events }) {
     const destination = accountIdFromWire(op.destination);
     if (ltx.get(accountKey(destination))) return opInner(T, CREATE_ACCOUNT.ALREADY_EXIST);
 
@@ -40,6 +41,7 @@ export const createAccount = defineOperation({
     if (!addAccountBalance(header, src, -op.startingBalance))
       throw new Error('createAccount: debit refused after check');
     ltx.create(created);
+    events.nativeTransfer(sourceMuxed, { type: 0, ed25519: op.destination.ed25519 }, op.startingBalance);
     return opInner(T, CREATE_ACCOUNT.SUCCESS);
   },
 });

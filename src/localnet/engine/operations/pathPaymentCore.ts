@@ -2,7 +2,9 @@
 //
 // Order books and liquidity pools are NOT modelled: a payment whose path needs any conversion between two different
 // assets fails with TOO_FEW_OFFERS (-10), which is what stellar-core answers when the books are empty. Same-asset
-// payments (including a path that only repeats the asset) work exactly as on the network.
+// payments (including a path that only repeats the asset) work exactly as on the network. A successful one emits the
+// CAP-67 event core emits last: source -> destination in the destination asset (mint / burn when the issuer is a
+// party); with no offers crossed there are no per-trade events before it.
 
 import { PATH_PAYMENT } from '../codes';
 import { accountIdFromMuxed, assetWire, creditAssetFromWire, publicKeyWire, sameAsset } from '../encode';
@@ -103,6 +105,7 @@ export function strictReceive(
 
   const debited = debit(ctx, send, amountSent);
   if (debited !== PATH_PAYMENT.SUCCESS) return { code: debited };
+  ctx.events.transfer(dest, ctx.sourceMuxed, op.destination, op.destAmount);
   return success(destination, dest, op.destAmount);
 }
 
@@ -134,5 +137,6 @@ export function strictSend(
 
   const credited = credit(ctx, destination, dest, amountReceived);
   if (credited !== PATH_PAYMENT.SUCCESS) return { code: credited };
+  ctx.events.transfer(dest, ctx.sourceMuxed, op.destination, amountReceived);
   return success(destination, dest, amountReceived);
 }

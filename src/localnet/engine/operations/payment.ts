@@ -1,5 +1,5 @@
 // payment (PaymentOpFrame): a strict-receive path payment with no path, whose codes map one to one onto
-// PaymentResultCode. Paying yourself native XLM is an immediate success.
+// PaymentResultCode. Paying yourself native XLM is an immediate success. Its CAP-67 event is the path payment's.
 
 import { OP_TYPE, PAYMENT } from '../codes';
 import { accountIdFromMuxed, isAssetWireValid } from '../encode';
@@ -16,7 +16,11 @@ export const payment = defineOperation({
     return undefined;
   },
   apply({ paymentOp: op }, ctx) {
-    if (op.asset.type === 0 && accountIdFromMuxed(op.destination) === ctx.source) return opInner(T, PAYMENT.SUCCESS);
+    if (op.asset.type === 0 && accountIdFromMuxed(op.destination) === ctx.source) {
+      // Core reports even this no-op as a transfer (PaymentOpFrame's instant success).
+      ctx.events.transfer(undefined, ctx.sourceMuxed, op.destination, op.amount);
+      return opInner(T, PAYMENT.SUCCESS);
+    }
     const outcome = strictReceive(ctx, {
       sendAsset: op.asset,
       sendMax: op.amount,

@@ -4,6 +4,7 @@ import type { SorobanOutcome } from '../meta';
 import type { HeaderView } from '../reserves';
 import type { OpResult } from '../results';
 import type { LedgerTxn, StateReader } from '../state';
+import type { OperationEvents } from '../unifiedEvents';
 
 export type ThresholdLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 
@@ -19,6 +20,8 @@ export interface OpContext {
   tx: ParsedTx;
   /** What a Soroban operation hands to the transaction's meta (return value, resource fees). */
   soroban: SorobanOutcome;
+  /** The operation's CAP-67 events; kept only if the whole transaction succeeds. */
+  events: OperationEvents;
 }
 
 /** What the stateless well-formedness check sees (core doCheckValid). */

@@ -2,6 +2,8 @@ import { StrKey, xdr } from '@stellar/stellar-sdk';
 import { RpcCode, RpcError, type JsonObject, type MethodHandler } from '../jsonRpc';
 import type { RpcContext } from '../context';
 import { invalidParams, objectParam, requireBase64Format, stringParam, uint32Param } from '../params';
+import type { AppliedTransaction } from '../../engine';
+import type { LedgerRecord } from '../../history/historyStore';
 import { eventsOfMeta } from '../../history/txEvents';
 import { compareEventCursors, eventId, parseEventCursor, type EventCursor } from '../../history/toid';
 
@@ -89,11 +91,57 @@ function filterMatches(f: Filter, type: string, contractId: string, topics: stri
   return true;
 }
 
+/** Where stellar-rpc files an event: its TOID position (ingest db/event.go) and what it reports with it. */
+interface PlacedEvent {
+  position: EventCursor;
+  event: xdr.ContractEvent;
+  tx: AppliedTransaction;
+}
+
+const TX_MASK = 0xfffff;
+const OP_MASK = 0xfff;
+
+/**
+ * A ledger's events in id order, as stellar-rpc stores them: every transaction's BEFORE_ALL_TXS events (the fees) at
+ * {ledger, tx 0, op 0, n} numbered across the ledger; then per transaction its operations' events at
+ * {ledger, order, op, n} and its AFTER_TX events at {ledger, order, 0xfff, n}; then AFTER_ALL_TXS events at
+ * {ledger, 0xfffff, 0, n}. Failed transactions count too (their fee events).
+ */
+function* ledgerEvents(ledger: LedgerRecord): Generator<PlacedEvent> {
+  const split = ledger.transactions.map((tx) => ({ tx, events: eventsOfMeta(tx.resultMetaXdr) }));
+  const stage = (e: xdr.TransactionEvent): number => e.stage.value;
+  let before = 0;
+  for (const { tx, events } of split)
+    for (const t of events.transactionEvents)
+      if (stage(t) === 0)
+        yield { position: { ledger: ledger.sequence, tx: 0, op: 0, event: before++ }, event: t.event, tx };
+  for (const { tx, events } of split) {
+    for (let op = 0; op < events.contractEvents.length; op++) {
+      const list = events.contractEvents[op]!;
+      for (let ev = 0; ev < list.length; ev++)
+        yield { position: { ledger: ledger.sequence, tx: tx.applicationOrder, op, event: ev }, event: list[ev]!, tx };
+    }
+    let afterTx = 0;
+    for (const t of events.transactionEvents)
+      if (stage(t) === 1)
+        yield {
+          position: { ledger: ledger.sequence, tx: tx.applicationOrder, op: OP_MASK, event: afterTx++ },
+          event: t.event,
+          tx,
+        };
+  }
+  let after = 0;
+  for (const { tx, events } of split)
+    for (const t of events.transactionEvents)
+      if (stage(t) === 2)
+        yield { position: { ledger: ledger.sequence, tx: TX_MASK, op: 0, event: after++ }, event: t.event, tx };
+}
+
 /**
  * 1. validate (-32602 for the request shape, -32600 when the start is outside the retained ledgers)
- * 2. scan at most 10,000 ledgers from the start for contract and system events matching any filter
+ * 2. scan at most 10,000 ledgers from the start for contract and system events matching any filter: operations'
+ *    events (the Stellar Asset Contract's, CAP-67 classic transfers / mints / burns) and transactions' fee events
  * 3. answer them with a cursor: the last event's id when the page is full, else the end of the scanned range.
- * Classic transactions carry no contract events in localnet's meta, so most answers are empty lists.
  */
 export function getEvents(ctx: Pick<RpcContext, 'history'>): MethodHandler {
   return (params) => {
@@ -133,36 +181,29 @@ export function getEvents(ctx: Pick<RpcContext, 'history'>): MethodHandler {
     const events: Record<string, unknown>[] = [];
     scan: for (const ledger of ctx.history.ledgersFrom(start.ledger)) {
       if (ledger.sequence >= endLedger) break;
-      for (const tx of ledger.transactions) {
-        const perOp = eventsOfMeta(tx.resultMetaXdr).contractEvents;
-        for (let op = 0; op < perOp.length; op++) {
-          const list = perOp[op]!;
-          for (let ev = 0; ev < list.length; ev++) {
-            const position = { ledger: ledger.sequence, tx: tx.applicationOrder, op, event: ev };
-            if (compareEventCursors(position, start) < 0) continue;
-            const e = list[ev]!;
-            const type = e.type.name;
-            if (type !== 'system' && type !== 'contract') continue;
-            const contractId = e.contractId ? StrKey.encodeContract(Buffer.from(e.contractId.value)) : '';
-            const body = e.body.v0;
-            // Canonical base64, so filter segments compare as strings.
-            const topics = body.topics.map((t) => t.toXdr('base64'));
-            if (filters.length && !filters.some((f) => filterMatches(f, type, contractId, topics))) continue;
-            events.push({
-              type,
-              ledger: ledger.sequence,
-              ledgerClosedAt: new Date(ledger.closeTime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-              contractId,
-              id: eventId(position, ev),
-              operationIndex: op,
-              transactionIndex: tx.applicationOrder,
-              txHash: tx.hash,
-              topic: topics,
-              value: body.data.toXdr('base64'),
-            });
-            if (events.length >= limit) break scan;
-          }
-        }
+      for (const { position, event: e, tx } of ledgerEvents(ledger)) {
+        if (compareEventCursors(position, start) < 0) continue;
+        const type = e.type.name;
+        if (type !== 'system' && type !== 'contract') continue;
+        const contractId = e.contractId ? StrKey.encodeContract(Buffer.from(e.contractId.value)) : '';
+        const body = e.body.v0;
+        // Canonical base64, so filter segments compare as strings.
+        const topics = body.topics.map((t) => t.toXdr('base64'));
+        if (filters.length && !filters.some((f) => filterMatches(f, type, contractId, topics))) continue;
+        events.push({
+          type,
+          ledger: ledger.sequence,
+          ledgerClosedAt: new Date(ledger.closeTime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          contractId,
+          id: eventId(position, position.event),
+          operationIndex: position.op,
+          transactionIndex: position.tx,
+          txHash: tx.hash,
+          inSuccessfulContractCall: tx.successful,
+          topic: topics,
+          value: body.data.toXdr('base64'),
+        });
+        if (events.length >= limit) break scan;
       }
     }
     const cursorOut =

@@ -7,6 +7,7 @@ import { getFeeStats } from './getFeeStats';
 import { getHealth } from './getHealth';
 import { getLatestLedger } from './getLatestLedger';
 import { getLedgerEntries } from './getLedgerEntries';
+import { getLedgers } from './getLedgers';
 import { getNetwork } from './getNetwork';
 import { getTransaction } from './getTransaction';
 import { getTransactions } from './getTransactions';
@@ -19,6 +20,7 @@ export const RPC_METHODS = [
   'getNetwork',
   'getLatestLedger',
   'getLedgerEntries',
+  'getLedgers',
   'sendTransaction',
   'getTransaction',
   'getTransactions',
@@ -35,6 +37,7 @@ export function buildMethods(ctx: RpcContext): Record<RpcMethodName, MethodHandl
     getNetwork: getNetwork(ctx),
     getLatestLedger: getLatestLedger(ctx),
     getLedgerEntries: getLedgerEntries(ctx),
+    getLedgers: getLedgers(ctx),
     sendTransaction: sendTransaction(ctx),
     getTransaction: getTransaction(ctx),
     getTransactions: getTransactions(ctx),

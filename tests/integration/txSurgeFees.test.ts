@@ -1,0 +1,141 @@
+// A congested network (issue 22): localnet's transaction queue full, as stellar-core's is under surge pricing, with a
+// ledger of 10 operations so that a few bids fill it. runTransaction's fee-bump at the product's fee is refused with
+// txINSUFFICIENT_FEE naming the fee that would get in; the service wraps the same inner transaction again at that fee
+// (only the gas wallet signs again) and the payment goes through, charged what the surge-priced ledger charged. When
+// the network needs more than the app's fee policy allows, the answer is TX_POLICY_MAX_FEE_EXCEEDED saying what it
+// needed, and nothing is sent or charged. The bank check holds after both.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
+import { DEFAULT_FEE_POLICY, saveFeePolicy } from '../../src/domain/feePolicy/policy';
+import { fromStroops, toStroops } from '../../src/domain/money/amounts';
+import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
+import { startLocalnet, type Localnet } from '../../src/localnet/index';
+import { bankCheck, payingUsers, untilSettled, xlmPayment } from '../support/bankCheck';
+import { freshDatabase, type TestDatabase } from '../support/database';
+import { closeLedgersEvery, createAccountWith, eventually } from '../support/funding';
+import { startTestService, type TestService } from '../support/service';
+import type { UserClient } from '../support/users';
+
+/**
+ * Operations per ledger: the queue holds two ledgers' worth (20), so four 5-operation bids fill it. (A ledger takes a
+ * sponsored activation, 4 operations with its fee-bump, before the bids come.)
+ */
+const LEDGER_OPS = 10;
+const BIDDERS = 4;
+const BID_OPS = 5;
+
+describe('runTransaction on a congested network', () => {
+  let net: Localnet;
+  let chain: StellarGateway;
+  let database: TestDatabase;
+  let svc: TestService;
+  let user: UserClient;
+  let appId: string;
+  let destination: string;
+  const bidders = Array.from({ length: BIDDERS }, () => Keypair.random());
+
+  before(async () => {
+    net = await startLocalnet({ ledgerCloseMs: 'manual', engineConfig: { maxTxSetSize: LEDGER_OPS } });
+    chain = createStellarGateway({ network: 'testnet', rpcUrl: net.rpcUrl, networkPassphrase: net.networkPassphrase });
+    database = await freshDatabase();
+    // The run answers once the RPC took the payment; the test closes the ledgers, the worker confirms.
+    svc = await startTestService(
+      { STELLAR_TESTNET_RPC_URL: net.rpcUrl, TX_CONFIRM_WAIT_MS: '0', TX_CONFIRM_INTERVAL_MS: '200' },
+      { database },
+    );
+    const stop = closeLedgersEvery({ localnet: net });
+    try {
+      let users: UserClient[];
+      ({ appId, users, destination } = await payingUsers(svc, 1));
+      user = users[0]!;
+      for (const b of bidders) await createAccountWith(svc, b.publicKey(), '100');
+    } finally {
+      stop();
+    }
+  });
+  after(async () => {
+    await svc?.stop();
+    await net?.stop();
+    await database?.drop();
+  });
+
+  /** Fills the queue: every bidder sends a BID_OPS-operation transaction at `rateStroops` per operation. */
+  async function fillQueue(rateStroops: bigint): Promise<void> {
+    for (const b of bidders) {
+      const account = (await chain.loadAccount(b.publicKey()))!;
+      const tx = new TransactionBuilder(new Account(b.publicKey(), account.sequence), {
+        fee: rateStroops.toString(),
+        networkPassphrase: net.networkPassphrase,
+      }).setTimeout(60);
+      for (let i = 0; i < BID_OPS; i++)
+        tx.addOperation(Operation.payment({ destination, asset: Asset.native(), amount: '0.0000001' }));
+      const built = tx.build();
+      built.sign(b);
+      await chain.submit(built);
+    }
+    assert.equal(net.engine.pendingCount(), BIDDERS, 'the queue holds the bids');
+  }
+
+  async function closeUntilSettled(): Promise<void> {
+    const stop = closeLedgersEvery({ localnet: net }, 200);
+    try {
+      await untilSettled(svc.deps.db, appId);
+      await eventually('the queue is empty', async () => net.engine.pendingCount() === 0);
+    } finally {
+      stop();
+    }
+  }
+
+  test('refused at the product fee, sent again at the fee the network asked for, within the policy: applied', async () => {
+    await fillQueue(1000n);
+    const answer = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 1111) });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const outcome = answer.body.content;
+    assert.equal(outcome.status, 'pending');
+    // The bid to beat is 1,000 stroops per operation; a fee-bump of one payment counts 2 operations.
+    const bidFee = toStroops(outcome.feeXlm);
+    assert.ok(bidFee > 2000n, `the fee was raised above the lowest queued rate: ${outcome.feeXlm}`);
+    assert.ok(bidFee <= DEFAULT_FEE_POLICY.maxFeeStroops);
+    await closeUntilSettled();
+    const record = await svc.deps.db('transactions').where({ id: outcome.txId }).first();
+    assert.equal(record.status, 'SUCCESS');
+    const details = (await chain.transactionDetails(record.hash))!;
+    assert.equal(details.feeBump, true);
+    assert.equal(BigInt(record.fee_stroops), details.feeChargedStroops, 'the fee recorded is the fee charged');
+    assert.ok(details.feeChargedStroops <= bidFee, 'a surge-priced ledger never charges more than the bid');
+    // Only the gas wallet signed again: one user signature, the inner transaction unchanged.
+    assert.equal(
+      (await svc.deps.db('audit_log').where({ action: 'key.decrypt', purpose: 'tx.sign' }).count())[0]!.count,
+      '1',
+    );
+    await bankCheck(svc.deps.db, chain, appId);
+  });
+
+  test('the network needs more than the policy allows: TX_POLICY_MAX_FEE_EXCEEDED saying so, nothing sent', async () => {
+    const maxFeeStroops = 100_000n; // 0.01 XLM, the lowest maximum a policy may set
+    await saveFeePolicy(svc.deps.db, {
+      appId,
+      policy: { ...DEFAULT_FEE_POLICY, maxFeeStroops },
+      actor: SYSTEM_ACTOR,
+      at: new Date(),
+    });
+    await fillQueue(60_000n); // beating 60,000 per operation costs over 120,000 for a 2-operation fee-bump
+    const answer = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 2222) });
+    assert.equal(answer.body.code, 'TX_POLICY_MAX_FEE_EXCEEDED', JSON.stringify(answer.body));
+    assert.match(answer.body.message, /congested/);
+    assert.match(answer.body.message, new RegExp(`maximum of ${fromStroops(maxFeeStroops)} XLM`));
+    const record = await svc.deps
+      .db('transactions')
+      .where({ app_id: appId, amount: '0.0002222' })
+      .first('stage', 'status', 'result_code', 'hash');
+    assert.deepEqual(
+      [record.stage, record.status, record.result_code],
+      ['denied', 'FAILED', 'TX_POLICY_MAX_FEE_EXCEEDED'],
+    );
+    await closeUntilSettled();
+    assert.equal(await chain.transactionDetails(record.hash), undefined, 'nothing of it reached a ledger');
+    await bankCheck(svc.deps.db, chain, appId);
+  });
+});
