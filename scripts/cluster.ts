@@ -7,7 +7,8 @@
 //   api-2, -3   src/main.ts, WORKERS=off, LOCALNET=off: DATABASE_URL and STELLAR_TESTNET_RPC_URL point at api-1's.
 //   worker-1,-2 src/worker.ts: every background job, attached to the same database and chain.
 //   proxy       CLUSTER_PORT: each request to the next ready API process (a connection refused goes to the next one),
-//               the answer names who served it (X-Onboard-Backend); readiness polled every 500 ms.
+//               the answer names who served it (X-Onboard-Backend); readiness polled every 500 ms. It sets
+//               X-Forwarded-For to the client's address, which the API processes trust (TRUST_PROXY=loopback).
 // All share one data directory, so one service secret and one local master key. Limits are shared through PostgreSQL
 // (RATE_LIMIT_STORE=postgres) unless the environment says otherwise (RATE_LIMIT_STORE=redis with REDIS_URL).
 // Ctrl-C or SIGTERM: the proxy stops taking requests, the workers and API processes drain and stop, api-1 (which owns
@@ -66,6 +67,8 @@ function start(name: string, script: string, extraEnv: Record<string, string>, p
       LOCALNET_PORT: String(localnetPort),
       RATE_LIMIT_STORE: env.RATE_LIMIT_STORE || 'postgres',
       PUBLIC_URL: env.PUBLIC_URL || `http://127.0.0.1:${proxyPort}`,
+      // The proxy (on this machine) names the client in X-Forwarded-For: the per-address limits count clients.
+      TRUST_PROXY: env.TRUST_PROXY || 'loopback',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

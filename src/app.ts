@@ -16,12 +16,15 @@ import { sendError } from './http/errors';
 import { createOperationRouter, type RequestLocals } from './http/operationRouter';
 import { assertRegistryComplete, createHandlers } from './operations/index';
 import type { HandlerRegistry, ServiceDeps } from './operations/types';
+import type { TrustProxy } from './config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface BuildAppOptions {
   /** The bundled contract (openapi/dist/openapi.json). */
   document: Document;
+  /** Which proxies may name the client's address (TRUST_PROXY, Config.trustProxy); none by default. */
+  trustProxy?: TrustProxy;
   /** Replace handlers (tests); defaults to createHandlers(deps). */
   handlers?: HandlerRegistry;
 }
@@ -38,6 +41,8 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // req.ip: the connection's address, or behind trusted proxies the client's they name in X-Forwarded-For.
+  if (opts.trustProxy) app.set('trust proxy', opts.trustProxy);
 
   app.use(
     pinoHttp({

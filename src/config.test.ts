@@ -83,6 +83,24 @@ test('the redis store refuses to start without a usable REDIS_URL, and never rep
   fails({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: 'has space' }, /REDIS_KEY_PREFIX must be/);
 });
 
+test('TRUST_PROXY: off by default; a number of hops, or addresses, CIDR ranges and named ranges; anything else refused', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.1' }).trustProxy, [
+    'loopback',
+    '10.0.0.0/8',
+    'fd00::/8',
+    '192.0.2.1',
+  ]);
+  for (const bad of ['0', '11', 'everyone', '10.0.0.0/33', '10.0.0.0/8/1', '::1/129', '300.1.1.1', 'loopback,,'])
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: bad }),
+      (e: unknown) => e instanceof ConfigError && /TRUST_PROXY must be/.test(e.message),
+      bad,
+    );
+});
+
 test('OAuth: public Google and GitHub endpoints and no Dashboard clients by default; overridable; clients need both halves', () => {
   assert.deepEqual(loadConfig({}).oauth, {
     googleIssuerUrl: 'https://accounts.google.com',

@@ -1,5 +1,6 @@
 // Reads the service configuration from the environment. Every setting has an embedded default so that `make run`
 // works on a fresh machine; production sets the URLs.
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { projectRoot } from './paths';
 
@@ -256,6 +257,13 @@ export interface Config {
   /** Whether PUBLIC_URL was set: only then do DPoP proofs' `htu` have to name it (else the request's Host is used). */
   publicUrlConfigured: boolean;
   /**
+   * TRUST_PROXY: which hops in front of the service may name the client's address in X-Forwarded-For (Express's
+   * `trust proxy`): false (the default: the connection's address is the client's), a number of hops, or addresses,
+   * CIDR ranges and the names loopback, linklocal, uniquelocal. Behind a load balancer the per-address limits (sign-in
+   * abuse limits, anonymous callers) need it, or every client shares the balancer's address.
+   */
+  trustProxy: TrustProxy;
+  /**
    * The in-process local ledger that plays testnet when no testnet RPC URL is set (LOCALNET=off disables it).
    * undefined when disabled or when a testnet RPC URL is configured.
    */
@@ -317,6 +325,35 @@ function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   if (raw === undefined || raw === '') return fallback;
   if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name} must be on or off, got "${raw}"`);
   return raw === 'on';
+}
+
+export type TrustProxy = false | number | string[];
+
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One TRUST_PROXY entry: an IPv4/IPv6 address, such an address with a /prefix, or one of Express's names. */
+function isTrustProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true;
+  const [address, prefix, more] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || more !== undefined) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
+
+function trustProxyFrom(env: NodeJS.ProcessEnv): TrustProxy {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'off' || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return intFrom(env, 'TRUST_PROXY', 0, 1, 10);
+  const entries = raw.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isTrustProxyEntry(e));
+  if (bad.length > 0)
+    throw new ConfigError(
+      `TRUST_PROXY must be off, a number of hops (1-10), or comma-separated addresses, CIDR ranges, loopback, ` +
+        `linklocal or uniquelocal; "${bad[0]}" is none of these`,
+    );
+  return entries;
 }
 
 function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -486,6 +523,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stellarRpcUrls,
     publicUrl: env.PUBLIC_URL || `http://${host}:${port}`,
     publicUrlConfigured: Boolean(env.PUBLIC_URL),
+    trustProxy: trustProxyFrom(env),
     demoSeed: env.DEMO_SEED !== 'off',
     localnet,
     limits: {

@@ -221,7 +221,7 @@ export async function startService(
     await createQueues(deps, jobs);
     let server: Server | undefined;
     if (!worker) {
-      const app = await buildApp(deps, { document: loadBundledSpec() });
+      const app = await buildApp(deps, { document: loadBundledSpec(), trustProxy: config.trustProxy });
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(config.port, config.host, () => resolve(s));
         s.once('error', reject);

@@ -12,7 +12,7 @@ import { requireKeyApp } from '../keyApp';
 import type { Handler } from '../types';
 
 /** Codes asked for per client IP per hour, per app (many addresses from one network is an enumeration or spam pattern). */
-const SENDS_PER_IP_PER_HOUR = 30;
+export const SENDS_PER_IP_PER_HOUR = 30;
 
 /**
  * Emails an end user of the key's app a sign-in code. The answer never says whether the address belongs to a user
