@@ -3,19 +3,22 @@
 // txINSUFFICIENT_FEE naming the fee that would get in; the service wraps the same inner transaction again at that fee
 // (only the gas wallet signs again) and the payment goes through, charged what the surge-priced ledger charged. When
 // the network needs more than the app's fee policy allows, the answer is TX_POLICY_MAX_FEE_EXCEEDED saying what it
-// needed, and nothing is sent or charged. The bank check holds after both.
+// needed, and nothing is sent or charged. A payment handed to the confirmation worker (it waited for its turn behind
+// the wallet's previous one) meets the same on its first send: the worker wraps it again at the fee asked for. The
+// bank check holds after each. The worker's passes are run by the test (WORKERS=off), between ledger closes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Keypair, Memo, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { DEFAULT_FEE_POLICY, saveFeePolicy } from '../../src/domain/feePolicy/policy';
 import { fromStroops, toStroops } from '../../src/domain/money/amounts';
 import { createStellarGateway, type StellarGateway } from '../../src/infra/stellar/gateway';
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
-import { bankCheck, payingUsers, untilSettled, xlmPayment } from '../support/bankCheck';
+import { bankCheck, payingUsers, xlmPayment } from '../support/bankCheck';
 import { freshDatabase, type TestDatabase } from '../support/database';
 import { closeLedgersEvery, createAccountWith, eventually } from '../support/funding';
 import { startTestService, type TestService } from '../support/service';
+import { confirmDue } from '../../src/domain/transactions/confirmation';
 import type { UserClient } from '../support/users';
 
 /**
@@ -35,6 +38,9 @@ describe('runTransaction on a congested network', () => {
   let appId: string;
   let destination: string;
   const bidders = Array.from({ length: BIDDERS }, () => Keypair.random());
+  /** Others, to fill the queue again while the first bidders' transactions are still in it. */
+  const moreBidders = Array.from({ length: BIDDERS }, () => Keypair.random());
+  let bids = 0;
 
   before(async () => {
     net = await startLocalnet({ ledgerCloseMs: 'manual', engineConfig: { maxTxSetSize: LEDGER_OPS } });
@@ -42,7 +48,7 @@ describe('runTransaction on a congested network', () => {
     database = await freshDatabase();
     // The run answers once the RPC took the payment; the test closes the ledgers, the worker confirms.
     svc = await startTestService(
-      { STELLAR_TESTNET_RPC_URL: net.rpcUrl, TX_CONFIRM_WAIT_MS: '0', TX_CONFIRM_INTERVAL_MS: '200' },
+      { STELLAR_TESTNET_RPC_URL: net.rpcUrl, TX_CONFIRM_WAIT_MS: '0', WORKERS: 'off' },
       { database },
     );
     const stop = closeLedgersEvery({ localnet: net });
@@ -50,7 +56,7 @@ describe('runTransaction on a congested network', () => {
       let users: UserClient[];
       ({ appId, users, destination } = await payingUsers(svc, 1));
       user = users[0]!;
-      for (const b of bidders) await createAccountWith(svc, b.publicKey(), '100');
+      for (const b of [...bidders, ...moreBidders]) await createAccountWith(svc, b.publicKey(), '100');
     } finally {
       stop();
     }
@@ -62,30 +68,37 @@ describe('runTransaction on a congested network', () => {
   });
 
   /** Fills the queue: every bidder sends a BID_OPS-operation transaction at `rateStroops` per operation. */
-  async function fillQueue(rateStroops: bigint): Promise<void> {
-    for (const b of bidders) {
+  async function fillQueue(rateStroops: bigint, from = bidders): Promise<void> {
+    for (const b of from) {
       const account = (await chain.loadAccount(b.publicKey()))!;
       const tx = new TransactionBuilder(new Account(b.publicKey(), account.sequence), {
         fee: rateStroops.toString(),
         networkPassphrase: net.networkPassphrase,
-      }).setTimeout(60);
+      })
+        .setTimeout(60)
+        // Never the envelope of an earlier bid: an evicted one is banned for a while, and its account's number unmoved.
+        .addMemo(Memo.text(`bid ${++bids}`));
       for (let i = 0; i < BID_OPS; i++)
         tx.addOperation(Operation.payment({ destination, asset: Asset.native(), amount: '0.0000001' }));
       const built = tx.build();
       built.sign(b);
       await chain.submit(built);
     }
-    assert.equal(net.engine.pendingCount(), BIDDERS, 'the queue holds the bids');
+    assert.equal(net.engine.pendingCount(), BIDDERS, 'the queue holds the bids, and is full');
   }
 
+  /** Closes ledgers and runs the confirmation worker's passes until every record is settled and the queue empty. */
   async function closeUntilSettled(): Promise<void> {
-    const stop = closeLedgersEvery({ localnet: net }, 200);
-    try {
-      await untilSettled(svc.deps.db, appId);
-      await eventually('the queue is empty', async () => net.engine.pendingCount() === 0);
-    } finally {
-      stop();
-    }
+    await eventually(
+      'every record settled, the queue empty',
+      async () => {
+        await net.closeLedger();
+        await confirmDue(svc.deps);
+        const open = await svc.deps.db('transactions').where({ app_id: appId, stage: 'submitted' }).count();
+        return Number(open[0]!.count) === 0 && net.engine.pendingCount() === 0;
+      },
+      30_000,
+    );
   }
 
   test('refused at the product fee, sent again at the fee the network asked for, within the policy: applied', async () => {
@@ -110,6 +123,35 @@ describe('runTransaction on a congested network', () => {
       (await svc.deps.db('audit_log').where({ action: 'key.decrypt', purpose: 'tx.sign' }).count())[0]!.count,
       '1',
     );
+    await bankCheck(svc.deps.db, chain, appId);
+  });
+
+  test('handed to the worker behind the wallet’s previous payment, refused at its first send: wrapped again at the fee asked for', async () => {
+    await fillQueue(1000n);
+    const first = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 3333) });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    // Not its turn (the first is not in a ledger yet): the worker will send it.
+    const second = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 4444) });
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.equal(second.body.content.status, 'pending');
+    const productFee = toStroops(second.body.content.feeXlm);
+    await net.closeLedger(); // the first (the best bid) applies; the queue is full again with better bids
+    await fillQueue(2000n, moreBidders);
+    // The worker's passes: the first settles; the second is sent in its turn, refused, and wrapped again, until the
+    // network takes it (a first raise beats the rate evicted last, the next the queue's lowest).
+    let raised: { stage: string; fee_stroops: string; hash: string; sent_at: Date | null } | undefined;
+    await eventually('the worker sent the second at a raised fee', async () => {
+      await confirmDue(svc.deps);
+      raised = await svc.deps.db('transactions').where({ id: second.body.content.txId }).first();
+      return raised!.sent_at !== null || raised!.stage !== 'submitted';
+    });
+    assert.equal(raised!.stage, 'submitted');
+    assert.ok(BigInt(raised!.fee_stroops) > 2n * 2000n, `raised above the queue's lowest rate: ${raised!.fee_stroops}`);
+    assert.ok(BigInt(raised!.fee_stroops) > productFee);
+    await closeUntilSettled();
+    const settled = await svc.deps.db('transactions').where({ id: second.body.content.txId }).first();
+    assert.equal(settled.status, 'SUCCESS', JSON.stringify(settled));
+    assert.equal(settled.hash, raised!.hash, 'the envelope the worker recorded is the one applied');
     await bankCheck(svc.deps.db, chain, appId);
   });
 

@@ -6,17 +6,28 @@
 //       unknown, still valid -> the recorded envelope is resent verbatim (the RPC answers DUPLICATE if it has it), in
 //                              its wallet's turn (sequences.ts): a record whose turn has not come is looked at
 //                              again soon, without asking the RPC
+//                              a first send refused by a congested network for its fee (tx_insufficient_fee naming
+//                              the fee that would get in) is wrapped again at that fee within the app's policy, as a
+//                              request would (raiseFee), and sent by the next pass; above the maximum it is denied
+//                              (TX_POLICY_MAX_FEE_EXCEEDED). A send that was accepted before (and evicted since) is
+//                              left to its time bound: the envelope may still be queued elsewhere on the network
 //       unknown, past its time bound -> it can never apply: FAILED tx_too_late
 //       no envelope recorded (the claimer died before signing) -> the claim is released
 //   - marks built or signed transactions that were never submitted and are past their time bound FAILED tx_too_late.
 import type { Deps } from '../deps';
-import { TransactionBuilder } from '@stellar/stellar-sdk';
+import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
+import type { StellarGateway } from '../../infra/stellar/gateway';
+import { recordAudit, SYSTEM_ACTOR } from '../audit/auditLog';
+import { networkFeeReason } from '../feePolicy/evaluate';
+import { loadFeePolicy } from '../feePolicy/policy';
+import { findWalletByPublicKey } from '../wallets/store';
+import { raisedFeeBumpFeeStroops, sponsorFee } from './feeBump';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
 import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
 import { toTxRecord, type TransactionRow, type TxRecord } from './store';
 
-export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar' | 'jobs'> &
+export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar' | 'jobs' | 'kms'> &
   Partial<Pick<Deps, 'transactions'>>;
 
 /** How often a pass runs. */
@@ -89,8 +100,69 @@ async function check(deps: ConfirmationDeps, record: TxRecord): Promise<void> {
     const landed = await gw.transactionDetails(record.hash);
     if (landed) await finalizeApplied(deps, record, landed, gw.networkPassphrase);
     // Accepted once, it may still show up in a ledger: its time bound settles it otherwise.
-    else if (!record.sentAt) await finalizeRejected(deps, record, headlineResultCode(err.codes));
+    else if (!record.sentAt) {
+      if (err.requiredFeeStroops !== undefined && (await raiseFee(deps, gw, record, err.requiredFeeStroops))) return;
+      await finalizeRejected(deps, record, headlineResultCode(err.codes));
+    }
   }
+}
+
+/**
+ * A first send refused by a congested network for its fee: the gas wallet that signed the fee-bump wraps the same inner
+ * transaction again at the fee the network asked for, when the app's policy allows it, and the new envelope is recorded
+ * for the next pass to send (nothing of the old one was queued). Above the policy's maximum the record is denied, with
+ * the audit entry a request's denial writes. False when it is not the service's fee-bump to raise.
+ */
+async function raiseFee(
+  deps: ConfirmationDeps,
+  gw: StellarGateway,
+  record: TxRecord,
+  requiredFeeStroops: bigint,
+): Promise<boolean> {
+  const envelope = TransactionBuilder.fromXDR(record.envelopeXdr!, gw.networkPassphrase);
+  const gasWallet = record.feeSource ? await findWalletByPublicKey(deps.db, record.feeSource) : undefined;
+  if (!(envelope instanceof FeeBumpTransaction) || !gasWallet || gasWallet.role === null) return false;
+  const inner = envelope.innerTransaction;
+  const policy = await loadFeePolicy(deps.db, record.appId);
+  const feeStroops = raisedFeeBumpFeeStroops(inner, requiredFeeStroops);
+  const now = deps.clock.now();
+  if (feeStroops > policy.maxFeeStroops) {
+    const reason = networkFeeReason(policy, feeStroops);
+    await deps.db.transaction(async (trx) => {
+      const denied = await trx('transactions')
+        .where({ id: record.id, stage: 'submitted' })
+        .update({ status: 'FAILED', stage: 'denied', result_code: reason.code, next_check_at: null, updated_at: now });
+      if (denied > 0)
+        await recordAudit(trx, {
+          appId: record.appId,
+          action: 'tx.policy_denied',
+          actor: SYSTEM_ACTOR,
+          ...(record.walletId ? { walletId: record.walletId } : {}),
+          purpose: reason.code,
+          at: now,
+        });
+    });
+    return true;
+  }
+  const bump = await sponsorFee(deps, {
+    gasWallet,
+    inner,
+    networkPassphrase: gw.networkPassphrase,
+    actor: SYSTEM_ACTOR,
+    feeStroops,
+  });
+  await deps
+    .db('transactions')
+    .where({ id: record.id, stage: 'submitted', hash: record.hash })
+    .update({
+      hash: Buffer.from(bump.hash()).toString('hex'),
+      envelope_xdr: bump.toXDR(),
+      fee_stroops: feeStroops.toString(),
+      next_check_at: now,
+      checks: 0,
+      updated_at: now,
+    });
+  return true;
 }
 
 /** Built or signed transactions past their time bound were never sent and never can be. */
