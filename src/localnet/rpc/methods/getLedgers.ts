@@ -1,16 +1,13 @@
 import { xdr } from '@stellar/stellar-sdk';
-import { RpcCode, RpcError, type MethodHandler } from '../jsonRpc';
+import type { MethodHandler } from '../jsonRpc';
 import type { RpcContext } from '../context';
-import { invalidParams, objectParam, requireBase64Format, stringParam, uint32Param } from '../params';
+import { invalidParams, requireBase64Format } from '../params';
+import { pageRequest } from './pageRequest';
 import type { LedgerRecord } from '../../history/historyStore';
 
 /** stellar-rpc's defaults (max-ledgers-limit, default-ledgers-limit). */
 export const DEFAULT_LEDGERS_LIMIT = 50;
 export const MAX_LEDGERS_LIMIT = 200;
-
-function invalidRequest(message: string): RpcError {
-  return new RpcError(RpcCode.InvalidRequest, message);
-}
 
 /** The LedgerHeaderHistoryEntry (hash + header) inside a LedgerCloseMeta, base64, as stellar-rpc's headerXdr. */
 function headerOf(metadataXdr: string): string {
@@ -50,20 +47,14 @@ function ledgerInfo(l: LedgerRecord): LedgerInfo {
 export function getLedgers(ctx: Pick<RpcContext, 'history'>): MethodHandler {
   return (params) => {
     requireBase64Format(params);
-    const startLedger = uint32Param(params, 'startLedger');
-    const pagination = objectParam(params, 'pagination');
-    const cursorParam = pagination ? stringParam(pagination, 'cursor') : '';
-    const limitParam = pagination ? uint32Param(pagination, 'limit') : 0;
-    const latest = ctx.history.latest();
-    const oldest = ctx.history.oldest();
-
+    const {
+      startLedger,
+      cursor: cursorParam,
+      limit: limitParam,
+      latest,
+      oldest,
+    } = pageRequest(params, ctx.history, MAX_LEDGERS_LIMIT);
     const within = (seq: number) => seq >= oldest.sequence && seq <= latest.sequence;
-    const badStart = `start ledger (${startLedger}) must be between the oldest ledger: ${oldest.sequence} and the latest ledger: ${latest.sequence} for this rpc instance`;
-    if (cursorParam !== '') {
-      if (startLedger !== 0)
-        throw invalidRequest(`startLedger (${startLedger}) and cursor (${cursorParam}) cannot both be set`);
-    } else if (!within(startLedger)) throw invalidRequest(badStart);
-    if (limitParam > MAX_LEDGERS_LIMIT) throw invalidRequest(`limit must not exceed ${MAX_LEDGERS_LIMIT}`);
 
     let start = startLedger;
     if (cursorParam !== '') {

@@ -1,15 +1,12 @@
-import { RpcCode, RpcError, type MethodHandler } from '../jsonRpc';
+import type { MethodHandler } from '../jsonRpc';
 import type { RpcContext } from '../context';
-import { invalidParams, objectParam, requireBase64Format, stringParam, uint32Param } from '../params';
+import { invalidParams, requireBase64Format } from '../params';
+import { pageRequest } from './pageRequest';
 import { parseInt64, toidFromBigInt, toidToBigInt, type Toid } from '../../history/toid';
 import { transactionDetails, transactionStatus } from './transactionFields';
 
 export const DEFAULT_TRANSACTIONS_LIMIT = 50;
 export const MAX_TRANSACTIONS_LIMIT = 200;
-
-function invalidRequest(message: string): RpcError {
-  return new RpcError(RpcCode.InvalidRequest, message);
-}
 
 /**
  * 1. validate (-32600: startLedger outside the retained range, both startLedger and cursor, limit > 200)
@@ -20,22 +17,13 @@ function invalidRequest(message: string): RpcError {
 export function getTransactions(ctx: Pick<RpcContext, 'history'>): MethodHandler {
   return (params) => {
     requireBase64Format(params);
-    const startLedger = uint32Param(params, 'startLedger');
-    const pagination = objectParam(params, 'pagination');
-    const cursorParam = pagination ? stringParam(pagination, 'cursor') : '';
-    const limitParam = pagination ? uint32Param(pagination, 'limit') : 0;
-    const latest = ctx.history.latest();
-    const oldest = ctx.history.oldest();
-
-    const within = startLedger >= oldest.sequence && startLedger <= latest.sequence;
-    const badPage = `start ledger (${startLedger}) must be between the oldest ledger: ${oldest.sequence} and the latest ledger: ${latest.sequence} for this rpc instance`;
-    if (pagination) {
-      if (cursorParam !== '') {
-        if (startLedger !== 0)
-          throw invalidRequest(`startLedger (${startLedger}) and cursor (${cursorParam}) cannot both be set`);
-      } else if (!within) throw invalidRequest(badPage);
-      if (limitParam > MAX_TRANSACTIONS_LIMIT) throw invalidRequest(`limit must not exceed ${MAX_TRANSACTIONS_LIMIT}`);
-    } else if (!within) throw invalidRequest(badPage);
+    const {
+      startLedger,
+      cursor: cursorParam,
+      limit: limitParam,
+      latest,
+      oldest,
+    } = pageRequest(params, ctx.history, MAX_TRANSACTIONS_LIMIT);
 
     let start = { ledger: startLedger, tx: 1 };
     if (cursorParam !== '') {
