@@ -1863,6 +1863,14 @@ export type FundWalletErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -2002,6 +2010,14 @@ export type SetUserExternalIdErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -2059,6 +2075,14 @@ export type IntrospectUserTokenErrors = {
      * No active application for the key (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -2198,6 +2222,14 @@ export type CreateAuthPolicyRowErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is not deployed on the app's network (CONTRACT_NOT_FOUND); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
@@ -2325,6 +2357,14 @@ export type UpdateAuthPolicyRowErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is no longer deployed on the app's network (CONTRACT_NOT_FOUND). Nothing changed.
      */
     422: Error;
@@ -2446,6 +2486,14 @@ export type CreateServerDistributionRuleErrors = {
      * The app has no distribution wallet on its network (DISTRIBUTION_NO_DISTRIBUTION_WALLET; set one under Treasury), or a request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), `validFrom` is not before `validUntil` (DISTRIBUTION_RULE_WINDOW_INVALID, details.fieldErrors names validUntil), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -2569,6 +2617,14 @@ export type UpdateServerDistributionRuleErrors = {
      * No rule with this id in the key's app (DISTRIBUTION_RULE_NOT_FOUND), or APPLICATION_NOT_FOUND.
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * `totalAllocation` below the claims already made (DISTRIBUTION_ALLOCATION_BELOW_CLAIMED), or a window whose `validFrom` is not before its `validUntil` once the change is applied (DISTRIBUTION_RULE_WINDOW_INVALID); each with details.fieldErrors naming the field. Nothing changed.
      */
@@ -2708,6 +2764,10 @@ export type CreateServerDistributionPushErrors = {
      * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE): split the recipients into several pushes.
      */
     413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), no recipient or more than 10,000 in all (DISTRIBUTION_PUSH_RECIPIENTS_INVALID, details.fieldErrors names recipients), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -2981,6 +3041,14 @@ export type StartEmailSignInErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -3053,6 +3121,14 @@ export type VerifyEmailSignInErrors = {
      * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -3212,6 +3288,14 @@ export type CompleteOAuthSignInErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The provider has no client credentials for the app (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
@@ -3357,6 +3441,14 @@ export type VerifyWalletSignInErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -3416,6 +3508,14 @@ export type RefreshSessionErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -3473,6 +3573,14 @@ export type SignOutErrors = {
      * The API key's application is archived or gone: APPLICATION_NOT_FOUND.
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -3789,6 +3897,14 @@ export type BuildTransactionErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The transaction cannot be built, e.g. the destination account does not exist or no path was found (SDK_TX_BUILD_ERROR, message says why); the operation is not available for this wallet (TX_UNSUPPORTED_OPERATION); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
@@ -3853,6 +3969,14 @@ export type SignTransactionErrors = {
      * No built transaction with this `txId` for the session's wallet (TX_NOT_FOUND), or WALLET_NOT_FOUND.
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The transaction contains an operation the custodial signer refuses (TX_UNSUPPORTED_OPERATION).
      */
@@ -3940,6 +4064,14 @@ export type SubmitTransactionErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Stellar rejected the transaction (TX_SUBMIT_FAILED, with `resultCode`; recorded in history as FAILED), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
@@ -4025,6 +4157,14 @@ export type RunTransactionErrors = {
      * The wallet is unfunded and cannot transact (WALLET_NOT_FUNDED); `changeTrust` remove on a trustline that still holds a balance (TRUSTLINE_HAS_BALANCE); or a request with the same Idempotency-Key is in flight (TX_IDEMPOTENCY_CONFLICT).
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The transaction cannot be built (SDK_TX_BUILD_ERROR) or the operation is not available for this wallet (TX_UNSUPPORTED_OPERATION); Stellar rejected it (TX_SUBMIT_FAILED, with `resultCode`; recorded in history as FAILED); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -4260,6 +4400,14 @@ export type SignAuthEntryErrors = {
      * The user has no wallet on this network (WALLET_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The wallet is in the user's own custody; the service holds no key for it (WALLET_ADAPTER_NOT_SUPPORTED).
      */
@@ -4540,6 +4688,14 @@ export type StartKycSessionErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -4740,6 +4896,14 @@ export type CreateRampQuoteErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The amount is outside the route's bounds (SDK_RAMPS_AMOUNT_OUT_OF_RANGE, with `limit`, `limitAmount`, `limitCurrency`); the asset is not enabled for the app or this provider (SDK_RAMPS_ASSET_NOT_ENABLED); the provider does not ramp the asset in this direction and currency (SDK_RAMPS_ROUTE_NOT_OFFERED); or the provider has no usable credentials for the app (SDK_RAMPS_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
@@ -4816,6 +4980,14 @@ export type StartRampErrors = {
      * The quote expired (SDK_RAMPS_QUOTE_EXPIRED). Request a new one.
      */
     410: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The wallet cannot cover the off-ramp (SDK_RAMPS_INSUFFICIENT_BALANCE; checked before submission, nothing moved); the wallet cannot drive this ramp (SDK_RAMPS_WALLET_UNSUPPORTED); the network rejected the on-chain leg (SDK_RAMPS_ONCHAIN_SUBMIT_FAILED, `details.resultCode`; `txInsufficientBalance` means no XLM for the fee and the asset is not sponsored); the route settles only on mainnet (SDK_RAMPS_BRIDGE_TESTNET_NOT_SETTLEABLE); the provider has no usable credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -4950,6 +5122,14 @@ export type ReceiveRampWebhookErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -5056,6 +5236,14 @@ export type VerifySep10ChallengeErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -5102,6 +5290,14 @@ export type StartOperatorEmailSignInErrors = {
      * `email` missing or malformed (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
      */
     400: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -5167,6 +5363,14 @@ export type VerifyOperatorEmailSignInErrors = {
      * The code is wrong, expired or used up (EMAIL_CODE_INVALID), or the DPoP proof is missing or invalid (SDK_AUTH_DPOP_REQUIRED, SDK_AUTH_DPOP_INVALID, SDK_AUTH_DPOP_USE_NONCE with a `DPoP-Nonce` header).
      */
     401: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -5299,6 +5503,14 @@ export type CompleteOperatorOAuthSignInErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The provider has no client credentials configured on the service (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
@@ -5354,6 +5566,14 @@ export type RefreshOperatorSessionErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -5407,6 +5627,14 @@ export type SignOutOperatorErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -5573,6 +5801,14 @@ export type CreateAppErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -5698,6 +5934,14 @@ export type UpdateAppErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -5930,6 +6174,14 @@ export type AddMemberErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -6063,6 +6315,14 @@ export type UpdateMemberErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -6187,6 +6447,14 @@ export type CreateApiKeyErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -6263,6 +6531,14 @@ export type RotateApiKeyErrors = {
      * The key was revoked and cannot be rotated (API_KEY_ALREADY_REVOKED; generate a new key), or it was already replaced by a rotation (API_KEY_ALREADY_ROTATED; `details.replacedByKeyId` names its replacement); or a request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
@@ -6444,6 +6720,14 @@ export type UpdateAppDomainsErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -6551,6 +6835,14 @@ export type UpdateAuthProvidersErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Google or GitHub is enabled without a client id and a client secret (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
@@ -6664,6 +6956,14 @@ export type UpdateKycSettingsErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * A provider listed twice, an enabled provider without a level or without the credentials it takes, or a level the provider does not offer (KYC_SETTINGS_INVALID, details.fieldErrors naming each field).
      */
     422: Error;
@@ -6775,6 +7075,14 @@ export type UpdateRampSettingsErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * An asset is not configured for the app (SDK_RAMPS_ASSET_NOT_ENABLED), an enabled provider has no credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED), or the list is not consistent (RAMP_SETTINGS_INVALID with details.fieldErrors: a provider twice, `sandbox` where it is not offered).
      */
@@ -6981,6 +7289,14 @@ export type UpdateTreasuryWalletsErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -7097,6 +7413,14 @@ export type UpdateFeePolicyErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -7169,6 +7493,14 @@ export type PreviewFeePolicyErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND); or `userId` is no user of the app (USER_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -7294,6 +7626,14 @@ export type CreateAppAuthPolicyRowErrors = {
      * A request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT). Retry shortly.
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is not deployed on the app's network (CONTRACT_NOT_FOUND); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -7421,6 +7761,14 @@ export type UpdateAppAuthPolicyRowErrors = {
      * No row with this id in the app (AUTH_POLICY_ROW_NOT_FOUND), or no app with this id among the operator's apps (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is no longer deployed on the app's network (CONTRACT_NOT_FOUND). Nothing changed.
      */
@@ -7616,6 +7964,14 @@ export type CreateDistributionRuleErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), `validFrom` is not before `validUntil` (DISTRIBUTION_RULE_WINDOW_INVALID, details.fieldErrors names validUntil), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
@@ -7738,6 +8094,14 @@ export type UpdateDistributionRuleErrors = {
      * No rule with this id in the app (DISTRIBUTION_RULE_NOT_FOUND), or no app with this id among the operator's apps (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * `totalAllocation` below the claims already made (DISTRIBUTION_ALLOCATION_BELOW_CLAIMED), or a window whose `validFrom` is not before its `validUntil` once the change is applied (DISTRIBUTION_RULE_WINDOW_INVALID); each with details.fieldErrors naming the field. Nothing changed.
      */
@@ -7946,6 +8310,10 @@ export type CreateDistributionPushErrors = {
      * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE): split the recipients into several pushes.
      */
     413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), no recipient or more than 10,000 in all (DISTRIBUTION_PUSH_RECIPIENTS_INVALID, details.fieldErrors names recipients), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -8510,6 +8878,14 @@ export type UpdateWebhookConfigErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The URL is not https or points at a private, link-local or loopback address (WEBHOOK_URL_NOT_ALLOWED).
      */
     422: Error;
@@ -8576,6 +8952,14 @@ export type RotateWebhookSecretErrors = {
      * The app has no webhook URL configured (WEBHOOK_NOT_CONFIGURED); set one with updateWebhookConfig first.
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */

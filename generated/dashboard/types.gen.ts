@@ -1830,6 +1830,14 @@ export type VerifySep10ChallengeErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -1876,6 +1884,14 @@ export type StartOperatorEmailSignInErrors = {
      * `email` missing or malformed (VALIDATION_ERROR with details.fieldErrors), or INVALID_JSON.
      */
     400: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -1941,6 +1957,14 @@ export type VerifyOperatorEmailSignInErrors = {
      * The code is wrong, expired or used up (EMAIL_CODE_INVALID), or the DPoP proof is missing or invalid (SDK_AUTH_DPOP_REQUIRED, SDK_AUTH_DPOP_INVALID, SDK_AUTH_DPOP_USE_NONCE with a `DPoP-Nonce` header).
      */
     401: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
@@ -2073,6 +2097,14 @@ export type CompleteOperatorOAuthSignInErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The provider has no client credentials configured on the service (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
     422: Error;
@@ -2128,6 +2160,14 @@ export type RefreshOperatorSessionErrors = {
      */
     401: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Rate limit or quota exceeded; retry after the Retry-After seconds. The rate limit (600 requests per minute by default) counts in the sender's own bucket: per secret key; per signed-in user for SDK requests with a session; per publishable key and client address for SDK requests without one (sign-in, and failures before a session), so a publishable key cannot be used to lock out an app's users. Testnet keys also have a quota of 1,000 requests per UTC day, counted only for requests that pass validation. RateLimit-* headers describe the limit closest to exhaustion.
      */
     429: Error;
@@ -2181,6 +2221,14 @@ export type SignOutOperatorErrors = {
      * Authenticated but not allowed: FORBIDDEN, API_KEY_TYPE_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, or an operation-specific denial.
      */
     403: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -2347,6 +2395,14 @@ export type CreateAppErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -2472,6 +2528,14 @@ export type UpdateAppErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -2704,6 +2768,14 @@ export type AddMemberErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -2837,6 +2909,14 @@ export type UpdateMemberErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -2961,6 +3041,14 @@ export type CreateApiKeyErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -3037,6 +3125,14 @@ export type RotateApiKeyErrors = {
      * The key was revoked and cannot be rotated (API_KEY_ALREADY_REVOKED; generate a new key), or it was already replaced by a rotation (API_KEY_ALREADY_ROTATED; `details.replacedByKeyId` names its replacement); or a request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT).
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
@@ -3218,6 +3314,14 @@ export type UpdateAppDomainsErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -3325,6 +3429,14 @@ export type UpdateAuthProvidersErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Google or GitHub is enabled without a client id and a client secret (OAUTH_PROVIDER_NOT_CONFIGURED).
      */
@@ -3438,6 +3550,14 @@ export type UpdateKycSettingsErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * A provider listed twice, an enabled provider without a level or without the credentials it takes, or a level the provider does not offer (KYC_SETTINGS_INVALID, details.fieldErrors naming each field).
      */
     422: Error;
@@ -3549,6 +3669,14 @@ export type UpdateRampSettingsErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * An asset is not configured for the app (SDK_RAMPS_ASSET_NOT_ENABLED), an enabled provider has no credentials (SDK_RAMPS_PROVIDER_NOT_CONFIGURED), or the list is not consistent (RAMP_SETTINGS_INVALID with details.fieldErrors: a provider twice, `sandbox` where it is not offered).
      */
@@ -3755,6 +3883,14 @@ export type UpdateTreasuryWalletsErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Well-formed but cannot be processed (business rule, or an Idempotency-Key reused with another body).
      */
     422: Error;
@@ -3871,6 +4007,14 @@ export type UpdateFeePolicyErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * Unexpected error; the message is masked. Retry.
      */
     500: Error;
@@ -3943,6 +4087,14 @@ export type PreviewFeePolicyErrors = {
      * No such app, the caller is not a member of it, or it is archived (APPLICATION_NOT_FOUND); or `userId` is no user of the app (USER_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */
@@ -4068,6 +4220,14 @@ export type CreateAppAuthPolicyRowErrors = {
      * A request with the same Idempotency-Key is still in flight (TX_IDEMPOTENCY_CONFLICT). Retry shortly.
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is not deployed on the app's network (CONTRACT_NOT_FOUND); or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -4195,6 +4355,14 @@ export type UpdateAppAuthPolicyRowErrors = {
      * No row with this id in the app (AUTH_POLICY_ROW_NOT_FOUND), or no app with this id among the operator's apps (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The contract does not expose a listed function (CONTRACT_FUNCTION_UNKNOWN; the message names which) or is no longer deployed on the app's network (CONTRACT_NOT_FOUND). Nothing changed.
      */
@@ -4390,6 +4558,14 @@ export type CreateDistributionRuleErrors = {
      */
     409: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), `validFrom` is not before `validUntil` (DISTRIBUTION_RULE_WINDOW_INVALID, details.fieldErrors names validUntil), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
     422: Error;
@@ -4512,6 +4688,14 @@ export type UpdateDistributionRuleErrors = {
      * No rule with this id in the app (DISTRIBUTION_RULE_NOT_FOUND), or no app with this id among the operator's apps (APPLICATION_NOT_FOUND).
      */
     404: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * `totalAllocation` below the claims already made (DISTRIBUTION_ALLOCATION_BELOW_CLAIMED), or a window whose `validFrom` is not before its `validUntil` once the change is applied (DISTRIBUTION_RULE_WINDOW_INVALID); each with details.fieldErrors naming the field. Nothing changed.
      */
@@ -4720,6 +4904,10 @@ export type CreateDistributionPushErrors = {
      * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE): split the recipients into several pushes.
      */
     413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * The asset is not configured for the app (DISTRIBUTION_ASSET_NOT_ENABLED), no recipient or more than 10,000 in all (DISTRIBUTION_PUSH_RECIPIENTS_INVALID, details.fieldErrors names recipients), or the Idempotency-Key was used with another body (IDEMPOTENCY_KEY_REUSED).
      */
@@ -5284,6 +5472,14 @@ export type UpdateWebhookConfigErrors = {
      */
     404: Error;
     /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
+    /**
      * The URL is not https or points at a private, link-local or loopback address (WEBHOOK_URL_NOT_ALLOWED).
      */
     422: Error;
@@ -5350,6 +5546,14 @@ export type RotateWebhookSecretErrors = {
      * The app has no webhook URL configured (WEBHOOK_NOT_CONFIGURED); set one with updateWebhookConfig first.
      */
     409: Error;
+    /**
+     * The body is larger than 1 MiB (PAYLOAD_TOO_LARGE). Nothing was done.
+     */
+    413: Error;
+    /**
+     * The body is not UTF-8 JSON (UNSUPPORTED_MEDIA_TYPE): send it as application/json. Nothing was done.
+     */
+    415: Error;
     /**
      * Unexpected error; the message is masked. Retry.
      */

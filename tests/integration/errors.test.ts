@@ -157,13 +157,34 @@ describe('error contract', () => {
     assert.equal(res.body.code, 'INVALID_JSON');
   });
 
-  test('a body of another media type: 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const res = await rawCall(svc.url, 'POST', '/v1/wallets/fund', {
+  test('a body of another media type: 415 UNSUPPORTED_MEDIA_TYPE, as the contract documents', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
       headers: { ...secret, 'content-type': 'text/plain' },
       rawBody: 'hello',
     });
     assert.equal(res.status, 415);
-    assert.equal((res.body as any).code, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.equal(res.body.code, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('a body over 1 MiB: 413 PAYLOAD_TOO_LARGE, as the contract documents', async () => {
+    const res = await call(svc.url, 'fundWallet', 'POST', '/v1/wallets/fund', {
+      headers: { ...secret, 'content-type': 'application/json' },
+      rawBody: JSON.stringify({ publicKey: 'G'.repeat(1024 * 1024 + 1) }),
+    });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.code, 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('every operation that takes a body documents 413 and 415 (the body parser answers them for all)', () => {
+    const doc = loadBundledSpec() as unknown as {
+      paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown; responses?: object }>>;
+    };
+    for (const item of Object.values(doc.paths))
+      for (const op of Object.values(item)) {
+        if (!op || typeof op !== 'object' || !op.requestBody) continue;
+        for (const status of ['413', '415'])
+          assert.ok(status in (op.responses ?? {}), `${op.operationId} does not document ${status}`);
+      }
   });
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config';
 import { startService, type RunningService } from '../../src/service';
+import { routeThroughConformanceProxy } from './conformanceHook';
 import { freshDatabase, type TestDatabase } from './database';
 
 export interface TestService extends RunningService {
@@ -48,6 +49,9 @@ export async function startTestService(
     ...env,
   });
   const service = await startService(config, opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  // In the run the test runner puts through Prism's validating proxy (CONFORMANCE_PROXY_URL), a scenario suite's
+  // fetches to this service go through it (conformanceHook.ts); otherwise this does nothing.
+  const unroute = routeThroughConformanceProxy(service.url);
   const closer = opts.closeLedgersEveryMs
     ? setInterval(() => void service.localnet?.closeLedger().catch(() => undefined), opts.closeLedgersEveryMs)
     : undefined;
@@ -58,6 +62,7 @@ export async function startTestService(
     stop: async () => {
       clearInterval(closer);
       await service.close();
+      unroute();
       if (!opts.database) await db.drop();
       if (!env.ONBOARD_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
