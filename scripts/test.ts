@@ -13,7 +13,7 @@
 // instead of the embedded one.
 import { spawn } from 'node:child_process';
 import { existsSync, globSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDatabaseReachable } from '../src/infra/db/database';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
@@ -38,6 +38,13 @@ const SERVER_BEHAVIOUR_TESTS = [
   'tests/integration/{distributionCrash,distributionPushCrash,distributionPushRetryRace}.test.ts',
   'tests/security/{distinctPayments,publicKeyLimits}.test.ts',
 ];
+
+/**
+ * Test files run at once: one more than the cores. The files mostly wait (for ledger closes, child processes, sockets):
+ * the transaction suites took 65 s of CPU in 165 s at two at a time on 2 cores, so a third file uses time the first
+ * two leave idle. TEST_CONCURRENCY overrides it.
+ */
+const TEST_CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || availableParallelism() + 1;
 
 function step(title: string): void {
   process.stdout.write(`\n== ${title}\n`);
@@ -89,7 +96,15 @@ async function nodeTests(
   ]);
   await run(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...reporters, ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${TEST_CONCURRENCY}`,
+      '--test-timeout=120000',
+      ...reporters,
+      ...files,
+    ],
     { TEST_PG_ADMIN_URL: adminUrl, TEST_TIMES_FILE: timesFile, ...env },
   );
 }

@@ -44,7 +44,7 @@ export default async function* testTimes(source: AsyncIterable<TestEvent>): Asyn
     '# Test files by time',
     '',
     `Run of ${new Date(runStart).toISOString()}: ${rows.length} files, ${Math.round((Date.now() - runStart) / 1000)} s` +
-      ` wall, ${Math.round(total)} s summed over files (they run two at a time).`,
+      ` wall, ${Math.round(total)} s summed over files (several run at once: TEST_CONCURRENCY).`,
     '',
     '| seconds | top-level tests | file |',
     '|---:|---:|---|',
