@@ -6,6 +6,7 @@
 // same users pay again through the new service, and the bank check holds again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CLAIM_TIMEOUT_MS } from '../../src/domain/transactions/submission';
 import { bankCheck, payingUsers } from '../support/bankCheck';
 import { crashDeployment, killChild, type CrashDeployment } from '../support/childService';
 import { closeLedgersEvery, eventually } from '../support/funding';
@@ -105,7 +106,9 @@ describe('fault: an API process killed with transactions in flight', () => {
                 .count()
             )[0]!.count,
           ) === 0,
-        60_000,
+        // A dead request's records are the worker's once their claim times out (CLAIM_TIMEOUT_MS from the claim),
+        // and one never sent is dead after its time bound (30 s) and its grace.
+        CLAIM_TIMEOUT_MS + 30_000,
       );
     } finally {
       stop();
