@@ -32,6 +32,8 @@ export const BENCHES: Record<string, () => Promise<void>> = {
   'distribution-push': async () => (await import('./distributionPush')).runDistributionPush(),
   // an off-ramp's startRamp vs the same payment by runTransaction: what the ramp layer adds
   ramps: async () => (await import('./ramps')).runRamps(),
+  // 1,000 users signing in and paying for 10 minutes against the cluster: throughput, latency per step, errors by code
+  load: async () => (await import('./load')).runLoad(),
 };
 
 /** Every bench's name, in order. */

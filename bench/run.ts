@@ -1,7 +1,7 @@
 // make bench: runs the benchmarks under bench/ and records the results in bench/results/.
 // BENCH=<name> runs only that one (http-foundation | localnet | sessions | activation | transactions | history |
 // first-run | webhooks | sdk-client | metrics | soroban-auth | distribution | distribution-crash | distribution-push |
-// ramps); unset runs them all. The list is bench/registry.ts. BENCH_SMOKE=1 runs them at smoke sizes and records
+// ramps | load); unset runs them all. The list is bench/registry.ts. BENCH_SMOKE=1 runs them at smoke sizes and records
 // nothing (bench/support.ts).
 import { BENCHES, BENCH_NAMES } from './registry';
 
