@@ -8,7 +8,7 @@
 // bank check holds after each. The worker's passes are run by the test (WORKERS=off), between ledger closes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Account, Asset, Keypair, Memo, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, FeeBumpTransaction, Keypair, Memo, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { SYSTEM_ACTOR } from '../../src/domain/audit/auditLog';
 import { DEFAULT_FEE_POLICY, saveFeePolicy } from '../../src/domain/feePolicy/policy';
 import { fromStroops, toStroops } from '../../src/domain/money/amounts';
@@ -16,7 +16,8 @@ import { createStellarGateway, type StellarGateway } from '../../src/infra/stell
 import { startLocalnet, type Localnet } from '../../src/localnet/index';
 import { bankCheck, payingUsers, xlmPayment } from '../support/bankCheck';
 import { freshDatabase, type TestDatabase } from '../support/database';
-import { closeLedgersEvery, createAccountWith, eventually } from '../support/funding';
+import { closeLedgersEvery, createAccountWith, eventually, untilFunded } from '../support/funding';
+import { signInUser } from '../support/users';
 import { startTestService, type TestService } from '../support/service';
 import { confirmDue } from '../../src/domain/transactions/confirmation';
 import type { UserClient } from '../support/users';
@@ -152,6 +153,31 @@ describe('runTransaction on a congested network', () => {
     const settled = await svc.deps.db('transactions').where({ id: second.body.content.txId }).first();
     assert.equal(settled.status, 'SUCCESS', JSON.stringify(settled));
     assert.equal(settled.hash, raised!.hash, 'the envelope the worker recorded is the one applied');
+    await bankCheck(svc.deps.db, chain, appId);
+  });
+
+  test('a user signing in while the network is congested: the activation goes again at the fee asked for; funded once', async () => {
+    await fillQueue(1000n);
+    const signingIn = signInUser(svc, { publishableKey: user.publishableKey });
+    await eventually('the activation was refused, raised and queued', async () => {
+      const raised = await svc.deps.db('wallet_activations').where({ app_id: appId }).where('attempts', '>=', 2);
+      return raised.length === 1 && net.engine.pendingCount() === BIDDERS;
+    });
+    const stop = closeLedgersEvery({ localnet: net });
+    let walletId: string;
+    try {
+      walletId = (await signingIn).signIn.wallet.walletId;
+      await untilFunded(svc, walletId);
+    } finally {
+      stop();
+    }
+    const activation = await svc.deps.db('transactions').where({ origin: 'activation', wallet_id: walletId }).first();
+    const details = (await chain.transactionDetails(activation.hash))!;
+    assert.equal(details.status, 'SUCCESS');
+    assert.equal(BigInt(activation.fee_stroops), details.feeChargedStroops);
+    const envelope = TransactionBuilder.fromXDR(details.envelopeXdr, net.networkPassphrase) as FeeBumpTransaction;
+    assert.ok(BigInt(envelope.fee) > 2n * 1000n, `the bid beat the queue's rate: ${envelope.fee}`);
+    await closeUntilSettled();
     await bankCheck(svc.deps.db, chain, appId);
   });
 

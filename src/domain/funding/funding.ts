@@ -18,7 +18,7 @@
 // as funded. The chain itself refuses a second activation (createAccount of an existing account fails and rolls the
 // whole transaction back), so no wallet is ever funded twice.
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
-import { DEFAULT_FUNDING_SETTINGS } from '../../config';
+import { DEFAULT_FUNDING_SETTINGS, type NetworkName } from '../../config';
 import type { Deps } from '../deps';
 import { fromStroops } from '../money/amounts';
 import {
@@ -115,6 +115,21 @@ function recordedTransaction(envelopeXdr: string, networkPassphrase: string): Ac
   };
 }
 
+/**
+ * The activation with the fee the ledger charged, which a surge-priced ledger makes lower than the bid the envelope
+ * declares (every transaction of such a ledger pays its lowest rate); the bid when the chain cannot say.
+ */
+async function withChargedFee(
+  deps: FundingDeps,
+  network: NetworkName,
+  tx: ActivationTransaction,
+): Promise<ActivationTransaction> {
+  const details = await gatewayFor(deps, network)
+    .transactionDetails(tx.hash)
+    .catch(() => undefined);
+  return details ? { ...tx, feeStroops: details.feeChargedStroops } : tx;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Driving one activation (the caller holds the lease)
 
@@ -131,6 +146,7 @@ async function fundedFromChain(
   },
 ) {
   const role = input.sponsor.role ?? 'funding';
+  const transaction = input.transaction && (await withChargedFee(deps, d.app.network, input.transaction));
   await markFunded(deps, {
     walletId: d.wallet.id,
     appId: d.app.id,
@@ -138,8 +154,8 @@ async function fundedFromChain(
     userId: d.wallet.userId,
     publicKey: d.wallet.publicKey,
     ledger: input.ledger,
-    txHash: input.transaction?.hash ?? null,
-    ...(input.transaction ? { transaction: input.transaction } : {}),
+    txHash: transaction?.hash ?? null,
+    ...(transaction ? { transaction } : {}),
     startingBalanceXlm: d.app.startingBalanceXlm,
     reserveStroops: reserveStroops(d.app.assets.length, input.baseReserve),
     sponsorPublicKey: input.sponsor.publicKey,

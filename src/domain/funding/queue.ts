@@ -15,7 +15,8 @@ import { fromStroops } from '../money/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
-import { sponsorFee } from '../transactions/feeBump';
+import { MAX_FEE_RAISES, raisedFeeBumpFeeStroops, sponsorFee } from '../transactions/feeBump';
+import { loadFeePolicy } from '../feePolicy/policy';
 import {
   activationFeeStroops,
   buildActivationTransaction,
@@ -233,35 +234,49 @@ export class ActivationQueue {
       const batchActor = alone?.actor ?? SYSTEM_ACTOR;
       await this.signWith([sponsor], tx, batchActor, alone?.ip);
       for (const { item } of batch) await this.signWith([item.wallet], tx, item.actor, item.ip);
-      const bump = await sponsorFee(deps, {
-        gasWallet: gas,
-        inner: tx,
-        networkPassphrase: gw.networkPassphrase,
-        actor: batchActor,
-        ...(alone?.ip !== undefined ? { ip: alone.ip } : {}),
-      });
-
-      const sent = activationTransactionOf(bump);
       const validUntil = new Date(validUntilSeconds * 1000);
-      await deps.db.transaction(async (trx) => {
-        // Before it is sent: the ledger follower must never take the service's own activation for an outside one.
-        await registerOwnSubmission(trx, {
-          network: gw.network,
-          hashes: [sent.hash, ...(sent.innerHash ? [sent.innerHash] : [])],
-          at: deps.clock.now(),
+      // A congested network refuses the product's fee and names the one that would get in: the gas wallet wraps the
+      // same activation again at that fee, within the app's fee policy, each envelope recorded before it is sent.
+      let feeStroops: bigint | undefined;
+      let sent: ActivationTransaction;
+      for (let raises = 0; ; raises++) {
+        const bump = await sponsorFee(deps, {
+          gasWallet: gas,
+          inner: tx,
+          networkPassphrase: gw.networkPassphrase,
+          actor: batchActor,
+          ...(alone?.ip !== undefined ? { ip: alone.ip } : {}),
+          ...(feeStroops !== undefined ? { feeStroops } : {}),
         });
-        for (const entry of batch) {
-          await recordAttempt(trx, entry.item.wallet.id, {
-            txHash: sent.hash,
-            envelopeXdr: sent.envelopeXdr,
-            validUntil,
-            leaseUntil: new Date(validUntil.getTime() + LEASE_MARGIN_MS),
-            sponsorPublicKey: sponsor.publicKey,
+        sent = activationTransactionOf(bump);
+        const recorded = sent;
+        await deps.db.transaction(async (trx) => {
+          // Before it is sent: the ledger follower must never take the service's own activation for an outside one.
+          await registerOwnSubmission(trx, {
+            network: gw.network,
+            hashes: [recorded.hash, ...(recorded.innerHash ? [recorded.innerHash] : [])],
             at: deps.clock.now(),
           });
+          for (const entry of batch) {
+            await recordAttempt(trx, entry.item.wallet.id, {
+              txHash: recorded.hash,
+              envelopeXdr: recorded.envelopeXdr,
+              validUntil,
+              leaseUntil: new Date(validUntil.getTime() + LEASE_MARGIN_MS),
+              sponsorPublicKey: sponsor.publicKey,
+              at: deps.clock.now(),
+            });
+          }
+        });
+        try {
+          await gw.submit(bump);
+          break;
+        } catch (err) {
+          const raised = await this.raisedFee(err, tx, sponsor.appId, raises);
+          if (raised === undefined) throw err;
+          feeStroops = raised;
         }
-      });
-      await gw.submit(bump);
+      }
       const { ledger } = await gw.confirm(sent.hash, { timeoutMs: validUntil.getTime() - Date.now() + 2000 });
       for (const entry of batch) entry.resolve({ ...sent, ledger });
     } catch (err) {
@@ -285,6 +300,18 @@ export class ActivationQueue {
           deps.log.warn({ err: e }, 'could not release a channel account'),
         );
     }
+  }
+
+  /**
+   * The fee to wrap an activation in again after `err`: the fee a congested network asked for (tx_insufficient_fee),
+   * when the app's fee policy allows it and this batch has not been raised MAX_FEE_RAISES times; undefined otherwise.
+   */
+  private async raisedFee(err: unknown, tx: Transaction, appId: string, raises: number): Promise<bigint | undefined> {
+    if (!(err instanceof TransactionRejectedError) || err.requiredFeeStroops === undefined) return undefined;
+    if (raises >= MAX_FEE_RAISES) return undefined;
+    const fee = raisedFeeBumpFeeStroops(tx, err.requiredFeeStroops);
+    const policy = await loadFeePolicy(this.deps.db, appId);
+    return fee <= policy.maxFeeStroops ? fee : undefined;
   }
 
   /** Signs with each wallet's key in turn, every decryption audited. */

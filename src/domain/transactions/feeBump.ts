@@ -22,6 +22,13 @@ export function feeBumpFeeOf(inner: Transaction): bigint {
 }
 
 /**
+ * How often one submission raises its fee for a congested network: each refusal names the fee that would get in now
+ * (a first raise may only beat the rate the network evicted last, the next its queue's lowest); a network whose price
+ * moves past it again is left to the caller's retry.
+ */
+export const MAX_FEE_RAISES = 2;
+
+/**
  * The fee-bump fee that pays at least `requiredFeeStroops` (what a congested network asked for): the rate per
  * operation rounded up, times the fee-bump's operations (the inner ones + 1), never below the product's fee.
  */

@@ -52,7 +52,7 @@ import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
 import { describeTransaction, recordFieldsOf, type TxDescription } from './describe';
-import { feeBumpFeeOf, raisedFeeBumpFeeStroops, sponsorFee, unsignedFeeBump } from './feeBump';
+import { feeBumpFeeOf, MAX_FEE_RAISES, raisedFeeBumpFeeStroops, sponsorFee, unsignedFeeBump } from './feeBump';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
 import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
@@ -89,11 +89,6 @@ export const CLAIM_TIMEOUT_MS = 60_000;
 const TURN_POLL_MS = 100;
 /** How many times runTransaction takes a new sequence number when the account overtook its transaction's. */
 const MAX_RESEQUENCES = 2;
-/**
- * How often one request raises its fee for a congested network: each refusal names the fee that would get in now;
- * a network whose price moves past it again within the request is left to the caller's retry.
- */
-const MAX_FEE_RAISES = 2;
 
 function txHashOf(tx: { hash(): Uint8Array }): string {
   return Buffer.from(tx.hash()).toString('hex');
