@@ -62,6 +62,15 @@ export function send(
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const started = performance.now();
   return new Promise((resolve) => {
+    // No answer (a reset, a timeout, a refused connection): status 0 and why.
+    const failed = (err: NodeJS.ErrnoException) =>
+      resolve({
+        status: 0,
+        body: undefined,
+        headers: {},
+        ms: performance.now() - started,
+        failure: err.code ?? err.message,
+      });
     const req = request(
       {
         agent,
@@ -90,27 +99,11 @@ export function send(
           }
           resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers, ms: performance.now() - started });
         });
-        res.on('error', (err: NodeJS.ErrnoException) =>
-          resolve({
-            status: 0,
-            body: undefined,
-            headers: {},
-            ms: performance.now() - started,
-            failure: err.code ?? err.message,
-          }),
-        );
+        res.on('error', failed);
       },
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'timeout' })));
-    req.on('error', (err: NodeJS.ErrnoException) =>
-      resolve({
-        status: 0,
-        body: undefined,
-        headers: {},
-        ms: performance.now() - started,
-        failure: err.code ?? err.message,
-      }),
-    );
+    req.on('error', failed);
     req.end(payload);
   });
 }
