@@ -206,4 +206,30 @@ describe('runTransaction on a congested network', () => {
     assert.equal(await chain.transactionDetails(record.hash), undefined, 'nothing of it reached a ledger');
     await bankCheck(svc.deps.db, chain, appId);
   });
+
+  test('the same for a payment the worker sends in its turn: denied, audited, nothing sent', async () => {
+    // The policy's maximum is 0.01 XLM since the test before. The first payment is queued on a calm network; the
+    // second waits for its turn, and by then the network asks for more than the maximum.
+    const first = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 5555) });
+    const second = await user.rawCall('POST', '/v1/tx/run', { body: xlmPayment(destination, 6666) });
+    assert.deepEqual([first.body.content?.status, second.body.content?.status], ['pending', 'pending']);
+    await net.closeLedger(); // the first applies
+    await fillQueue(60_000n, moreBidders);
+    let record: { stage: string; result_code: string | null; hash: string } | undefined;
+    await eventually('the worker judged the second', async () => {
+      await confirmDue(svc.deps);
+      record = await svc.deps.db('transactions').where({ id: second.body.content.txId }).first();
+      return record!.stage !== 'submitted';
+    });
+    assert.deepEqual([record!.stage, record!.result_code], ['denied', 'TX_POLICY_MAX_FEE_EXCEEDED']);
+    const audit = await svc.deps
+      .db('audit_log')
+      .where({ action: 'tx.policy_denied', purpose: 'TX_POLICY_MAX_FEE_EXCEEDED' })
+      .orderBy('created_at', 'desc')
+      .first();
+    assert.equal(audit?.actor_type, 'system', JSON.stringify(audit));
+    await closeUntilSettled();
+    assert.equal(await chain.transactionDetails(record!.hash), undefined, 'nothing of it reached a ledger');
+    await bankCheck(svc.deps.db, chain, appId);
+  });
 });
