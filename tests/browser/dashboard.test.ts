@@ -240,7 +240,9 @@ describe('the dashboard, as an operator uses it', () => {
     await page.getByRole('heading', { name: 'Fee policy', level: 1 }).waitFor();
     await page.getByLabel('Max fee per transaction (XLM)').fill('0.01');
     await page.getByRole('button', { name: 'Save policy' }).click();
-    await page.getByText(/saved/i).first().waitFor();
+    // The save's own message: /saved/i would match "Unsaved changes", shown at once, and the dry run (which judges
+    // the saved policy) could then run before the save is done (seen on a loaded CI machine).
+    await page.getByText(/The fee policy is saved/).waitFor();
     await page.getByLabel('Fee in XLM').fill('1');
     await page.getByRole('button', { name: 'Run dry run' }).click();
     await page.getByText(/^Denied/).waitFor();
