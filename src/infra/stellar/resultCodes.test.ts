@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { xdr } from '@stellar/stellar-sdk';
-import { operationCodeName, resultCodes, transactionCodeName } from './resultCodes';
+import { operationCodeName, requiredFeeOf, resultCodes, transactionCodeName } from './resultCodes';
 
 describe('Stellar result codes in Horizon spelling', () => {
   test('transaction codes', () => {
@@ -35,5 +35,32 @@ describe('Stellar result codes in Horizon spelling', () => {
     // stellar/friendbot's createAccountAlreadyExist result
     const result = xdr.TransactionResult.fromXdr('AAAAAAAAAGT/////AAAAAQAAAAAAAAAA/////AAAAAA=', 'base64');
     assert.deepEqual(resultCodes(result), { transaction: 'tx_failed', operations: ['op_already_exists'] });
+  });
+});
+
+describe('requiredFeeOf: the fee a congested network names (chain data, checked)', () => {
+  /** A TransactionResult as the RPC sends it: feeCharged (int64), the code (int32), ext v0. */
+  function result(feeCharged: bigint, code: number): xdr.TransactionResult {
+    const bytes = Buffer.alloc(16);
+    bytes.writeBigInt64BE(feeCharged, 0);
+    bytes.writeInt32BE(code, 8);
+    return xdr.TransactionResult.fromXDR(bytes);
+  }
+  const TX_INSUFFICIENT_FEE = -9;
+  const TX_BAD_SEQ = -5;
+
+  test('the fee named with tx_insufficient_fee; nothing for another refusal or a fee that is no fee', () => {
+    const named = result(2001n, TX_INSUFFICIENT_FEE);
+    assert.equal(requiredFeeOf(named, resultCodes(named)), 2001n);
+    const other = result(2001n, TX_BAD_SEQ);
+    assert.equal(requiredFeeOf(other, resultCodes(other)), undefined);
+    for (const fee of [0n, -1n, -(2n ** 63n)]) {
+      const r = result(fee, TX_INSUFFICIENT_FEE);
+      assert.equal(requiredFeeOf(r, resultCodes(r)), undefined, String(fee));
+    }
+    assert.equal(requiredFeeOf(undefined, { transaction: 'tx_insufficient_fee', operations: [] }), undefined);
+    // A huge fee is passed on as it is: the fee policy's maximum judges it (a denial, nothing sent).
+    const huge = result(2n ** 63n - 1n, TX_INSUFFICIENT_FEE);
+    assert.equal(requiredFeeOf(huge, resultCodes(huge)), 2n ** 63n - 1n);
   });
 });
