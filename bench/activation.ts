@@ -5,6 +5,8 @@
 //      through the funding flow; activations per ledger read back from the recorded outcomes.
 //   2. latency: 1 s ledgers, BENCH_SIGN_INS users arriving one every 100 ms; each sign-in creates the wallet (key
 //      sealed) and funds it in Immediate mode; the time until it answers funded.
+//   3. the same latency on 5 s ledgers (the public network's cadence), where the spec promises Immediate-mode
+//      activation under 3 seconds: BENCH_SIGN_INS_5S users, one every 250 ms, so arrivals spread over two ledgers.
 // Results in bench/results/<date>-activation.md.
 import { cpus, totalmem } from 'node:os';
 import { SYSTEM_ACTOR } from '../src/domain/audit/auditLog';
@@ -28,6 +30,9 @@ const CAP_NO_ASSET = Math.floor(1000 / 3);
 /** With one asset the app's users trust at activation, 4 each (the sponsored trustline added). */
 const CAP_ONE_ASSET = Math.floor(1000 / 4);
 const LATENCY_LEDGER_SECONDS = sized(1, 0.25);
+/** The public network's ledger interval, for the spec's "Immediate-mode activation time: under 3 seconds". */
+const NETWORK_LEDGER_SECONDS = sized(5, 0.25);
+const SIGN_INS_5S = Number(process.env.BENCH_SIGN_INS_5S ?? sized(40, 3));
 
 async function fundedApp(svc: RunningService, fundingMode: 'immediate' | 'deferred'): Promise<App> {
   const operator = await createOperator(svc.deps.db, { email: `bench-${Date.now()}@example.com` });
@@ -95,18 +100,18 @@ async function throughput(opts: { asset: boolean }): Promise<Throughput> {
   );
 }
 
-async function latency(): Promise<number[]> {
+async function latency(ledgerSeconds: number, signIns: number, spacingMs: number): Promise<number[]> {
   // With the channel accounts of the throughput run: a sign-in's batch is submitted at once, never waiting for
   // another batch of the same funding wallet to leave its ledger first.
-  const env = { LOCALNET_LEDGER_SECONDS: String(LATENCY_LEDGER_SECONDS), ACTIVATION_CHANNELS: String(CHANNELS) };
+  const env = { LOCALNET_LEDGER_SECONDS: String(ledgerSeconds), ACTIVATION_CHANNELS: String(CHANNELS) };
   return withService('activation', env, async (svc) => {
     const app = await fundedApp(svc, 'immediate');
     // Warm-up: the first activation of a funding wallet creates its channel accounts (a ledger of its own); the
     // sign-ins measured are those of a running service, whose channels exist.
     await activateOnSignIn(svc.deps, { app, wallet: await newUserWallet(svc, app, 9999) });
     const times = await Promise.all(
-      Array.from({ length: SIGN_INS }, async (_, i) => {
-        await new Promise((r) => setTimeout(r, i * 100));
+      Array.from({ length: signIns }, async (_, i) => {
+        await new Promise((r) => setTimeout(r, i * spacingMs));
         const started = performance.now();
         const wallet = await newUserWallet(svc, app, i);
         const after = await activateOnSignIn(svc.deps, { app, wallet });
@@ -127,10 +132,17 @@ export async function runActivation(): Promise<void> {
   console.log(
     `throughput, one asset: ${ACTIVATIONS} activations in ${a.seconds.toFixed(1)} s, ${a.transactions} transactions, per ledger ${a.perLedger.join(' / ')}`,
   );
-  const l = await latency();
+  const l = await latency(LATENCY_LEDGER_SECONDS, SIGN_INS, 100);
   const p50 = percentile(l, 50);
   const p99 = percentile(l, 99);
   console.log(`latency: sign-in to funded p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`);
+  const n = await latency(NETWORK_LEDGER_SECONDS, SIGN_INS_5S, 250);
+  const under3s = n.filter((ms) => ms < 3000).length;
+  console.log(
+    `latency on ${NETWORK_LEDGER_SECONDS} s ledgers: sign-in to funded p50 ${percentile(n, 50).toFixed(0)} ms, p99 ${percentile(n, 99).toFixed(0)} ms, ${under3s} of ${n.length} under 3 s`,
+  );
+  const distribution = (times: number[]) =>
+    `${[10, 25, 50, 75, 90, 99].map((p) => `p${p} ${percentile(times, p).toFixed(0)}`).join(', ')} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`;
 
   const date = new Date().toISOString().slice(0, 10);
   const report = [
@@ -147,7 +159,10 @@ export async function runActivation(): Promise<void> {
     `| share of the ledger's cap, one asset | 4 operations per activation: ${CAP_ONE_ASSET} | ${((100 * Math.max(...a.perLedger)) / CAP_ONE_ASSET).toFixed(0)}% |`,
     `| sign-in to funded, median | ${LATENCY_LEDGER_SECONDS} s ledgers, ${CHANNELS} channel accounts, ${SIGN_INS} sign-ins, one every 100 ms, Immediate mode | ${p50.toFixed(0)} ms |`,
     `| sign-in to funded, p99 | same | ${p99.toFixed(0)} ms |`,
-    `| sign-in to funded, distribution | same | ${[10, 25, 50, 75, 90, 99].map((p) => `p${p} ${percentile(l, p).toFixed(0)}`).join(', ')} ms (min ${Math.min(...l).toFixed(0)}, max ${Math.max(...l).toFixed(0)}) |`,
+    `| sign-in to funded, distribution | same | ${distribution(l)} |`,
+    `| sign-in to funded, median | ${NETWORK_LEDGER_SECONDS} s ledgers (the public network's), ${CHANNELS} channel accounts, ${SIGN_INS_5S} sign-ins, one every 250 ms, Immediate mode | ${percentile(n, 50).toFixed(0)} ms |`,
+    `| sign-in to funded, distribution | same | ${distribution(n)} |`,
+    `| sign-ins funded under 3 s (the spec's Immediate-mode activation time) | same | ${under3s} of ${n.length} (${((100 * under3s) / n.length).toFixed(0)}%) |`,
     '',
     `Reading: one transaction per source account per ledger would cap a funding wallet at one activation per ledger. A`,
     `transaction carries at most 20 signatures (each activated wallet signs its own end-sponsoring operation), so a batch`,
@@ -158,6 +173,10 @@ export async function runActivation(): Promise<void> {
     `created (a warm-up activation first; the very first activation of a funding wallet also waits for their creation), so`,
     `each batch is submitted 20 ms after its first wallet and applied at the next close; the answer comes at most 250 ms`,
     `after that close (confirmation polling settles at 250 ms), so the distribution spreads over about one ledger plus that.`,
+    `On ${NETWORK_LEDGER_SECONDS} s ledgers the same holds: a user waits for the next close, on average half a ledger (2.5 s), plus the`,
+    `answer's margin. The spec's "under 3 seconds" therefore holds for the sign-ins that arrive in the first half of a ledger`,
+    `or so; one that arrives just after a close waits nearly a whole ledger, a floor set by the network's cadence that no`,
+    `submission can beat (a transaction is applied at a close, never between two).`,
     '',
   ].join('\n');
   recordReport(`${date}-activation.md`, report);

@@ -47,8 +47,37 @@ function signingKeyFrom(secrets: ServiceSecrets): { privateKey: KeyObject; publi
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }
 
+type VerifiedClaims = AccessTokenClaims & { expiresAt: Date };
+
+/** The most verified tokens kept (one per session in use; the oldest goes first). */
+const MAX_VERIFIED_TOKENS = 10_000;
+
 export function createAccessTokenSigner(secrets: ServiceSecrets): AccessTokenSigner {
   const { privateKey, publicKey } = signingKeyFrom(secrets);
+  // Tokens whose signature and claims were verified, by the token itself: a session sends the same token with every
+  // request until it refreshes, and its signature cannot change, so it is checked once (an EdDSA verification through
+  // jose costs about 300 us here). What depends on the time (expiry) or the route (audience) is checked on every use;
+  // whether its session is still live is the gate's next check, never cached here.
+  const verified = new Map<string, VerifiedClaims>();
+
+  function fromCache(token: string, audience: Audience, now: Date): VerifiedClaims | undefined {
+    const claims = verified.get(token);
+    if (!claims) return undefined;
+    if (Math.floor(now.getTime() / 1000) >= claims.expiresAt.getTime() / 1000) {
+      verified.delete(token);
+      throw new AppError('SDK_AUTH_TOKEN_EXPIRED', { message: 'The access token expired; refresh the session' });
+    }
+    if (claims.audience !== audience) {
+      throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The access token is not valid' });
+    }
+    return claims;
+  }
+
+  function remember(token: string, claims: VerifiedClaims): void {
+    if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+    verified.set(token, claims);
+  }
+
   return {
     async sign(claims, now, ttlSeconds) {
       const iat = Math.floor(now.getTime() / 1000);
@@ -68,6 +97,8 @@ export function createAccessTokenSigner(secrets: ServiceSecrets): AccessTokenSig
         .sign(privateKey);
     },
     async verify(token, audience, now) {
+      const known = fromCache(token, audience, now);
+      if (known) return known;
       let payload;
       try {
         ({ payload } = await jwtVerify(token, publicKey, {
@@ -87,7 +118,7 @@ export function createAccessTokenSigner(secrets: ServiceSecrets): AccessTokenSig
       if (typeof jkt !== 'string' || typeof payload.sid !== 'string') {
         throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The access token is not DPoP-bound' });
       }
-      return {
+      const claims: VerifiedClaims = {
         audience,
         subjectId: payload.sub!,
         sessionId: payload.sid,
@@ -96,6 +127,8 @@ export function createAccessTokenSigner(secrets: ServiceSecrets): AccessTokenSig
         ...(typeof payload.network === 'string' ? { network: payload.network } : {}),
         expiresAt: new Date(payload.exp! * 1000),
       };
+      remember(token, claims);
+      return claims;
     },
   };
 }
