@@ -1,14 +1,13 @@
 // buildApp(deps): the whole HTTP service as an Express app, with no globals, so tests build the same app as main.ts.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Document } from 'openapi-backend';
 import { createGate } from './http/authenticate';
 import { createLimits } from './http/limits';
 import { createIdempotency } from './http/idempotency';
-import { docsRouter } from './http/docs';
+import { contractRouter, docsRouter } from './http/docs';
 import { dashboardRouter } from './http/dashboard';
+import { requestLogger } from './http/requestLog';
 import { sandboxRouter } from './http/sandbox';
 import { securityHeaders } from './http/securityHeaders';
 import { AppError } from './domain/errors';
@@ -17,8 +16,6 @@ import { createOperationRouter, type RequestLocals } from './http/operationRoute
 import { assertRegistryComplete, createHandlers } from './operations/index';
 import type { HandlerRegistry, ServiceDeps } from './operations/types';
 import type { TrustProxy } from './config';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface BuildAppOptions {
   /** The bundled contract (openapi/dist/openapi.json). */
@@ -44,43 +41,15 @@ export async function buildApp(deps: ServiceDeps, opts: BuildAppOptions): Promis
   // req.ip: the connection's address, or behind trusted proxies the client's they name in X-Forwarded-For.
   if (opts.trustProxy) app.set('trust proxy', opts.trustProxy);
 
-  app.use(
-    pinoHttp({
-      logger: deps.log,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id =
-          typeof incoming === 'string' && REQUEST_ID.test(incoming)
-            ? incoming
-            : `req_${randomUUID().replace(/-/g, '')}`;
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Credentials never reach the log.
-      redact: {
-        paths: [
-          'req.headers["x-service-api-key"]',
-          'req.headers.authorization',
-          'req.headers.dpop',
-          'req.headers.cookie',
-        ],
-        censor: '[redacted]',
-      },
-      // 501 is the documented answer of an operation not built yet, not a fault.
-      customLogLevel: (_req, res, err) => ((err || res.statusCode >= 500) && res.statusCode !== 501 ? 'error' : 'info'),
-    }),
-  );
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const locals = res.locals as RequestLocals;
-    locals.requestId = typeof req.id === 'object' ? JSON.stringify(req.id) : String(req.id);
-    locals.log = req.log;
-    next();
-  });
+  app.use(requestLogger(deps.log));
 
   app.use(...securityHeaders({ https: deps.publicUrl?.startsWith('https://') ?? false }));
-  app.use(docsRouter(opts.document));
-  app.use(dashboardRouter(deps));
-  app.use(sandboxRouter(deps));
+  // Pages and files for browsers, each router on its own path: an API request tests these four prefixes and enters
+  // none of them (a router it passed through would cost its layers' matching and a setImmediate on the way out).
+  app.use('/openapi.json', contractRouter(opts.document));
+  app.use('/docs', docsRouter());
+  app.use('/dashboard', dashboardRouter(deps));
+  app.use('/sandbox', sandboxRouter(deps));
 
   // A body that claims another media type is refused before routing; JSON bodies are parsed up to 1 MiB.
   app.use((req: Request, _res: Response, next: NextFunction) => {

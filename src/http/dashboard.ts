@@ -9,7 +9,8 @@
 //   - /dashboard/config.json: what the app must know at run time and cannot build in;
 //   - /dashboard/dev/outbox?to=<email>: development only (Config.dashboard.devOutboxView, and only while mail goes to
 //     the dev outbox), the newest messages to an address, so the sign-in page can show a developer their code.
-// Every page here gets the dashboard's own CSP (securityHeaders.ts), not the API's.
+// Every page here gets the dashboard's own CSP (securityHeaders.ts), not the API's. The router is mounted at /dashboard
+// (app.ts): its paths are relative to it, and an API request never enters it.
 import { join } from 'node:path';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { DEFAULT_DASHBOARD_SETTINGS, DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from '../config';
@@ -58,14 +59,16 @@ export function dashboardRouter(deps: Deps): Router {
   const outbox = settings.devOutboxView ? deps.mailer.outbox : undefined;
   const router = Router({ strict: true });
 
-  router.use('/dashboard', dashboardContentSecurityPolicy);
+  router.use(dashboardContentSecurityPolicy);
 
-  router.get('/dashboard', (req, res) => {
+  // Mounted, /dashboard and /dashboard/ both arrive here as '/': only the first is redirected.
+  router.get('/', (req, res, next) => {
     const query = req.originalUrl.indexOf('?');
+    if ((query === -1 ? req.originalUrl : req.originalUrl.slice(0, query)).endsWith('/')) return next();
     res.redirect(301, `/dashboard/${query === -1 ? '' : req.originalUrl.slice(query)}`);
   });
 
-  router.get('/dashboard/config.json', (req, res) => {
+  router.get('/config.json', (req, res) => {
     const oauth = deps.oauth ?? DEFAULT_OAUTH_SETTINGS;
     const sep10 = deps.sep10 ?? DEFAULT_SEP10_SETTINGS;
     const config: DashboardRuntimeConfig = {
@@ -84,7 +87,7 @@ export function dashboardRouter(deps: Deps): Router {
     res.json(config);
   });
 
-  router.get('/dashboard/dev/outbox', (req, res, next) => {
+  router.get('/dev/outbox', (req, res, next) => {
     // 1. there only in development; elsewhere the same 404 as any unknown path
     if (!outbox) return next(new AppError('NOT_FOUND', { message: 'No such path' }));
     // 2. validate: one address
@@ -117,7 +120,7 @@ export function dashboardRouter(deps: Deps): Router {
   });
 
   router.use(
-    '/dashboard/assets',
+    '/assets',
     express.static(join(settings.dir, 'assets'), {
       immutable: true,
       maxAge: '1y',
@@ -127,7 +130,6 @@ export function dashboardRouter(deps: Deps): Router {
     (_req: Request, _res: Response, next: NextFunction) => next(new AppError('NOT_FOUND', { message: 'No such file' })),
   );
   router.use(
-    '/dashboard',
     express.static(settings.dir, {
       index: false,
       redirect: false,
@@ -137,7 +139,7 @@ export function dashboardRouter(deps: Deps): Router {
   );
 
   // The app's routes live in the browser: whatever is not a file is the app.
-  router.get('/dashboard/{*route}', (req, res, next) => {
+  router.get('/{*route}', (req, res, next) => {
     res.sendFile(
       'index.html',
       { root: settings.dir, cacheControl: false, headers: { 'Cache-Control': 'no-cache' } },

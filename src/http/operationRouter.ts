@@ -135,10 +135,11 @@ export async function createOperationRouter(
         auth.apiKey && limits ? await limits.rate({ key: auth.apiKey, userId: auth.user?.userId, ip }) : undefined;
       if (rate) for (const [name, value] of Object.entries(headersOf(rate))) res.setHeader(name, value);
       // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
-      // path parameters coerced to their schema types
+      // path parameters coerced to their schema types (req.query parses the query string again on every read)
+      const query = req.query as Record<string, string>;
       const unsafe = unsafeTextErrors({
         body: req.body,
-        query: req.query,
+        query,
         params: match.params,
         idempotencyKey: req.get('idempotency-key'),
       });
@@ -151,7 +152,7 @@ export async function createOperationRouter(
       const raw = {
         method: req.method,
         path: req.path,
-        query: req.query as Record<string, string>,
+        query,
         headers: req.headers as Record<string, string>,
         body: req.body as unknown,
       };

@@ -7,6 +7,7 @@
 //   GET  /sandbox/ramps/:rampTxId    a sandbox on-ramp (src/domain/ramps/sandbox.ts): what the user pays and receives;
 //                                    "Confirm the deposit" while it awaits it (RAMPS_SANDBOX)
 //   POST /sandbox/ramps/:rampTxId    the deposit confirmed: the fiat ledger records it, the asset is delivered
+// The router is mounted at /sandbox (app.ts): its paths are relative to it, and an API request never enters it.
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Deps } from '../domain/deps';
 import { appErrorOf } from '../domain/errors';
@@ -114,13 +115,13 @@ provider that the user's payment arrived; the asset is then sent to the user's w
 export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc' | 'ramps'> & SandboxDeliveryDeps): Router {
   const router = Router();
   if (!deps.kyc?.sandbox && !deps.ramps?.sandbox) return router;
-  router.use('/sandbox', sandboxContentSecurityPolicy, (_req: Request, res: Response, next: NextFunction) => {
+  router.use(sandboxContentSecurityPolicy, (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
   if (deps.ramps?.sandbox) rampPages(router, deps);
   if (!deps.kyc?.sandbox) return router;
-  router.get('/sandbox/kyc/:sessionId', async (req: Request, res: Response, next: NextFunction) => {
+  router.get('/kyc/:sessionId', async (req: Request, res: Response, next: NextFunction) => {
     try {
       const sessionId = String(req.params.sessionId);
       const session = SESSION_ID.test(sessionId) ? await findSandboxSession(deps, sessionId) : undefined;
@@ -131,7 +132,7 @@ export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc' | 'ramps'>
     }
   });
   router.post(
-    '/sandbox/kyc/:sessionId',
+    '/kyc/:sessionId',
     express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 }),
     async (req: Request, res: Response, next: NextFunction) => {
       try {
@@ -164,7 +165,7 @@ export function sandboxRouter(deps: Pick<Deps, 'db' | 'clock' | 'kyc' | 'ramps'>
 }
 
 function rampPages(router: Router, deps: SandboxDeliveryDeps): void {
-  router.get('/sandbox/ramps/:rampTxId', async (req: Request, res: Response, next: NextFunction) => {
+  router.get('/ramps/:rampTxId', async (req: Request, res: Response, next: NextFunction) => {
     try {
       const rampTxId = String(req.params.rampTxId);
       const deposit = RAMP_TX_ID.test(rampTxId) ? await findSandboxDeposit(deps, rampTxId) : undefined;
@@ -175,7 +176,7 @@ function rampPages(router: Router, deps: SandboxDeliveryDeps): void {
     }
   });
   router.post(
-    '/sandbox/ramps/:rampTxId',
+    '/ramps/:rampTxId',
     express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 }),
     async (req: Request, res: Response, next: NextFunction) => {
       const rampTxId = String(req.params.rampTxId);
