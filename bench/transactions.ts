@@ -150,9 +150,10 @@ export async function runTransactions(): Promise<void> {
     '',
     'Reading: the difference is what the service adds for custody and accountability. A run reads the chain (the',
     "wallet's and the destination's accounts; ledger figures and the gas balance at most 1 s old, shared) while it reads",
-    "the policy, decides, then commits three times: the record already claimed with its sequence number, the day's",
-    'operations and the key.decrypt entries of both keys; the signed transaction with its envelope; sent. Both keys are',
-    'unwrapped (cached data keys) and sign natively between the first two commits.',
+    "the policy and the sealed keys of the user's and the gas wallet, decides, then commits twice before it answers: the",
+    "record already claimed with its sequence number, the day's operations and the key.decrypt entries of both keys; the",
+    'signed transaction with its envelope. Both keys are unwrapped (cached data keys) and sign natively between the two',
+    'commits. The sent mark is written as the answer goes (TX_CONFIRM_WAIT_MS=0; with a wait it is written first).',
     '',
   ].join('\n');
   recordReport(`${date}-transactions.md`, report);

@@ -17,6 +17,7 @@
 //            again (resequence).
 import { Transaction, xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import type { TransactionRow, TxRecord } from './store';
 
 /** Stages in which a record still holds its sequence number. */
@@ -26,15 +27,26 @@ export const TIME_BOUND_GRACE_MS = 10_000;
 /** A built or signed record younger than this is on its way to submission and holds the wallet's later ones back. */
 export const IN_FLIGHT_MS = 30_000;
 
-/** Live records of `walletId` (not yet settled, still within their time bound) with a sequence number. */
+/**
+ * The condition on `transactions` rows of the live records of a wallet (not yet settled, still within their time
+ * bound) with a sequence number; `wallet` and `boundAfter` are SQL values (placeholders or quoted literals).
+ */
+function liveCondition(wallet: string, boundAfter: string): string {
+  return `wallet_id = ${wallet} and seq_num is not null and stage in (${LIVE_STAGES.map((s) => `'${s}'`).join(', ')})
+    and (valid_until is null or valid_until > ${boundAfter})`;
+}
+
+/** A live record's time bound is after this (TIME_BOUND_GRACE_MS). */
+function liveBoundAfter(now: Date): Date {
+  return new Date(now.getTime() - TIME_BOUND_GRACE_MS);
+}
+
+/** Live records of `walletId` (liveCondition). */
 function liveRecords(db: Knex | Knex.Transaction, walletId: string, now: Date) {
-  return db<TransactionRow>('transactions')
-    .where({ wallet_id: walletId })
-    .whereNotNull('seq_num')
-    .whereIn('stage', LIVE_STAGES)
-    .where((q) =>
-      q.whereNull('valid_until').orWhere('valid_until', '>', new Date(now.getTime() - TIME_BOUND_GRACE_MS)),
-    );
+  return db<TransactionRow>('transactions').whereRaw(liveCondition('?', '?::timestamptz'), [
+    walletId,
+    liveBoundAfter(now),
+  ]);
 }
 
 /**
@@ -47,10 +59,19 @@ export async function reserveSequence(
   chainSequence: bigint,
   now: Date,
 ): Promise<bigint> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`wallet-sequence:${walletId}`]);
-  const row = (await liveRecords(trx, walletId, now).max('seq_num as max').first()) as
-    { max: string | null } | undefined;
-  const liveMax = row?.max ? BigInt(row.max) : 0n;
+  // The lock, then the highest live number read under it, in one round trip: two statements in one query string (the
+  // simple query protocol, which takes no bindings: the values are quoted literals) run one after the other, each on
+  // a snapshot of its own (READ COMMITTED), so the read, which starts once the lock is held, sees every record that
+  // the lock's earlier holders committed. (In one statement, its snapshot would predate the wait for the lock.)
+  const literal = pg.escapeLiteral;
+  // The driver answers a result per statement.
+  const [, live] = (await trx.raw(
+    `select pg_advisory_xact_lock(hashtextextended(${literal(`wallet-sequence:${walletId}`)}, 0));
+     select max(seq_num) as max from transactions
+     where ${liveCondition(literal(walletId), `${literal(liveBoundAfter(now).toISOString())}::timestamptz`)}`,
+  )) as [unknown, { rows: { max: string | null }[] }];
+  const max = live.rows[0]?.max;
+  const liveMax = max ? BigInt(max) : 0n;
   return (chainSequence > liveMax ? chainSequence : liveMax) + 1n;
 }
 

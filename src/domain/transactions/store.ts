@@ -194,16 +194,16 @@ export interface HistoryEntry {
  * (safeText: chain data may hold NUL, invalid UTF-8 or control characters, which PostgreSQL refuses or garbles); a
  * text memo's exact bytes are kept in memo_base64. Undefined when the transaction already exists
  * on the network, by hash or inner hash (an earlier or concurrent insert of it won): nothing is written then.
+ * One statement (withHistory), so recording a transaction costs one round trip however many wallets it concerns.
  */
 export async function insertTransaction(
   trx: Knex.Transaction,
   tx: NewTx,
   history: HistoryEntry[],
 ): Promise<TxRecord | undefined> {
-  const id = newId('tx');
-  const [row] = await trx('transactions')
+  const insert = trx('transactions')
     .insert({
-      id,
+      id: newId('tx'),
       app_id: tx.appId,
       network: tx.network,
       wallet_id: tx.walletId,
@@ -243,10 +243,51 @@ export async function insertTransaction(
     // A transaction is recorded once: by its hash, and by its inner transaction's hash once sponsored.
     .onConflict()
     .ignore()
-    .returning<TransactionRow[]>('*');
-  if (!row) return undefined;
-  await addHistory(trx, id, history, tx.at);
-  return toTxRecord(row);
+    .returning('*');
+  const { rows } = await withHistory(trx, insert, history, tx.at);
+  return rows[0] ? toTxRecord(rows[0]) : undefined;
+}
+
+/**
+ * Runs `target` (a query answering the transaction's row as `id`, or no row) as the CTE `tx` of one statement that also
+ * adds `entries` to the histories of that transaction and counts the rows it added: no row from `target`, nothing is
+ * added. A wallet that already has the transaction is left alone (only new rows are counted). Answers `target`'s rows.
+ *
+ * One statement rather than one per table: the data-modifying CTEs all run, once, within it (PostgreSQL runs every
+ * one whether or not the outer query reads it), the history rows and the counts depend on the rows the CTE before
+ * returned, and the foreign keys are checked at its end, when the transaction row exists. The counters are upserted
+ * in wallet order, so concurrent writers take their rows' locks alike (a batch of a hundred payments adds a hundred
+ * wallets' lines at once).
+ */
+async function withHistory(
+  trx: Knex.Transaction,
+  target: Knex.QueryBuilder | Knex.Raw,
+  entries: HistoryEntry[],
+  at: Date,
+): Promise<{ rows: TransactionRow[] }> {
+  return trx.raw<{ rows: TransactionRow[] }>(
+    `with tx as (?),
+     added as (
+       insert into tx_history (wallet_id, transaction_id, direction, summary, created_at)
+       select e.wallet_id, tx.id, e.direction, e.summary, ?::timestamptz
+       from tx cross join unnest(?::text[], ?::text[], ?::text[]) as e(wallet_id, direction, summary)
+       on conflict (wallet_id, transaction_id) do nothing
+       returning wallet_id
+     ),
+     counted as (
+       insert into wallet_history_counts (wallet_id, records)
+       select wallet_id, count(*) from added group by wallet_id order by wallet_id
+       on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records
+     )
+     select * from tx`,
+    [
+      target,
+      at,
+      entries.map((e) => e.walletId),
+      entries.map((e) => e.direction),
+      entries.map((e) => safeText(e.summary)),
+    ],
+  );
 }
 
 /**
@@ -260,31 +301,7 @@ export async function addHistory(
   at: Date,
 ): Promise<void> {
   if (entries.length === 0) return;
-  const inserted: { wallet_id: string }[] = await trx('tx_history')
-    .insert(
-      entries.map((e) => ({
-        wallet_id: e.walletId,
-        transaction_id: transactionId,
-        direction: e.direction,
-        summary: safeText(e.summary),
-        created_at: at,
-      })),
-    )
-    .onConflict(['wallet_id', 'transaction_id'])
-    .ignore()
-    .returning('wallet_id');
-  // One statement for every wallet, its rows in wallet order, so concurrent writers take the counter rows' locks alike
-  // (a batch of a hundred payments adds a hundred wallets' lines at once).
-  const counts = new Map<string, number>();
-  for (const r of inserted) counts.set(r.wallet_id, (counts.get(r.wallet_id) ?? 0) + 1);
-  if (counts.size === 0) return;
-  const walletIds = [...counts.keys()].sort();
-  await trx.raw(
-    `insert into wallet_history_counts (wallet_id, records)
-     select wallet_id, records from unnest(?::text[], ?::bigint[]) as c(wallet_id, records) order by wallet_id
-     on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records`,
-    [walletIds, walletIds.map((id) => counts.get(id)!)],
-  );
+  await withHistory(trx, trx.raw('select ?::text as id', [transactionId]), entries, at);
 }
 
 export async function findTransaction(db: Knex, id: string): Promise<TxRecord | undefined> {

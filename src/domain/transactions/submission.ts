@@ -27,7 +27,10 @@
 //            recorded (a denial is recorded and nothing signed), then one database transaction records the build
 //            already claimed, with its sequence number, the day's operations and the key.decrypt entries of every
 //            key that signs it (prepareKeyUses: no key opens before they commit); the keys sign, the envelope is
-//            recorded with the signed transaction, and it is sent. Three commits instead of nine.
+//            recorded with the signed transaction, and it is sent. Three commits instead of nine, and few statements in
+//            the first: the sealed keys are read beside the chain reads, the lock and the sequence number's read go in
+//            one round trip, and the record, its history line and its count in one statement (store.ts). Without a
+//            wait for the ledger, `pending` is answered while the sent mark is written (sendInTurn).
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { DEFAULT_TRANSACTION_SETTINGS } from '../../config';
@@ -46,7 +49,14 @@ import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, networkFeeReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
 import type { FeePolicy } from '../feePolicy/policy';
 import { appWalletFor } from '../wallets/treasuryWallets';
-import { externalWalletCannotSign, prepareKeyUses, withWalletKeypair, type PreparedKeyUses } from '../wallets/custody';
+import {
+  externalWalletCannotSign,
+  prepareKeyUses,
+  readSealedKeys,
+  withWalletKeypair,
+  type PreparedKeyUses,
+  type SealedKeys,
+} from '../wallets/custody';
 import { refreshExternalFunding } from '../wallets/externalFunding';
 import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
@@ -480,14 +490,8 @@ async function sponsorAndSubmit(
   if (!reserved) await denyOverCap(deps, ctx, record, decision);
 
   // 4. the gas wallet signs the fee-bump, recorded before it is sent
-  const bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
-  return sendAndSettle(
-    deps,
-    ctx,
-    gw,
-    { record: withEnvelope(record, bump, gasWallet), bump, gasWallet, policy: decision.policy },
-    opts,
-  );
+  const sponsored = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner);
+  return sendAndSettle(deps, ctx, gw, { ...sponsored, gasWallet, policy: decision.policy }, opts);
 }
 
 /** Others took the day's operations since the decision: judged again against what is counted now, and denied. */
@@ -500,17 +504,6 @@ async function denyOverCap(deps: TxDeps, ctx: TxContext, record: TxRecord, decis
     [dailyCapReason(decision.policy.dailyOpsCap ?? 0, used, record.opsCount)],
     ['submitted'],
   );
-}
-
-/** The record as it is once `bump`, the gas wallet's fee-bump of its inner transaction, is recorded. */
-function withEnvelope(record: TxRecord, bump: FeeBumpTransaction, gasWallet: WalletRecord): TxRecord {
-  return {
-    ...record,
-    hash: txHashOf(bump),
-    envelopeXdr: bump.toXDR(),
-    feeStroops: BigInt(bump.fee),
-    feeSource: gasWallet.publicKey,
-  };
 }
 
 /** A claimed record with its recorded fee-bump, on its way to the chain. */
@@ -542,10 +535,13 @@ async function sendAndSettle(
   const deadline = Date.now() + waitMs;
   let resequenced = 0;
   let feeRaises = 0;
+  let marked: Promise<void>;
   for (let attempt = 0; ; attempt++) {
     try {
       const inTurn = attempt === 0 && sponsored.nextOnChain === true;
-      if (!(await sendInTurn(deps, gw, record, bump, deadline, inTurn))) return pendingOutcome(record, bump);
+      const sent = await sendInTurn(deps, gw, record, bump, deadline, inTurn);
+      if (!sent) return pendingOutcome(record, bump);
+      marked = sent.marked;
       break;
     } catch (err) {
       if (err instanceof TransactionRejectedError) {
@@ -561,16 +557,14 @@ async function sendAndSettle(
           const feeStroops = raisedFeeBumpFeeStroops(inner, err.requiredFeeStroops);
           if (feeStroops > policy.maxFeeStroops)
             return deny(deps, ctx, record, [networkFeeReason(policy, feeStroops)], ['submitted']);
-          bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner, feeStroops);
-          record = withEnvelope(record, bump, gasWallet);
+          ({ record, bump } = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner, feeStroops));
           continue;
         }
         if (opts.resequence && resequenced < MAX_RESEQUENCES && err.codes.transaction === 'tx_bad_seq') {
           resequenced++;
           const next = await resequence(deps, ctx, gw, record);
           record = next.record;
-          bump = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, next.inner);
-          record = withEnvelope(record, bump, gasWallet);
+          ({ record, bump } = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, next.inner));
           continue;
         }
         const resultCode = headlineResultCode(err.codes);
@@ -592,8 +586,11 @@ async function sendAndSettle(
     }
   }
 
-  // 6. wait a little for the ledger
+  // 6. wait a little for the ledger. Without a wait, `pending` is answered while the sent mark is still being written
+  // (sendInTurn); with one, the mark is written first, so the answer comes after it.
   const envelopeHash = record.hash;
+  if (deadline - Date.now() <= 0) return pendingOutcome(record, bump);
+  await marked;
   const remainingMs = deadline - Date.now();
   if (remainingMs <= 0) return pendingOutcome(record, bump);
   try {
@@ -645,30 +642,40 @@ function pendingOutcome(record: TxRecord, bump: FeeBumpTransaction): TxOutcome {
 
 /**
  * Records the fee-bump (hash, envelope, fee; and the signed inner transaction when given) before it is sent: from
- * here on the envelope is what the confirmation worker looks up and resends.
+ * here on the envelope is what the confirmation worker looks up and resends. Answers the record as it is then (each
+ * transaction serialized once: js-xdr is a fair part of a run's CPU).
  */
 async function recordEnvelope(
   deps: TxDeps,
-  recordId: string,
+  record: TxRecord,
   bump: FeeBumpTransaction,
   gasWallet: WalletRecord,
   signedXdr?: string,
-): Promise<void> {
+): Promise<TxRecord> {
   const now = deps.clock.now();
+  const recorded: TxRecord = {
+    ...record,
+    ...(signedXdr !== undefined ? { signedXdr } : {}),
+    hash: txHashOf(bump),
+    envelopeXdr: bump.toXDR(),
+    feeStroops: BigInt(bump.fee),
+    feeSource: gasWallet.publicKey,
+  };
   await deps
     .db('transactions')
-    .where({ id: recordId })
+    .where({ id: record.id })
     .update({
       ...(signedXdr !== undefined ? { signed_xdr: signedXdr } : {}),
-      hash: txHashOf(bump),
-      envelope_xdr: bump.toXDR(),
-      fee_stroops: BigInt(bump.fee).toString(),
-      fee_source: gasWallet.publicKey,
+      hash: recorded.hash,
+      envelope_xdr: recorded.envelopeXdr,
+      fee_stroops: recorded.feeStroops!.toString(),
+      fee_source: recorded.feeSource,
       sent_at: null,
       // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
       next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
       updated_at: now,
     });
+  return recorded;
 }
 
 /** Nothing was sent: the claim and the day's operations are given back, and the failure answered as a signing one. */
@@ -680,7 +687,7 @@ async function signingFailed(deps: TxDeps, record: TxRecord, err: unknown): Prom
   throw new AppError('TX_SIGN_FAILED', { message: 'Signing the fee-bump failed; nothing was submitted', cause: err });
 }
 
-/** Step 4: the gas wallet's fee-bump of `inner`, recorded (hash, envelope, fee) before it is sent. */
+/** Step 4: the gas wallet's fee-bump of `inner`, recorded (hash, envelope, fee) before it is sent; and the record then. */
 async function sponsorAndRecord(
   deps: TxDeps,
   ctx: TxContext,
@@ -690,7 +697,7 @@ async function sponsorAndRecord(
   inner: Transaction,
   /** A fee raised for a congested network; the product's fee otherwise. */
   feeStroops?: bigint,
-): Promise<FeeBumpTransaction> {
+): Promise<{ bump: FeeBumpTransaction; record: TxRecord }> {
   try {
     const bump = await sponsorFee(deps, {
       gasWallet,
@@ -700,8 +707,7 @@ async function sponsorAndRecord(
       ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
       ...(feeStroops !== undefined ? { feeStroops } : {}),
     });
-    await recordEnvelope(deps, record.id, bump, gasWallet);
-    return bump;
+    return { bump, record: await recordEnvelope(deps, record, bump, gasWallet) };
   } catch (err) {
     return signingFailed(deps, record, err);
   }
@@ -709,8 +715,14 @@ async function sponsorAndRecord(
 
 /**
  * Step 5: sends the recorded envelope once the record's turn comes (sequences.ts; `inTurn` when it is known already),
- * and notes that the RPC accepted it. False when the turn did not come by `deadline`: the record stays submitted and
- * the confirmation worker sends it.
+ * and starts noting that the RPC accepted it (`marked`: the caller need not wait for it). Undefined when the turn did
+ * not come by `deadline`: the record stays submitted and the confirmation worker sends it.
+ *
+ * The note (sent_at, and the worker's next check moved to now) is not what makes the send recoverable: the record is
+ * `submitted` with its envelope and a claim timeout (recordEnvelope) from before the send, so if the note is never
+ * written (the process dies after answering, the write fails) the worker takes the record over once the claim times
+ * out, as after a crash between the send and the note: it looks the hash up and resends the envelope in its turn (the
+ * RPC answers DUPLICATE while it still holds it). Nothing that decides a turn reads sent_at (sequences.ts).
  */
 async function sendInTurn(
   deps: TxDeps,
@@ -719,11 +731,11 @@ async function sendInTurn(
   bump: FeeBumpTransaction,
   deadline: number,
   inTurn = false,
-): Promise<boolean> {
+): Promise<{ marked: Promise<void> } | undefined> {
   while (!inTurn && !(await isInTurn(deps.db, record, deps.clock.now()))) {
     if (Date.now() + TURN_POLL_MS > deadline) {
       await handOver(deps, record.id);
-      return false;
+      return undefined;
     }
     await sleep(TURN_POLL_MS);
   }
@@ -734,8 +746,13 @@ async function sendInTurn(
     if (err instanceof StellarUnavailableError) await handOver(deps, record.id);
     throw err;
   }
-  await markSentAndHandOver(deps, record.id);
-  return true;
+  const marked = markSentAndHandOver(deps, record.id).catch((err: unknown) =>
+    deps.log.warn(
+      { err, txId: record.id },
+      'could not note a sent transaction; the confirmation worker takes it over when its claim times out',
+    ),
+  );
+  return { marked };
 }
 
 /** The confirmation worker looks after the record from its next pass on. */
@@ -827,6 +844,20 @@ export async function runUserTransaction(
   input: BuildRequest & { dryRun?: boolean },
 ): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
+  const statePromise = readPolicyState(deps, { app: ctx.app, userId: ctx.userId, gw });
+  // The sealed keys of the user's wallet and of the gas wallet the policy state names are read meanwhile too, off the
+  // database transaction that records their use (recordClaimed). Only ciphertext: a key opens only once that
+  // transaction, with its key.decrypt entry, has committed. A key missing here (a co-signer, another gas wallet) is
+  // read in that transaction as before. Nothing is read for a dry run or a wallet the service cannot sign for.
+  const sealedKeys =
+    input.dryRun || ctx.wallet.custody === 'external'
+      ? undefined
+      : statePromise.then((state) =>
+          readSealedKeys(deps.db, [ctx.wallet.id, ...(state.live.gasWallet ? [state.live.gasWallet.id] : [])]),
+        );
+  // Awaited only once the run records its claim: a run that ends before (a build error, a denial) must not leave it
+  // rejected and unobserved.
+  sealedKeys?.catch(() => undefined);
   const [built, state] = await Promise.all([
     buildUserTransaction(deps, {
       app: ctx.app,
@@ -835,7 +866,7 @@ export async function runUserTransaction(
       timeoutSeconds: input.timeoutSeconds,
       ...(input.memo ? { memo: input.memo } : {}),
     }),
-    readPolicyState(deps, { app: ctx.app, userId: ctx.userId, gw }),
+    statePromise,
   ]);
   const decision = await decidePolicy(deps, {
     app: ctx.app,
@@ -859,7 +890,13 @@ export async function runUserTransaction(
     appId: ctx.app.id,
     network: ctx.wallet.network,
   });
-  const claimed = await recordClaimed(deps, ctx, gw, { built, decision, gasWallet, cosigners });
+  const claimed = await recordClaimed(deps, ctx, gw, {
+    built,
+    decision,
+    gasWallet,
+    cosigners,
+    sealedKeys: await sealedKeys,
+  });
   if (!claimed) {
     // The very same transaction was recorded before (a denied run repeated within the second): its record goes on.
     const { record, signed } = await signRecord(deps, ctx, await recordBuilt(deps, ctx, built));
@@ -871,17 +908,17 @@ export async function runUserTransaction(
   const { record, keys } = claimed;
   const inner = claimed.tx;
   let bump: FeeBumpTransaction;
+  let signed: TxRecord;
   try {
     assertUserTransaction(inner, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
     await keys.withKeypair(0, (kp) => inner.sign(kp));
     for (let i = 0; i < cosigners.length; i++) await keys.withKeypair(1 + i, (kp) => inner.sign(kp));
     bump = unsignedFeeBump(gasWallet, inner, gw.networkPassphrase);
     await keys.withKeypair(1 + cosigners.length, (kp) => bump.sign(kp));
-    await recordEnvelope(deps, record.id, bump, gasWallet, inner.toXDR());
+    signed = await recordEnvelope(deps, record, bump, gasWallet, inner.toXDR());
   } catch (err) {
     return signingFailed(deps, record, err);
   }
-  const signed = { ...withEnvelope(record, bump, gasWallet), signedXdr: inner.toXDR(), stage: 'submitted' as const };
   return sendAndSettle(
     deps,
     ctx,
@@ -909,7 +946,14 @@ async function recordClaimed(
   deps: TxDeps,
   ctx: TxContext,
   gw: StellarGateway,
-  input: { built: BuiltTx; decision: PolicyDecision; gasWallet: WalletRecord; cosigners: WalletRecord[] },
+  input: {
+    built: BuiltTx;
+    decision: PolicyDecision;
+    gasWallet: WalletRecord;
+    cosigners: WalletRecord[];
+    /** Sealed keys read before (readSealedKeys); the others are read in the transaction. */
+    sealedKeys?: SealedKeys;
+  },
 ): Promise<{ record: TxRecord; tx: Transaction; keys?: PreparedKeyUses } | undefined> {
   const { built, decision } = input;
   const now = deps.clock.now();
@@ -944,11 +988,16 @@ async function recordClaimed(
       cap: decision.policy.dailyOpsCap,
     });
     if (!reserved) return { record, tx };
-    const keys = await prepareKeyUses(deps, trx, [
-      use(ctx.wallet.id, 'tx.sign'),
-      ...input.cosigners.map((w) => use(w.id, 'trustline.sponsor')),
-      use(input.gasWallet.id, 'tx.fee_bump'),
-    ]);
+    const keys = await prepareKeyUses(
+      deps,
+      trx,
+      [
+        use(ctx.wallet.id, 'tx.sign'),
+        ...input.cosigners.map((w) => use(w.id, 'trustline.sponsor')),
+        use(input.gasWallet.id, 'tx.fee_bump'),
+      ],
+      input.sealedKeys,
+    );
     return { record, tx, keys };
   });
 }

@@ -224,24 +224,47 @@ interface SealedKey {
   sealed: { sealed_secret: Buffer; wrapped_data_key: Buffer; kms_key_id: string };
 }
 
-/** The sealed keys of `walletIds`, in the order asked: 404 WALLET_NOT_FOUND for an unknown one, 422 for an external one. */
-async function sealedKeysOf(db: Knex, walletIds: string[]): Promise<SealedKey[]> {
+/**
+ * Wallets' sealed keys as read, by wallet id (ciphertext only: nothing here opens a key). A wallet's key material is
+ * written once, with its row, and never changes, so keys read before the transaction that audits their use are the
+ * ones it would read (readSealedKeys, prepareKeyUses).
+ */
+export interface SealedKeys {
+  readonly rows: ReadonlyMap<string, SealedWalletRow>;
+}
+
+/** Reads the sealed keys of `walletIds` (those that exist), to be handed to prepareKeyUses later. */
+export async function readSealedKeys(db: Knex, walletIds: string[]): Promise<SealedKeys> {
+  const ids = [...new Set(walletIds)];
+  if (ids.length === 0) return { rows: new Map() };
   const rows = await db<SealedWalletRow>('wallets')
-    .whereIn('id', [...new Set(walletIds)])
+    .whereIn('id', ids)
     .select('id', 'app_id', 'network', 'public_key', 'custody', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
-  return walletIds.map((id) => {
-    const row = rows.find((r) => r.id === id);
-    if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
-    // Every path that signs checks custody first; this is the last line, so a missed check is a clear 422, not a crash.
-    if (row.custody === 'external' || !row.sealed_secret || !row.wrapped_data_key || !row.kms_key_id)
-      throw externalWalletCannotSign();
-    return {
-      appId: row.app_id,
-      network: row.network,
-      publicKey: row.public_key,
-      sealed: { sealed_secret: row.sealed_secret, wrapped_data_key: row.wrapped_data_key, kms_key_id: row.kms_key_id },
-    };
-  });
+  return { rows: new Map(rows.map((r) => [r.id, r])) };
+}
+
+/** The sealed key a wallet row holds: 404 WALLET_NOT_FOUND when there is no row, 422 for an external wallet. */
+function sealedKeyOf(row: SealedWalletRow | undefined): SealedKey {
+  if (!row) throw new AppError('WALLET_NOT_FOUND', { message: 'No such wallet' });
+  // Every path that signs checks custody first; this is the last line, so a missed check is a clear 422, not a crash.
+  if (row.custody === 'external' || !row.sealed_secret || !row.wrapped_data_key || !row.kms_key_id)
+    throw externalWalletCannotSign();
+  return {
+    appId: row.app_id,
+    network: row.network,
+    publicKey: row.public_key,
+    sealed: { sealed_secret: row.sealed_secret, wrapped_data_key: row.wrapped_data_key, kms_key_id: row.kms_key_id },
+  };
+}
+
+/**
+ * The sealed keys of `walletIds`, in the order asked, taken from `known` when it has them and read otherwise: 404
+ * WALLET_NOT_FOUND for an unknown one, 422 for an external one.
+ */
+async function sealedKeysOf(db: Knex, walletIds: string[], known?: SealedKeys): Promise<SealedKey[]> {
+  const missing = walletIds.filter((id) => !known?.rows.has(id));
+  const read = missing.length > 0 ? (await readSealedKeys(db, missing)).rows : undefined;
+  return walletIds.map((id) => sealedKeyOf(known?.rows.get(id) ?? read?.get(id)));
 }
 
 /** The `key.decrypt` audit entries of `uses` (one insert). */
@@ -304,16 +327,20 @@ export interface PreparedKeyUses {
 
 /**
  * Writes the `key.decrypt` audit entries of `uses` in `trx`, the caller's database transaction, so a run that uses
- * several keys alongside its own writes commits once before any key is unwrapped, instead of once per key.
+ * several keys alongside its own writes commits once before any key is unwrapped, instead of once per key. The
+ * sealed keys come from `known` (readSealedKeys, e.g. read while the caller waited on the network) when it has them,
+ * else they are read in `trx`.
  */
 export async function prepareKeyUses(
   deps: Pick<Deps, 'kms' | 'clock'>,
   trx: Knex.Transaction,
   uses: KeyUse[],
+  known?: SealedKeys,
 ): Promise<PreparedKeyUses> {
   const keys = await sealedKeysOf(
     trx,
     uses.map((u) => u.walletId),
+    known,
   );
   await auditKeyUses(trx, keys, uses, deps.clock.now());
   const committed = trx.executionPromise;
