@@ -15,7 +15,7 @@ import { fromStroops } from '../money/amounts';
 import { TransactionRejectedError } from '../../infra/stellar/errors';
 import { availableStroops, type AccountState, type StellarGateway } from '../../infra/stellar/gateway';
 import { SYSTEM_ACTOR, type AuditActor } from '../audit/auditLog';
-import { MAX_FEE_RAISES, raisedFeeBumpFeeStroops, sponsorFee } from '../transactions/feeBump';
+import { MAX_FEE_RAISES, raisedFeeUnderPolicy, sponsorFee } from '../transactions/feeBump';
 import { loadFeePolicy } from '../feePolicy/policy';
 import {
   activationFeeStroops,
@@ -309,9 +309,8 @@ export class ActivationQueue {
   private async raisedFee(err: unknown, tx: Transaction, appId: string, raises: number): Promise<bigint | undefined> {
     if (!(err instanceof TransactionRejectedError) || err.requiredFeeStroops === undefined) return undefined;
     if (raises >= MAX_FEE_RAISES) return undefined;
-    const fee = raisedFeeBumpFeeStroops(tx, err.requiredFeeStroops);
-    const policy = await loadFeePolicy(this.deps.db, appId);
-    return fee <= policy.maxFeeStroops ? fee : undefined;
+    const raised = raisedFeeUnderPolicy(await loadFeePolicy(this.deps.db, appId), tx, err.requiredFeeStroops);
+    return raised.refusal ? undefined : raised.feeStroops;
   }
 
   /** Signs with each wallet's key in turn, every decryption audited. */

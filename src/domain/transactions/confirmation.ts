@@ -18,10 +18,9 @@ import type { Deps } from '../deps';
 import { FeeBumpTransaction, TransactionBuilder } from '@stellar/stellar-sdk';
 import type { StellarGateway } from '../../infra/stellar/gateway';
 import { recordAudit, SYSTEM_ACTOR } from '../audit/auditLog';
-import { networkFeeReason } from '../feePolicy/evaluate';
 import { loadFeePolicy } from '../feePolicy/policy';
 import { findWalletByPublicKey } from '../wallets/store';
-import { raisedFeeBumpFeeStroops, sponsorFee } from './feeBump';
+import { raisedFeeUnderPolicy, sponsorFee } from './feeBump';
 import { StellarUnavailableError, TransactionRejectedError } from '../../infra/stellar/errors';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
 import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
@@ -124,10 +123,9 @@ async function raiseFee(
   if (!(envelope instanceof FeeBumpTransaction) || !gasWallet || gasWallet.role === null) return false;
   const inner = envelope.innerTransaction;
   const policy = await loadFeePolicy(deps.db, record.appId);
-  const feeStroops = raisedFeeBumpFeeStroops(inner, requiredFeeStroops);
+  const { feeStroops, refusal: reason } = raisedFeeUnderPolicy(policy, inner, requiredFeeStroops);
   const now = deps.clock.now();
-  if (feeStroops > policy.maxFeeStroops) {
-    const reason = networkFeeReason(policy, feeStroops);
+  if (reason) {
     await deps.db.transaction(async (trx) => {
       const denied = await trx('transactions')
         .where({ id: record.id, stage: 'submitted' })

@@ -8,6 +8,8 @@ import type { Deps } from '../deps';
 import type { AuditActor } from '../audit/auditLog';
 import { withWalletKeypair } from '../wallets/custody';
 import type { WalletRecord } from '../wallets/store';
+import { networkFeeReason, type PolicyReason } from '../feePolicy/evaluate';
+import type { FeePolicy } from '../feePolicy/policy';
 
 /** ceil(inner fee / ops) x (ops + 1) stroops. */
 export function feeBumpFeeStroops(innerFeeStroops: bigint, innerOps: number): bigint {
@@ -37,6 +39,22 @@ export function raisedFeeBumpFeeStroops(inner: Transaction, requiredFeeStroops: 
   const raised = ((requiredFeeStroops + ops - 1n) / ops) * ops;
   const product = feeBumpFeeOf(inner);
   return raised > product ? raised : product;
+}
+
+/**
+ * A congested network's asked-for fee judged against the app's policy, in one place for every sender (a request's
+ * submission, the confirmation worker's turn, an activation batch): the fee-bump fee that pays it
+ * (raisedFeeBumpFeeStroops), and the policy's refusal when that fee is above its maximum.
+ */
+export function raisedFeeUnderPolicy(
+  policy: FeePolicy,
+  inner: Transaction,
+  requiredFeeStroops: bigint,
+): { feeStroops: bigint; refusal?: PolicyReason } {
+  const feeStroops = raisedFeeBumpFeeStroops(inner, requiredFeeStroops);
+  return feeStroops > policy.maxFeeStroops
+    ? { feeStroops, refusal: networkFeeReason(policy, feeStroops) }
+    : { feeStroops };
 }
 
 /**

@@ -46,7 +46,7 @@ import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
-import { dailyCapReason, networkFeeReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
+import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
 import type { FeePolicy } from '../feePolicy/policy';
 import { appWalletFor } from '../wallets/treasuryWallets';
 import {
@@ -62,7 +62,7 @@ import { gatewayFor } from '../chain/gateways';
 import type { WalletRecord } from '../wallets/store';
 import { buildUserTransaction, type BuildRequest, type BuiltTx } from './build';
 import { describeTransaction, recordFieldsOf, type TxDescription } from './describe';
-import { feeBumpFeeOf, MAX_FEE_RAISES, raisedFeeBumpFeeStroops, sponsorFee, unsignedFeeBump } from './feeBump';
+import { feeBumpFeeOf, MAX_FEE_RAISES, raisedFeeUnderPolicy, sponsorFee, unsignedFeeBump } from './feeBump';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
 import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
 import { isInTurn, reserveSequence, withSequence } from './sequences';
@@ -554,10 +554,9 @@ async function sendAndSettle(
           // the policy's maximum allows it; otherwise the denial says what the network needed.
           feeRaises++;
           const inner = bump.innerTransaction;
-          const feeStroops = raisedFeeBumpFeeStroops(inner, err.requiredFeeStroops);
-          if (feeStroops > policy.maxFeeStroops)
-            return deny(deps, ctx, record, [networkFeeReason(policy, feeStroops)], ['submitted']);
-          ({ record, bump } = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner, feeStroops));
+          const raised = raisedFeeUnderPolicy(policy, inner, err.requiredFeeStroops);
+          if (raised.refusal) return deny(deps, ctx, record, [raised.refusal], ['submitted']);
+          ({ record, bump } = await sponsorAndRecord(deps, ctx, gw, gasWallet, record, inner, raised.feeStroops));
           continue;
         }
         if (opts.resequence && resequenced < MAX_RESEQUENCES && err.codes.transaction === 'tx_bad_seq') {
