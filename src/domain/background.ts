@@ -1,11 +1,14 @@
 import type { Deps } from './deps';
 
-/** Starts work a request does not wait for, tracked by the process (deps.background) when it has a tracker. */
+/**
+ * Starts work a request does not wait for, tracked by the process (deps.background) when it has a tracker, so that
+ * shutdown waits for it before the pool closes. The promise answered settles (never rejects) once it is done.
+ */
 export function runInBackground(
   deps: Pick<Deps, 'background'>,
   work: () => Promise<unknown>,
   onError: (err: unknown) => void,
-): void {
-  if (deps.background) deps.background.start(work, onError);
-  else work().catch(onError);
+): Promise<void> {
+  if (deps.background) return deps.background.start(work, onError);
+  return work().then(() => undefined, onError);
 }

@@ -3,8 +3,11 @@
 import { settleWithin } from './jobs/settleWithin';
 
 export interface BackgroundWork {
-  /** Runs `work` without waiting; a failure goes to `onError`, never to the request. */
-  start(work: () => Promise<unknown>, onError: (err: unknown) => void): void;
+  /**
+   * Runs `work` without waiting; a failure goes to `onError`, never to the request. Answers a promise that settles
+   * (never rejects) once the work and its onError are done, for a caller that waits for it later, or not at all.
+   */
+  start(work: () => Promise<unknown>, onError: (err: unknown) => void): Promise<void>;
   /** Waits (at most `ms`) for everything started so far. */
   settle(ms: number): Promise<void>;
 }
@@ -13,10 +16,11 @@ export function createBackgroundWork(): BackgroundWork {
   const running = new Set<Promise<unknown>>();
   return {
     start(work, onError) {
-      const p = work()
-        .catch(onError)
+      const p: Promise<void> = work()
+        .then(() => undefined, onError)
         .finally(() => running.delete(p));
       running.add(p);
+      return p;
     },
     settle: (ms) => settleWithin(Promise.all(running), ms),
   };

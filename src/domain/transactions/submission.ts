@@ -44,6 +44,7 @@ import {
 import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
+import { runInBackground } from '../background';
 import { AppError } from '../errors';
 import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
@@ -80,7 +81,7 @@ import {
 import { sleep } from '../../infra/stellar/retry';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
-export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions' | 'jobs'>;
+export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions' | 'jobs' | 'background'>;
 
 /** Who is transacting: the session user's wallet of the key's app, and who the key uses are audited for. */
 export interface TxContext {
@@ -745,11 +746,15 @@ async function sendInTurn(
     if (err instanceof StellarUnavailableError) await handOver(deps, record.id);
     throw err;
   }
-  const marked = markSentAndHandOver(deps, record.id).catch((err: unknown) =>
-    deps.log.warn(
-      { err, txId: record.id },
-      'could not note a sent transaction; the confirmation worker takes it over when its claim times out',
-    ),
+  // Tracked as background work, so a shutdown right after the answer waits for the note before the pool closes.
+  const marked = runInBackground(
+    deps,
+    () => markSentAndHandOver(deps, record.id),
+    (err: unknown) =>
+      deps.log.warn(
+        { err, txId: record.id },
+        'could not note a sent transaction; the confirmation worker takes it over when its claim times out',
+      ),
   );
   return { marked };
 }
