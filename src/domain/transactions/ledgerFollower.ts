@@ -301,7 +301,10 @@ async function recordLedgers(
 function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const at = message.lastIndexOf(' - ');
-  return (at >= 0 && /^(insert|update|select|delete) /.test(message) ? message.slice(at + 3) : message).slice(0, 500);
+  return (at >= 0 && /^(with|insert|update|select|delete) /.test(message) ? message.slice(at + 3) : message).slice(
+    0,
+    500,
+  );
 }
 
 /** Keeps a chain transaction the follower could not record, with its raw XDR and why, and says so in the log. */
