@@ -77,7 +77,7 @@ export function createGate(
     const last = lastTouched.get(keyId);
     if (last !== undefined && now.getTime() - last < TOUCH_INTERVAL_MS) return;
     lastTouched.set(keyId, now.getTime());
-    runInBackground(
+    void runInBackground(
       deps,
       () => touchApiKey(deps.db, keyId, now),
       (err) => deps.log.warn({ err, keyId }, 'could not record API key use'),

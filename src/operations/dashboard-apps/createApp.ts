@@ -20,7 +20,7 @@ export function createApp(
       ownerOperatorId: operatorId,
     });
     // 3. on testnet, fund the wallet from friendbot in the background (best effort: creation never waits or fails on it)
-    runInBackground(
+    void runInBackground(
       deps,
       () => fundAppWalletFromFriendbot(deps, app),
       (err) => req.log.warn({ err, appId: app.id }, 'friendbot funding of the app wallet failed'),
