@@ -4,20 +4,16 @@
 // LOG_LEVEL=warn: warnings and errors only) is tallied by process, level and message, so a load test can report what
 // the service complained about; the CPU time of each process (with what it started, such as the embedded PostgreSQL
 // under api-1) is read from /proc, so it can say where the machine's time went.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedDatabaseUrl, reachableDataDir } from '../src/infra/db/embeddedPostgres';
-import { freePort } from '../src/infra/freePort';
-import { projectRoot } from '../src/paths';
+import { CLUSTER_API_PROCESSES, spawnCluster } from '../scripts/clusterProcess';
 
 /** A first start creates the database cluster; on a busy 2-core machine the three API processes take a while more. */
 const READY_TIMEOUT_MS = 240_000;
 /** How long stop() waits for the cluster's own orderly stop before it kills what is left. */
 const STOP_TIMEOUT_MS = 60_000;
-const API_PROCESSES = 3;
 
 export interface ClusterChild {
   /** The proxy: what clients of the cluster call. */
@@ -103,24 +99,6 @@ const PINO_LEVELS: Record<number, string> = {
   60: 'fatal',
 };
 
-/** `n` consecutive free ports (the cluster numbers its API processes from one base port). */
-async function consecutiveFreePorts(n: number): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = await freePort();
-    if (base + n > 65535) continue;
-    let all = true;
-    for (let p = base + 1; p < base + n && all; p++) all = await free(p);
-    if (all) return base;
-  }
-  throw new Error(`no ${n} consecutive free ports found`);
-}
-
 /** utime + stime + cutime + cstime of a process, in seconds (clock ticks of 1/100 s on Linux). */
 function cpuOfPid(pid: number): number {
   try {
@@ -164,30 +142,9 @@ function cpuOfTree(pid: number, children: Map<number, number[]>): number {
  */
 export async function startCluster(env: Record<string, string>): Promise<ClusterChild> {
   const dataDir = mkdtempSync(join(tmpdir(), 'onboard-bench-load-'));
-  const proxyPort = await freePort();
-  const apiBase = await consecutiveFreePorts(API_PROCESSES);
-  const pgPort = await freePort();
-  const localnetPort = await freePort();
   const logs = new LogTally();
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'scripts', 'cluster.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      CLUSTER_DATA_DIR: dataDir,
-      CLUSTER_PORT: String(proxyPort),
-      CLUSTER_API_BASE_PORT: String(apiBase),
-      EMBEDDED_PG_PORT: String(pgPort),
-      LOCALNET_PORT: String(localnetPort),
-      DEMO_SEED: 'off',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      RATE_LIMIT_STORE: 'postgres',
-      ...env,
-    },
-    // In the bench's process group: Ctrl-C reaches it too, and it stops its processes in order.
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, proxyPort, apiBasePort: apiBase, pgPort, localnetPort } = await spawnCluster(dataDir, env);
   const take = (chunk: Buffer) => {
     const text = chunk.toString();
     output = (output + text).slice(-20_000);
@@ -241,7 +198,7 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
   const pids = readPids();
   return {
     proxyUrl: `http://127.0.0.1:${proxyPort}`,
-    apiUrls: Array.from({ length: API_PROCESSES }, (_, i) => `http://127.0.0.1:${apiBase + i}`),
+    apiUrls: Array.from({ length: CLUSTER_API_PROCESSES }, (_, i) => `http://127.0.0.1:${apiBase + i}`),
     databaseUrl: embeddedDatabaseUrl(pgPort, 'onboard'),
     rpcUrl: `http://127.0.0.1:${localnetPort}/rpc`,
     dataDir,

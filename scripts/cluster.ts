@@ -23,6 +23,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import { join, resolve } from 'node:path';
 import { embeddedDatabaseUrl } from '../src/infra/db/embeddedPostgres';
 import { projectRoot as root } from '../src/paths';
+import { CLUSTER_API_PROCESSES } from './clusterProcess';
 
 const env = process.env;
 const dataDir = resolve(env.CLUSTER_DATA_DIR || join(root, '.data', 'cluster'));
@@ -30,7 +31,7 @@ const proxyPort = Number(env.CLUSTER_PORT || 3000);
 const apiBasePort = Number(env.CLUSTER_API_BASE_PORT || 3101);
 const pgPort = Number(env.EMBEDDED_PG_PORT || 54339);
 const localnetPort = Number(env.LOCALNET_PORT || 8010);
-const API_PROCESSES = 3;
+const API_PROCESSES = CLUSTER_API_PROCESSES;
 const WORKERS = 2;
 /** How often the proxy asks each API process whether it is ready. */
 const READINESS_POLL_MS = 500;

@@ -3,10 +3,10 @@
 // SIGKILL is left out without a failed request; SIGTERM stops every process cleanly (workers before the database).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../src/infra/freePort';
+import { spawnCluster } from '../../scripts/clusterProcess';
 import { projectRoot } from '../../src/paths';
 
 const READY_TIMEOUT_MS = 240_000;
@@ -36,27 +36,9 @@ before(async () => {
   dataDir = join(projectRoot, '.data', 'test-cluster', String(process.pid));
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  const proxyPort = await freePort();
-  proxyUrl = `http://127.0.0.1:${proxyPort}`;
-  const apiBase = await freePort();
-  cluster = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'scripts', 'cluster.ts')], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      CLUSTER_DATA_DIR: dataDir,
-      CLUSTER_PORT: String(proxyPort),
-      // Three consecutive ports from a free one: another test taking one of the two after it is unlikely, and shows.
-      CLUSTER_API_BASE_PORT: String(apiBase),
-      EMBEDDED_PG_PORT: String(await freePort()),
-      LOCALNET_PORT: String(await freePort()),
-      LOCALNET_LEDGER_SECONDS: '1',
-      DEMO_SEED: 'off',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      RATE_LIMIT_STORE: 'postgres',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const spawned = await spawnCluster(dataDir, { LOCALNET_LEDGER_SECONDS: '1' });
+  cluster = spawned.child;
+  proxyUrl = `http://127.0.0.1:${spawned.proxyPort}`;
   cluster.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   cluster.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const deadline = Date.now() + READY_TIMEOUT_MS;
