@@ -6,7 +6,7 @@
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { OpenAPIBackend, type Document, type Request as OpenApiRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Logger } from 'pino';
@@ -166,7 +166,9 @@ export async function createOperationRouter(
       // 3b. the testnet key's quota of the day, counted only for requests that passed validation
       const quota = auth.apiKey && limits ? await limits.quota(auth.apiKey) : undefined;
       if (quota) for (const [name, value] of Object.entries(headersOf(rate, quota))) res.setHeader(name, value);
-      const parsed = api.router.parseRequest(validation.coerced as OpenApiRequest, operation);
+      // The validated request itself: its body and query were coerced in place to their schema types (openapi-backend
+      // parsed the request once, for validation; parsing the coerced request again would only copy them).
+      const { body, query: coercedQuery } = validation.coerced as { body?: unknown; query?: unknown };
       // 4. the handler
       const handler = handlers[operationId] as (
         r: OperationRequest<OperationId>,
@@ -174,8 +176,8 @@ export async function createOperationRouter(
       const locals = res.locals as RequestLocals;
       const request = {
         operationId,
-        body: parsed.requestBody as never,
-        query: parsed.query as never,
+        body: body as never,
+        query: coercedQuery as never,
         path: match.params as never,
         headers: req.headers,
         auth,
