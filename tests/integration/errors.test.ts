@@ -2,15 +2,12 @@
 // auth order, masking of unexpected errors, and credentials kept out of logs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturingLogger } from '../support/log';
-import { buildApp } from '../../src/app';
 import { systemClock } from '../../src/domain/deps';
-import { createHandlers } from '../../src/operations/index';
 import { notImplemented } from '../../src/operations/notImplemented';
 import { loadBundledSpec } from '../../src/service';
 import { createDb } from '../../src/infra/db/database';
@@ -27,7 +24,7 @@ import {
   type SeededCredentials,
 } from '../support/credentials';
 import { call, rawCall } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
+import { serveWithHandlers, startTestService, type TestService } from '../support/service';
 import type { JobQueue } from '../../src/infra/jobs/jobQueue';
 
 const VALID_G = 'GCQ53WWRBL6HVSDNRMZKFZD7SP5DKYC6JFWSRLPQCVGD6Y42TYIN73Q2';
@@ -189,11 +186,9 @@ describe('error contract', () => {
 
   test('an operation not built yet: 501 NOT_IMPLEMENTED after auth and validation pass', async () => {
     // Every operation is built now: the same service with one handler replaced by the 501 one.
-    const handlers = { ...createHandlers(svc.deps), listRampProviders: notImplemented('listRampProviders') };
-    const app = await buildApp(svc.deps, { document: loadBundledSpec(), handlers });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { url, close } = await serveWithHandlers(svc.deps, {
+      listRampProviders: notImplemented('listRampProviders'),
+    });
     try {
       const withSession = await withSessions(svc.deps, creds);
       const res = await call(url, 'listRampProviders', 'GET', '/v1/ramps/providers', {
@@ -205,7 +200,7 @@ describe('error contract', () => {
       assert.equal(res.status, 501);
       assert.equal(res.body.code, 'NOT_IMPLEMENTED');
     } finally {
-      server.close();
+      await close();
     }
   });
 });
@@ -230,14 +225,11 @@ describe('unexpected errors and logs', () => {
       // No background work here: the handler that runs throws before anything is enqueued.
       jobs: {} as JobQueue,
     };
-    const handlers = createHandlers(deps);
-    handlers.getHealth = async () => {
-      throw new Error('database password is hunter2');
-    };
-    const app = await buildApp(deps, { document: loadBundledSpec(), handlers });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { url, close } = await serveWithHandlers(deps, {
+      getHealth: async () => {
+        throw new Error('database password is hunter2');
+      },
+    });
     try {
       const res = await call(url, 'getHealth', 'GET', '/health', {
         headers: { 'x-service-api-key': sampleCredentials.secretKey },
@@ -255,7 +247,7 @@ describe('unexpected errors and logs', () => {
       assert.match(logText, /"stack"/, 'with its stack');
       assert.doesNotMatch(logText, new RegExp(sampleCredentials.secretKey), 'the API key is redacted');
     } finally {
-      server.close();
+      await close();
       await db.destroy();
     }
   });

@@ -4,11 +4,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { Keypair } from '@stellar/stellar-sdk';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
-import { buildApp } from '../../src/app';
 import type { Deps } from '../../src/domain/deps';
 import { AppError } from '../../src/domain/errors';
 import {
@@ -16,20 +13,18 @@ import {
   IDEMPOTENCY_TTL_MS,
   pruneIdempotencyKeys,
 } from '../../src/domain/idempotency/store';
-import { createHandlers } from '../../src/operations/index';
 import type { Handler } from '../../src/operations/types';
-import { loadBundledSpec } from '../../src/service';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { call } from '../support/http';
 import { signInOperator, type OperatorClient } from '../support/operators';
 import { operationObject, resolve } from '../support/spec';
-import { startTestService, type TestService } from '../support/service';
+import { serveWithHandlers, startTestService, type TestService } from '../support/service';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 
 describe('Idempotency-Key', () => {
   let svc: TestService;
-  let server: Server;
+  let served: Awaited<ReturnType<typeof serveWithHandlers>> | undefined;
   let url: string;
   let a: SeededCredentials;
   let b: SeededCredentials;
@@ -59,16 +54,11 @@ describe('Idempotency-Key', () => {
       runs += 1;
       return behaviour(req);
     };
-    const app = await buildApp(deps, {
-      document: loadBundledSpec(),
-      handlers: { ...createHandlers(deps), fundWallet },
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveWithHandlers(deps, { fundWallet });
+    url = served.url;
   });
   after(async () => {
-    await new Promise((r) => server?.close(r));
+    await served?.close();
     await svc?.stop();
   });
   beforeEach(() => {

@@ -3,20 +3,15 @@
 // handlers that record their request, behind the real gate and validator, on real PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { Keypair } from '@stellar/stellar-sdk';
-import { buildApp } from '../../src/app';
-import { createHandlers } from '../../src/operations/index';
 import type { Handler } from '../../src/operations/types';
-import { loadBundledSpec } from '../../src/service';
 import { seedCredentials, type SeededCredentials } from '../support/credentials';
 import { call } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
+import { serveWithHandlers, startTestService, type TestService } from '../support/service';
 
 describe('the validated request a handler is given', () => {
   let svc: TestService;
-  let server: Server;
+  let served: Awaited<ReturnType<typeof serveWithHandlers>> | undefined;
   let url: string;
   let creds: SeededCredentials;
   const seen: { query?: unknown; path?: unknown; body?: unknown }[] = [];
@@ -32,16 +27,11 @@ describe('the validated request a handler is given', () => {
       seen.push({ body: req.body });
       return { content: { publicKey: req.body.publicKey, startingBalance: '1' } };
     };
-    const app = await buildApp(svc.deps, {
-      document: loadBundledSpec(),
-      handlers: { ...createHandlers(svc.deps), listServerDistributionPushRecipients, fundWallet },
-    });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveWithHandlers(svc.deps, { listServerDistributionPushRecipients, fundWallet });
+    url = served.url;
   });
   after(async () => {
-    await new Promise((r) => server?.close(r));
+    await served?.close();
     await svc?.stop();
   });
 

@@ -1,10 +1,14 @@
 // Runs the real service (same startService as `make run`) on a free port against a fresh test database.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { startService, type RunningService } from '../../src/service';
+import { createHandlers } from '../../src/operations/index';
+import type { HandlerRegistry } from '../../src/operations/types';
+import { loadBundledSpec, startService, type RunningService } from '../../src/service';
 import { routeThroughConformanceProxy } from './conformanceHook';
 import { freshDatabase, type TestDatabase } from './database';
 
@@ -66,5 +70,23 @@ export async function startTestService(
       if (!opts.database) await db.drop();
       if (!env.ONBOARD_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The service's app with some handlers replaced (a stand-in that counts its runs, records its request or throws on
+ * purpose), on `deps`, listening on a free port of 127.0.0.1: for the tests of what the router does around any
+ * handler. close() stops it; the deps are the caller's.
+ */
+export async function serveWithHandlers(
+  deps: Parameters<typeof buildApp>[0],
+  replaced: Partial<HandlerRegistry>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const app = await buildApp(deps, { document: loadBundledSpec(), handlers: { ...createHandlers(deps), ...replaced } });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
