@@ -63,6 +63,21 @@ describe('the validated request a handler is given', () => {
     assert.deepEqual(seen, []);
   });
 
+  test('query names of Object.prototype are unknown parameters: 400 naming each, nothing reached or polluted', async () => {
+    seen.length = 0;
+    const res = await list('?limit=5&__proto__=x&constructor=y&toString=z&__proto__[polluted]=1');
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'VALIDATION_ERROR');
+    assert.deepEqual(Object.keys(res.body.details.fieldErrors).sort(), [
+      'query.__proto__',
+      'query.__proto__[polluted]',
+      'query.constructor',
+      'query.toString',
+    ]);
+    assert.deepEqual(seen, []);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
   test('a JSON body arrives as sent, the same value the contract validated', async () => {
     seen.length = 0;
     const publicKey = Keypair.random().publicKey();
