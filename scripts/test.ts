@@ -21,6 +21,9 @@ import { freePort } from '../src/infra/freePort';
 import { isRedisReachable } from '../src/infra/redis/redis';
 import { projectRoot } from '../src/paths';
 import { isScenarioSuite } from '../tests/support/conformance';
+import { createMigratedTemplate } from '../tests/support/database';
+import { buildTests, removeTestBuild } from './testBuild';
+import { builtTestOf } from './testBuildPaths';
 import { startConformanceProxy } from '../tests/support/conformanceProxy';
 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
@@ -29,8 +32,9 @@ const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.te
  * The second pass, on the machine's PostgreSQL (another major version than the embedded one): the tests whose subject
  * is how the database server behaves, so that a difference between versions shows: concurrent writers and locks
  * (idempotency, funding, claims, pushes, sequences, quota leases, channel creation), crashes mid-write and recovery,
- * LISTEN/NOTIFY across processes, and every migration (each of these files migrates a fresh database). The rest of the
- * suite runs the same SQL without racing, once, in the first pass.
+ * LISTEN/NOTIFY across processes, and every migration (the pass's template database is migrated from empty on that
+ * server, and the files that start their own processes migrate theirs). The rest of the suite runs the same SQL without
+ * racing, once, in the first pass.
  */
 const SERVER_BEHAVIOUR_TESTS = [
   'tests/integration/{idempotency,limits,quotaLeases,gateCaches,jobs,channelAccounts,txSequences}.test.ts',
@@ -53,15 +57,21 @@ function step(title: string): void {
 /**
  * Runs a step and waits for it without blocking this process: the embedded PostgreSQL started here writes its log
  * through pipes this event loop drains, and a blocked loop (spawnSync) would let those pipes fill until PostgreSQL
- * itself blocks (seen as DROP DATABASE hanging once a long suite had logged about 64 KB).
+ * itself blocks (seen as DROP DATABASE hanging once a long suite had logged about 64 KB). `shown` is how a failure
+ * names the command (the test runner's own command line holds every test file).
  */
-async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+async function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  shown = `${cmd} ${args.join(' ')}`,
+): Promise<void> {
   const child = spawn(cmd, args, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
     child.once('close', (c, s) => resolve([c, s])),
   );
   if (code !== 0) {
-    process.stdout.write(`\nFAILED: ${cmd} ${args.join(' ')} (exit ${code ?? signal})\n`);
+    process.stdout.write(`\nFAILED: ${shown} (exit ${code ?? signal})\n`);
     process.exit(code || 1);
   }
 }
@@ -91,30 +101,53 @@ async function ensureChromium(): Promise<void> {
 const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? join(projectRoot, 'node_modules/.cache/node-compile');
 
 async function nodeTests(
-  files: string[],
+  patterns: string[],
   adminUrl: string,
   label: string,
   timesFile: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<void> {
   step(`tests (${label})`);
+  const files = [...new Set(patterns.flatMap((p) => globSync(p, { cwd: projectRoot })))].sort();
+  if (!files.length) {
+    process.stdout.write(`no test file matches ${patterns.join(' ')}\n`);
+    process.exit(1);
+  }
+  const build = await buildTests(files);
+  process.stdout.write(`${files.length} test files bundled in ${build.ms} ms (scripts/testBuild.ts)\n`);
+  const template = await createMigratedTemplate(adminUrl);
   const reporters = ['spec', './scripts/testTimes.ts'].flatMap((r) => [
     `--test-reporter=${r}`,
     '--test-reporter-destination=stdout',
   ]);
-  await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--test',
-      `--test-concurrency=${TEST_CONCURRENCY}`,
-      '--test-timeout=120000',
-      ...reporters,
-      ...files,
-    ],
-    { TEST_PG_ADMIN_URL: adminUrl, TEST_TIMES_FILE: timesFile, NODE_COMPILE_CACHE: COMPILE_CACHE, ...env },
-  );
+  // A failed file ends this process at once (run() exits), so the folder goes in an exit handler as well.
+  const removeBuild = () => removeTestBuild(build.dir);
+  process.once('exit', removeBuild);
+  try {
+    await run(
+      process.execPath,
+      [
+        '--enable-source-maps',
+        '--test',
+        `--test-concurrency=${TEST_CONCURRENCY}`,
+        '--test-timeout=120000',
+        ...reporters,
+        ...files.map((file) => builtTestOf(build.dir, file)),
+      ],
+      {
+        TEST_PG_ADMIN_URL: adminUrl,
+        TEST_PG_TEMPLATE: template.name,
+        TEST_TIMES_FILE: timesFile,
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
+        ...env,
+      },
+      `the test runner on ${files.length} files (${label})`,
+    );
+  } finally {
+    process.off('exit', removeBuild);
+    removeBuild();
+    await template.drop();
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
+import { sourceOfBuiltTest } from '../../scripts/testBuildPaths';
 import { projectRoot } from '../../src/paths';
 
 /** Prism's URL: set by the test runner for the run that goes through the proxy. */
@@ -40,9 +41,12 @@ const SCENARIO_DIRS = ['tests/operations/', 'tests/integration/'];
  */
 export const DIRECT_SUITES: Record<string, string> = {};
 
-/** The test file this process runs, relative to the repository (node --test runs each file in its own process). */
+/**
+ * The test file this process runs, relative to the repository (node --test runs each file in its own process; under
+ * scripts/test.ts the process runs the file's bundle, scripts/testBuildPaths.ts).
+ */
 export function currentTestFile(): string {
-  return relative(projectRoot, process.argv[1] ?? '')
+  return relative(projectRoot, sourceOfBuiltTest(process.argv[1] ?? ''))
     .split('\\')
     .join('/');
 }

@@ -10,7 +10,7 @@ import { createHandlers } from '../../src/operations/index';
 import type { HandlerRegistry } from '../../src/operations/types';
 import { loadBundledSpec, startService, type RunningService } from '../../src/service';
 import { routeThroughConformanceProxy } from './conformanceHook';
-import { freshDatabase, type TestDatabase } from './database';
+import { freshMigratedDatabase, type TestDatabase } from './database';
 
 export interface TestService extends RunningService {
   /** The service's database (dropped by stop() unless it was passed in). */
@@ -30,7 +30,7 @@ export async function startTestService(
   env: Record<string, string> = {},
   opts: { log?: Logger; database?: TestDatabase; closeLedgersEveryMs?: number } = {},
 ): Promise<TestService> {
-  const db = opts.database ?? (await freshDatabase());
+  const db = opts.database ?? (await freshMigratedDatabase());
   // A data directory shared by several instances (env ONBOARD_DATA_DIR) belongs to the caller, which removes it.
   const dataDir = env.ONBOARD_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'onboard-test-data-'));
   // The in-process localnet plays testnet as under `make run`, on a free port, closing ledgers only on demand.
