@@ -1,6 +1,7 @@
 // Dredd hooks (CommonJS: dredd loads hooks with require). Dredd turns every documented status of every operation
 // into a transaction; it can only make the happy path happen, so we keep the 2xx transactions of the operations
-// dredd.test.ts lists (DREDD_TESTED_OPERATIONS: built, and reproducible from examples) and skip the rest. Each kept
+// dredd.test.ts lists (DREDD_TESTED_OPERATIONS: built, and reproducible from examples) and skip the rest (the test
+// hands dredd a document with only those, so this skips nothing unless the two disagree). Each kept
 // transaction gets fresh credentials from the test's oracle (DREDD_CREDENTIALS_ORACLE): DPoP proofs are single use. Dredd's OAS3 support checks the
 // status, headers and the presence of the example's keys, not the body schema: response_schema_conformance comes
 // from the Prism proxy test and the fuzzer.
