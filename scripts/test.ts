@@ -100,6 +100,8 @@ async function ensureChromium(): Promise<void> {
  */
 const COMPILE_CACHE = process.env.NODE_COMPILE_CACHE ?? join(projectRoot, 'node_modules/.cache/node-compile');
 
+const testFiles = (n: number) => `${n} test file${n === 1 ? '' : 's'}`;
+
 async function nodeTests(
   patterns: string[],
   adminUrl: string,
@@ -114,7 +116,7 @@ async function nodeTests(
     process.exit(1);
   }
   const build = await buildTests(files);
-  process.stdout.write(`${files.length} test files bundled in ${build.ms} ms (scripts/testBuild.ts)\n`);
+  process.stdout.write(`${testFiles(files.length)} bundled in ${build.ms} ms (scripts/testBuild.ts)\n`);
   const template = await createMigratedTemplate(adminUrl);
   const reporters = ['spec', './scripts/testTimes.ts'].flatMap((r) => [
     `--test-reporter=${r}`,
@@ -141,7 +143,7 @@ async function nodeTests(
         NODE_COMPILE_CACHE: COMPILE_CACHE,
         ...env,
       },
-      `the test runner on ${files.length} files (${label})`,
+      `the test runner on ${testFiles(files.length)} (${label})`,
     );
   } finally {
     process.off('exit', removeBuild);
