@@ -60,7 +60,8 @@ const externalPackages: esbuild.Plugin = {
         resolveDir: args.resolveDir,
         pluginData: 'resolving',
       });
-      if (resolved.errors.length || !resolved.path) return { path: args.path, external: true };
+      // A built-in (`fs/promises`) or anything esbuild cannot find stays as written, for node to resolve.
+      if (resolved.errors.length || resolved.external || !resolved.path) return { path: args.path, external: true };
       return { path: pathToFileURL(resolved.path).href, external: true };
     });
   },

@@ -21,15 +21,6 @@ interface Span {
   tests: number;
 }
 
-/**
- * The test file a bundle came from: scripts/test.ts runs each file as
- * `node_modules/.cache/test-build/run-<pid>/<file>.mjs` (scripts/testBuildPaths.ts, which this reporter cannot import).
- */
-function sourceOf(file: string): string {
-  const built = /^node_modules\/\.cache\/test-build\/run-\d+\/(.+)\.mjs$/.exec(file.split('\\').join('/'));
-  return built ? built[1]! : file;
-}
-
 export default async function* testTimes(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   const spans = new Map<string, Span>();
   const runStart = Date.now();
@@ -46,11 +37,7 @@ export default async function* testTimes(source: AsyncIterable<TestEvent>): Asyn
     spans.set(file, span);
   }
   const rows = [...spans.entries()]
-    .map(([file, s]) => ({
-      file: sourceOf(relative(projectRoot, file)),
-      seconds: (s.end - s.start) / 1000,
-      tests: s.tests,
-    }))
+    .map(([file, s]) => ({ file: relative(projectRoot, file), seconds: (s.end - s.start) / 1000, tests: s.tests }))
     .sort((a, b) => b.seconds - a.seconds);
   const total = rows.reduce((sum, r) => sum + r.seconds, 0);
   const lines = [

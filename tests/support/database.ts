@@ -67,15 +67,18 @@ export async function freshMigratedDatabase(): Promise<TestDatabase> {
   const template = migratedTemplate();
   const { name, url } = newDatabaseName();
   await createTestDatabase(name, template);
-  if (!template) {
-    const db = createDb(url);
-    try {
-      await migrateToLatest(db);
-    } finally {
-      await db.destroy();
-    }
-  }
+  if (!template) await migrate(url);
   return { url, drop: () => asAdmin(`drop database if exists ${name} with (force)`) };
+}
+
+/** Brings the database at `url` to the latest schema, through a pool of its own that it closes. */
+async function migrate(url: string): Promise<void> {
+  const db = createDb(url);
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /**
@@ -109,12 +112,7 @@ export async function createMigratedTemplate(url: string): Promise<{ name: strin
   await asAdmin(`create database ${name}`, url);
   const templateUrl = new URL(url);
   templateUrl.pathname = `/${name}`;
-  const db = createDb(templateUrl.toString());
-  try {
-    await migrateToLatest(db);
-  } finally {
-    // No session may stay connected to a template while it is copied.
-    await db.destroy();
-  }
+  // migrate() closes its pool: no session may stay connected to a template while it is copied.
+  await migrate(templateUrl.toString());
   return { name, drop: () => asAdmin(`drop database if exists ${name} with (force)`, url) };
 }
