@@ -533,7 +533,7 @@ export async function runLoad(): Promise<void> {
       '## Bank check',
       '',
       chain.bank
-        ? `Passed (tests/support/bankCheck.ts, after every record settled): ${num(chain.bank.walletsFunded)} wallets funded once each (${chain.bank.walletsUnfunded} not funded, with no account), the funding wallet sponsors exactly their entries, ${num(chain.bank.transactionsApplied)} transactions applied (the baseline user's included), each with the fee recorded equal to the fee charged to its payer (${(Number(chain.bank.feesStroops) / 1e7).toFixed(7)} XLM in all), each wallet's sequence number moved by exactly its applied records, one event per activation and per applied transaction; ${chain.bank.transactionsRefused} refused before any ledger.`
+        ? `Passed (tests/support/bankCheck.ts, after every record settled): ${num(chain.bank.walletsFunded)} wallets funded once each (${chain.bank.walletsUnfunded} not funded, with no account), the funding wallet sponsors exactly their entries, ${num(chain.bank.transactionsApplied)} transactions applied (the baseline user's included), each with the fee recorded equal to the fee charged to its payer (${(Number(chain.bank.feesStroops) / 1e7).toFixed(7)} XLM in all), every transaction applied from a wallet's account one of its applied records and the account's sequence number the last one's, one event per activation and per applied transaction; ${chain.bank.transactionsRefused} refused before any ledger.`
         : `**FAILED**: ${chain.bankError} (${chain.stillSubmitted} records still submitted).`,
       '',
       `The app's transaction records by origin and status (the baseline's and the set-up's included): ${chain.origins.map((o) => `${o.origin} ${o.status} ${num(o.count)}`).join('; ')}.`,

@@ -13,5 +13,13 @@ if (only && !BENCHES[only]) {
 for (const [name, run] of Object.entries(BENCHES)) {
   if (only && only !== name) continue;
   console.log(`\n== bench: ${name}`);
-  await run();
+  try {
+    await run();
+  } catch (err) {
+    // The stack, then what failed in one line at the very end, where a reader of a long log (a CI run's tail) looks;
+    // and out at once, as an uncaught error would (a failed bench may leave handles open). Pipes write synchronously.
+    console.error(err);
+    console.error(`\nbench ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
 }

@@ -6,14 +6,10 @@ import assert from 'node:assert/strict';
 import { Keypair, StrKey } from '@stellar/stellar-sdk';
 import { runAdminCommand } from '../../src/cli/adminCommands';
 import { findApp } from '../../src/domain/apps/store';
+import { auditEntriesSql } from '../../src/domain/audit/auditLog';
 import { findOrCreateUser } from '../../src/domain/users/users';
 import { createAppWithWallet, ensureAppWallet, findAppWallet } from '../../src/domain/wallets/appWallets';
-import {
-  createWallet,
-  prepareKeyUses,
-  withWalletKeypair,
-  type PreparedKeyUses,
-} from '../../src/domain/wallets/custody';
+import { createWallet, planKeyUses, withWalletKeypair } from '../../src/domain/wallets/custody';
 import {
   ensureUserWallet,
   findUserWallet,
@@ -150,51 +146,33 @@ describe('sealing and decryption', () => {
     assert.equal(entries[0].ip, '203.0.113.24');
   });
 
-  test("prepareKeyUses: the audit entries commit with the caller's transaction, and no key opens before that or after a rollback", async () => {
+  test("planKeyUses: the audit entries are written by the caller's statement, only when its condition holds, and each key opens as its own wallet's", async () => {
     const a = await ensureUserWallet(svc.deps, { app: creds.app, userId: await newUser() });
     const b = await ensureUserWallet(svc.deps, { app: creds.app, userId: await newUser() });
     const actor = { type: 'system' as const, id: null };
     const entries = (walletId: string) =>
       svc.deps.db('audit_log').where({ wallet_id: walletId, action: 'key.decrypt' }).select('purpose');
-
-    // Rolled back: the entries are gone, and the prepared uses refuse to open a key.
-    let prepared: PreparedKeyUses | undefined;
-    await assert.rejects(
-      svc.deps.db.transaction(async (trx) => {
-        prepared = await prepareKeyUses(svc.deps, trx, [{ walletId: a.walletId, purpose: 'tx.sign', actor }]);
-        throw new Error('the caller failed');
-      }),
-      /the caller failed/,
-    );
-    let opened = false;
-    await assert.rejects(
-      prepared!.withKeypair(0, () => {
-        opened = true;
-      }),
-      /the caller failed/,
-    );
-    assert.equal(opened, false);
+    const planned = await planKeyUses(svc.deps, [
+      { walletId: a.walletId, purpose: 'tx.sign', actor },
+      { walletId: b.walletId, purpose: 'tx.fee_bump', actor },
+    ]);
+    // The statement of a caller whose own write did not happen (`gate` answers no row): nothing is written.
+    const write = (gate: string) => {
+      const audit = auditEntriesSql(planned.audits, 'gate');
+      return svc.deps.db.raw(`with gate as (${gate}), audited as (${audit.sql}) select 1`, audit.bindings);
+    };
+    await write('select 1 where false');
     assert.deepEqual(await entries(a.walletId), []);
-
-    // Committed: one entry per use, written together; each key opens as its own wallet's and is wiped after.
-    let openedBeforeCommit = false;
-    const committed = await svc.deps.db.transaction(async (trx) => {
-      const uses = await prepareKeyUses(svc.deps, trx, [
-        { walletId: a.walletId, purpose: 'tx.sign', actor },
-        { walletId: b.walletId, purpose: 'tx.fee_bump', actor },
-      ]);
-      void uses.withKeypair(0, () => {
-        openedBeforeCommit = !trx.isCompleted();
-      });
-      return uses;
-    });
+    assert.deepEqual(await entries(b.walletId), []);
+    // Its write happened: one entry per use, written together.
+    await write('select 1');
+    const committed = planned.recorded();
     const message = Buffer.from('sign me');
     let lent: Keypair | undefined;
     const signature = await committed.withKeypair(1, (kp) => {
       lent = kp;
       return kp.sign(message);
     });
-    assert.equal(openedBeforeCommit, false, 'a key opens only once its entries are committed');
     assert.ok(Keypair.fromPublicKey(b.publicKey).verify(message, Buffer.from(signature)));
     assert.ok(
       lent!.rawSecretKey().every((x) => x === 0),

@@ -7,8 +7,9 @@
 //     entries lock;
 //   - every recorded fee is what the chain charged its fee source: each applied record's fee and fee payer match the
 //     ledger's; a record refused before any ledger is in none;
-//   - nothing was submitted twice or behind the service's back: each wallet's sequence number moved by exactly the
-//     number of its applied records since its creation (sequence = creation ledger << 32 + transactions applied);
+//   - nothing was submitted behind the service's back: every transaction the chain applied from a wallet's account
+//     (read back with getTransactions) is one of its applied records, and the account's sequence number is the last
+//     one's (its creation ledger << 32 when none: a built transaction may step over a number that never landed);
 //   - no event was lost: one wallet.activated per funded wallet, one stellar.tx per applied record (a distribution
 //     payout's event is wallet.funded, one per user it paid);
 //   - nothing is left in between: no activation or transaction still pending.
@@ -126,7 +127,6 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
   let applied = 0;
   let refused = 0;
   let fees = 0n;
-  const appliedBySource = new Map<string, number>();
   for (const r of records as {
     id: string;
     origin: string;
@@ -158,7 +158,6 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
     const payer = envelope instanceof FeeBumpTransaction ? envelope.feeSource : envelope.source;
     if (r.fee_source) assert.equal(payer, r.fee_source, `record ${r.id}: who paid the fee`);
     fees += details.feeChargedStroops;
-    appliedBySource.set(r.source_account, (appliedBySource.get(r.source_account) ?? 0) + 1);
     if (r.origin === 'distribution') {
       // A payout's event is wallet.funded, one per user paid in it (a batch pays several in one transaction).
       const received = await db('tx_history').where({ transaction_id: r.id, direction: 'received' }).count();
@@ -166,16 +165,47 @@ export async function bankCheck(db: Db, chain: StellarGateway, appId: string): P
     } else assert.equal(txEvents.get(details.hash), 1, `record ${r.id}: one stellar.tx event`);
   }
 
-  // 3. sequence numbers: every applied transaction of a wallet is one of its records
+  // 3. nothing behind the service's back: every transaction the chain applied from a wallet's account, read back with
+  // getTransactions from the first activation's ledger on, is one of the app's applied records; and the account's
+  // sequence number is the last one's (a built transaction may step over a number that never landed: sequences.ts).
+  const appliedHashes = new Set(
+    (records as { hash: string; stage: string; ledger: number | null }[])
+      .filter((r) => (r.stage === 'confirmed' || r.stage === 'failed') && r.ledger !== null)
+      .map((r) => r.hash),
+  );
+  const walletByKey = new Map(wallets.map((w) => [w.public_key, w]));
+  const lastSequence = new Map<string, bigint>();
+  const activationLedgers = [...activations.values()]
+    .map((a) => (a as { ledger: number | null }).ledger)
+    .filter((l): l is number => l !== null);
+  if (activationLedgers.length > 0) {
+    const limit = 200;
+    let page = await chain.transactionsFrom({ startLedger: Math.min(...activationLedgers), limit });
+    for (;;) {
+      for (const t of page.transactions) {
+        const envelope = TransactionBuilder.fromXDR(t.envelopeXdr, passphrase);
+        const inner = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
+        const w = walletByKey.get(inner.source);
+        if (!w) continue;
+        assert.ok(
+          appliedHashes.has(t.hash),
+          `wallet ${w.id}: transaction ${t.hash}, applied from its account in ledger ${t.ledger}, is not one of its applied records`,
+        );
+        lastSequence.set(w.id, BigInt(inner.sequence));
+      }
+      if (page.transactions.length < limit) break;
+      page = await chain.transactionsFrom({ cursor: page.cursor, limit });
+    }
+  }
   for (const w of wallets) {
     const account = accounts.get(w.id);
     const activation = activations.get(w.id) as { ledger: number | null } | undefined;
     if (!account || !activation?.ledger) continue;
-    const moved = BigInt(account.sequence) - (BigInt(activation.ledger) << 32n);
+    const expected = lastSequence.get(w.id) ?? BigInt(activation.ledger) << 32n;
     assert.equal(
-      moved,
-      BigInt(appliedBySource.get(w.public_key) ?? 0),
-      `wallet ${w.id}: its sequence moved by ${moved}, its applied records are ${appliedBySource.get(w.public_key) ?? 0}`,
+      BigInt(account.sequence),
+      expected,
+      `wallet ${w.id}: its sequence number is not its last applied transaction's`,
     );
   }
   return {

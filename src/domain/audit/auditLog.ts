@@ -92,6 +92,22 @@ export async function recordAudits(db: Knex, inputs: AuditInput[]): Promise<stri
   return ids;
 }
 
+/**
+ * recordAudits within a statement of the caller's: the entries are inserted only if `when`, a CTE of that statement,
+ * answers a row. The rows travel as one JSON binding, read back with the table's own row type.
+ */
+export function auditEntriesSql(inputs: AuditInput[], when: string): { sql: string; bindings: string[] } {
+  const columns = 'id, app_id, action, actor_type, actor_id, wallet_id, purpose, ip, details, created_at';
+  const rows = inputs.map((input) => auditRow(newId('aud'), input));
+  return {
+    sql: `insert into audit_log (${columns})
+     select ${columns} from json_populate_recordset(null::audit_log, ?::json)
+     where exists (select 1 from ${when})
+     returning id`,
+    bindings: [JSON.stringify(rows)],
+  };
+}
+
 export interface AuditEntry {
   id: string;
   action: AuditAction;

@@ -15,26 +15,46 @@ export async function opsUsedToday(db: Knex, input: { appId: string; userId: str
   return row?.ops ?? 0;
 }
 
+/** A reservation of the user's operations for the day, with the cap it must stay under (null: no cap). */
+export interface DailyOpsReservation {
+  appId: string;
+  userId: string;
+  at: Date;
+  ops: number;
+  cap: number | null;
+}
+
+/**
+ * The conditional upsert of a reservation, for a statement of the caller's: it counts the operations once for each
+ * row of `from` (a CTE of that statement; without it, once) and answers a row (`ops`, the day's count) when they were
+ * counted. Undefined when `ops` alone is over the cap: the upsert's INSERT branch has no WHERE, so that is refused
+ * here, before any SQL. ON CONFLICT DO UPDATE locks the row, so each concurrent reservation sees the count the
+ * previous one left.
+ */
+export function dailyOpsReservationSql(
+  input: DailyOpsReservation,
+  from?: string,
+): { sql: string; bindings: (string | number)[] } | undefined {
+  const { appId, userId, ops, cap } = input;
+  if (cap !== null && ops > cap) return undefined;
+  return {
+    sql: `insert into daily_op_counts (app_id, user_id, day, ops) select ?, ?, ?::date, ?::int ${from ? `from ${from}` : ''}
+     on conflict (app_id, user_id, day) do update set ops = daily_op_counts.ops + excluded.ops
+     ${cap === null ? '' : 'where daily_op_counts.ops + excluded.ops <= ?'}
+     returning ops`,
+    bindings: cap === null ? [appId, userId, utcDay(input.at), ops] : [appId, userId, utcDay(input.at), ops, cap],
+  };
+}
+
 /**
  * Counts `ops` operations for the user on the UTC day of `at`, unless that would take the day past `cap`: true when
  * counted, false when refused (nothing changes then). A null cap counts them anyway (the count stays meaningful if a
  * cap is set later in the day) and always answers true.
  */
-export async function reserveDailyOps(
-  db: Knex,
-  input: { appId: string; userId: string; at: Date; ops: number; cap: number | null },
-): Promise<boolean> {
-  const { appId, userId, ops, cap } = input;
-  // The INSERT branch of the upsert has no WHERE: a first transaction larger than the cap is refused here.
-  if (cap !== null && ops > cap) return false;
-  // ON CONFLICT DO UPDATE locks the row, so each concurrent reservation sees the count the previous one left.
-  const result = await db.raw<{ rows: { ops: number }[] }>(
-    `insert into daily_op_counts (app_id, user_id, day, ops) values (?, ?, ?, ?)
-     on conflict (app_id, user_id, day) do update set ops = daily_op_counts.ops + excluded.ops
-     ${cap === null ? '' : 'where daily_op_counts.ops + excluded.ops <= ?'}
-     returning ops`,
-    cap === null ? [appId, userId, utcDay(input.at), ops] : [appId, userId, utcDay(input.at), ops, cap],
-  );
+export async function reserveDailyOps(db: Knex, input: DailyOpsReservation): Promise<boolean> {
+  const reservation = dailyOpsReservationSql(input);
+  if (!reservation) return false;
+  const result = await db.raw<{ rows: { ops: number }[] }>(reservation.sql, reservation.bindings);
   return result.rows.length > 0;
 }
 

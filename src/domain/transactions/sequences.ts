@@ -1,9 +1,14 @@
 // Sequence numbers of a service wallet's transactions (issue #23): one request, one transaction, and N concurrent
 // payments from one wallet land as N transactions, in sequence order.
 //
-//   reserve  a build takes 1 + max(the chain's sequence, the highest number of the wallet's live records) under a
-//            per-wallet advisory lock, in the database transaction that inserts its record: two builds never share a
-//            number, on any number of instances, and a number never outlives its record.
+//   reserve  a build takes 1 + max(the chain's sequence, the highest number of the wallet's live records), read before
+//            its record is written, and writes the record with that number in one statement. A unique index of the
+//            live numbers of the wallet's built records (migration 0033) refuses a second record with the same number:
+//            the build that lost reads again and takes the next one (claimSequence). Two builds never share a number,
+//            on any number of instances; a number never outlives its record; and nothing waits on a lock. (An
+//            advisory lock held from the read to the commit did the same at the cost of two round trips and a
+//            transaction of its own.) A client's own transaction keeps the number it brought, so it is not in the
+//            index; the builds step over it all the same.
 //   gaps     every built transaction carries the precondition minSeqNum = the chain's sequence at build (CAP-21):
 //            valid while chain <= account sequence < its own. A reserved number whose transaction never lands (denied,
 //            refused, abandoned, expired) then leaves a gap the next transactions simply step over; nothing waits for
@@ -17,7 +22,6 @@
 //            again (resequence).
 import { Transaction, xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
-import pg from 'pg';
 import type { TransactionRow, TxRecord } from './store';
 
 /** Stages in which a record still holds its sequence number. */
@@ -28,51 +32,79 @@ export const TIME_BOUND_GRACE_MS = 10_000;
 export const IN_FLIGHT_MS = 30_000;
 
 /**
- * The condition on `transactions` rows of the live records of a wallet (not yet settled, still within their time
- * bound) with a sequence number; `wallet` and `boundAfter` are SQL values (placeholders or quoted literals).
+ * The live records of `walletId` that hold a sequence number: not yet settled, and still within their time bound
+ * (TIME_BOUND_GRACE_MS after it, as ledger close times trail the wall clock).
  */
-function liveCondition(wallet: string, boundAfter: string): string {
-  return `wallet_id = ${wallet} and seq_num is not null and stage in (${LIVE_STAGES.map((s) => `'${s}'`).join(', ')})
-    and (valid_until is null or valid_until > ${boundAfter})`;
+function liveRecords(db: Knex, walletId: string, now: Date) {
+  return db<TransactionRow>('transactions')
+    .where({ wallet_id: walletId })
+    .whereNotNull('seq_num')
+    .whereIn('stage', LIVE_STAGES)
+    .where((q) =>
+      q.whereNull('valid_until').orWhere('valid_until', '>', new Date(now.getTime() - TIME_BOUND_GRACE_MS)),
+    );
 }
 
-/** A live record's time bound is after this (TIME_BOUND_GRACE_MS). */
-function liveBoundAfter(now: Date): Date {
-  return new Date(now.getTime() - TIME_BOUND_GRACE_MS);
-}
-
-/** Live records of `walletId` (liveCondition). */
-function liveRecords(db: Knex | Knex.Transaction, walletId: string, now: Date) {
-  return db<TransactionRow>('transactions').whereRaw(liveCondition('?', '?::timestamptz'), [
-    walletId,
-    liveBoundAfter(now),
-  ]);
-}
+/** The unique index of the live numbers of a wallet's built records (migration 0033). */
+export const LIVE_SEQUENCE_INDEX = 'transactions_wallet_built_live_seq';
 
 /**
- * Reserves the wallet's next sequence number. Must run inside the database transaction that records the transaction
- * using it: the advisory lock is held until that transaction ends, so the next reservation sees this record.
+ * The highest sequence number of the wallet's records that still hold one (LIVE_STAGES), 0 when none does. Records
+ * past their time bound count too until they are settled: a new number must not collide with one in the index.
  */
-export async function reserveSequence(
-  trx: Knex.Transaction,
+export async function highestLiveSequence(db: Knex, walletId: string): Promise<bigint> {
+  const row = (await db<TransactionRow>('transactions')
+    .where({ wallet_id: walletId })
+    .whereNotNull('seq_num')
+    .whereIn('stage', LIVE_STAGES)
+    .max('seq_num as max')
+    .first()) as { max: string | null } | undefined;
+  return row?.max ? BigInt(row.max) : 0n;
+}
+
+/** What a write of a record with a sequence number answers when another live record of the wallet holds it already. */
+export const SEQUENCE_TAKEN = Symbol('sequence taken');
+
+/**
+ * How many numbers one build may try: each one lost means another build of the wallet took it, so every round some
+ * build wins; 50 concurrent builds of one wallet need at most 50 tries for the last of them.
+ */
+const MAX_SEQUENCE_TRIES = 200;
+
+/**
+ * Writes a record with the wallet's next sequence number: `write` gets the number (1 + max(the chain's sequence, the
+ * highest live number, `liveMax` when the caller read it already)) and writes the record with it in one statement,
+ * answering SEQUENCE_TAKEN when the unique index refused it (another build committed that number first: the write
+ * waited for it). The next try reads the live numbers again, and never takes a number below the one it lost.
+ */
+export async function claimSequence<T>(
+  db: Knex,
   walletId: string,
   chainSequence: bigint,
-  now: Date,
-): Promise<bigint> {
-  // The lock, then the highest live number read under it, in one round trip: two statements in one query string (the
-  // simple query protocol, which takes no bindings: the values are quoted literals) run one after the other, each on
-  // a snapshot of its own (READ COMMITTED), so the read, which starts once the lock is held, sees every record that
-  // the lock's earlier holders committed. (In one statement, its snapshot would predate the wait for the lock.)
-  const literal = pg.escapeLiteral;
-  // The driver answers a result per statement.
-  const [, live] = (await trx.raw(
-    `select pg_advisory_xact_lock(hashtextextended(${literal(`wallet-sequence:${walletId}`)}, 0));
-     select max(seq_num) as max from transactions
-     where ${liveCondition(literal(walletId), `${literal(liveBoundAfter(now).toISOString())}::timestamptz`)}`,
-  )) as [unknown, { rows: { max: string | null }[] }];
-  const max = live.rows[0]?.max;
-  const liveMax = max ? BigInt(max) : 0n;
-  return (chainSequence > liveMax ? chainSequence : liveMax) + 1n;
+  write: (sequence: bigint) => Promise<T | typeof SEQUENCE_TAKEN>,
+  liveMax?: bigint,
+): Promise<T> {
+  let floor = chainSequence;
+  let highest = liveMax ?? (await highestLiveSequence(db, walletId));
+  for (let tries = 1; ; tries++) {
+    const sequence = (floor > highest ? floor : highest) + 1n;
+    const written = await write(sequence);
+    if (written !== SEQUENCE_TAKEN) return written;
+    if (tries >= MAX_SEQUENCE_TRIES)
+      throw new Error(`wallet ${walletId}: no free sequence number after ${MAX_SEQUENCE_TRIES} tries`);
+    floor = sequence;
+    highest = await highestLiveSequence(db, walletId);
+  }
+}
+
+/** Whether `err` is the unique index of live numbers refusing a record (an UPDATE that gave a record a new number). */
+export function isSequenceTaken(err: unknown): boolean {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { code?: unknown }).code === '23505' &&
+    (err as { constraint?: unknown }).constraint === LIVE_SEQUENCE_INDEX
+  );
 }
 
 /**

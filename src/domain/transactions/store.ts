@@ -190,18 +190,41 @@ export interface HistoryEntry {
 }
 
 /**
- * Inserts a transaction and its history rows (and counts them), in `trx`. Every text is stored in its display form
- * (safeText: chain data may hold NUL, invalid UTF-8 or control characters, which PostgreSQL refuses or garbles); a
- * text memo's exact bytes are kept in memo_base64. Undefined when the transaction already exists
- * on the network, by hash or inner hash (an earlier or concurrent insert of it won): nothing is written then.
+ * Inserts a transaction and its history rows (and counts them), in `db` (a database transaction, or the pool: it is
+ * one statement). Every text is stored in its display form (safeText: chain data may hold NUL, invalid UTF-8 or
+ * control characters, which PostgreSQL refuses or garbles); a text memo's exact bytes are kept in memo_base64.
+ * Undefined when the transaction already exists on the network, by hash or inner hash (an earlier or concurrent insert
+ * of it won), or when it is a built one whose sequence number another live record of the wallet holds
+ * (sequences.ts): nothing is written then.
  * One statement (withHistory), so recording a transaction costs one round trip however many wallets it concerns.
  */
-export async function insertTransaction(
-  trx: Knex.Transaction,
+export async function insertTransaction(db: Knex, tx: NewTx, history: HistoryEntry[]): Promise<TxRecord | undefined> {
+  return (await insertTransactionWith(db, tx, history, []))?.record;
+}
+
+/**
+ * A write added to the statement that inserts a transaction (insertTransactionWith), as a CTE named `name`, with a
+ * RETURNING clause (its rows are counted): it may read `tx` (the inserted row; none when the transaction existed
+ * already) and the CTEs before it.
+ */
+export interface StatementPart {
+  name: string;
+  sql: string;
+  bindings: readonly (string | number)[];
+}
+
+/**
+ * insertTransaction with more writes in the same statement (`parts`, in order), so that what must be written with a
+ * new record costs no round trip of its own and commits with it: answers the record and how many rows each part
+ * answered (by name). Undefined, with nothing written by any part that reads `tx`, when the transaction existed.
+ */
+export async function insertTransactionWith(
+  db: Knex,
   tx: NewTx,
   history: HistoryEntry[],
-): Promise<TxRecord | undefined> {
-  const insert = trx('transactions')
+  parts: StatementPart[],
+): Promise<{ record: TxRecord; rows: Record<string, number> } | undefined> {
+  const insert = db('transactions')
     .insert({
       id: newId('tx'),
       app_id: tx.appId,
@@ -240,12 +263,18 @@ export async function insertTransaction(
       created_at: tx.at,
       updated_at: tx.at,
     })
-    // A transaction is recorded once: by its hash, and by its inner transaction's hash once sponsored.
+    // A transaction is recorded once: by its hash, and by its inner transaction's hash once sponsored; and a built
+    // one's sequence number is held by one live record of its wallet (sequences.ts).
     .onConflict()
     .ignore()
     .returning('*');
-  const { rows } = await withHistory(trx, insert, history, tx.at);
-  return rows[0] ? toTxRecord(rows[0]) : undefined;
+  const { rows } = await withHistory(db, insert, history, tx.at, parts);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    record: toTxRecord(row),
+    rows: Object.fromEntries(parts.map((p) => [p.name, Number(row[`${p.name}_rows`])])),
+  };
 }
 
 /**
@@ -260,12 +289,13 @@ export async function insertTransaction(
  * wallets' lines at once).
  */
 async function withHistory(
-  trx: Knex.Transaction,
+  db: Knex,
   target: Knex.QueryBuilder | Knex.Raw,
   entries: HistoryEntry[],
   at: Date,
-): Promise<{ rows: TransactionRow[] }> {
-  return trx.raw<{ rows: TransactionRow[] }>(
+  parts: StatementPart[] = [],
+): Promise<{ rows: (TransactionRow & Record<string, unknown>)[] }> {
+  return db.raw<{ rows: (TransactionRow & Record<string, unknown>)[] }>(
     `with tx as (?),
      added as (
        insert into tx_history (wallet_id, transaction_id, direction, summary, created_at)
@@ -278,14 +308,15 @@ async function withHistory(
        insert into wallet_history_counts (wallet_id, records)
        select wallet_id, count(*) from added group by wallet_id order by wallet_id
        on conflict (wallet_id) do update set records = wallet_history_counts.records + excluded.records
-     )
-     select * from tx`,
+     )${parts.map((p) => `,\n     ${p.name} as (${p.sql})`).join('')}
+     select tx.*${parts.map((p) => `, (select count(*) from ${p.name}) as ${p.name}_rows`).join('')} from tx`,
     [
       target,
       at,
       entries.map((e) => e.walletId),
       entries.map((e) => e.direction),
       entries.map((e) => safeText(e.summary)),
+      ...parts.flatMap((p) => p.bindings),
     ],
   );
 }
@@ -294,12 +325,7 @@ async function withHistory(
  * Puts an existing transaction in more wallets' histories (a payment's destination wallet, once seen). A wallet that
  * already has it is left alone; only new rows are counted.
  */
-export async function addHistory(
-  trx: Knex.Transaction,
-  transactionId: string,
-  entries: HistoryEntry[],
-  at: Date,
-): Promise<void> {
+export async function addHistory(trx: Knex, transactionId: string, entries: HistoryEntry[], at: Date): Promise<void> {
   if (entries.length === 0) return;
   await withHistory(trx, trx.raw('select ?::text as id', [transactionId]), entries, at);
 }

@@ -24,13 +24,14 @@
 //            6. wait up to TX_CONFIRM_WAIT_MS for the ledger: `success`, 422 on a failed apply, else `pending` (the
 //               confirmation worker, confirmation.ts, finishes it, also after a crash).
 //   run      runTransaction takes the same steps with fewer commits: the policy is decided before anything is
-//            recorded (a denial is recorded and nothing signed), then one database transaction records the build
-//            already claimed, with its sequence number, the day's operations and the key.decrypt entries of every
-//            key that signs it (prepareKeyUses: no key opens before they commit); the keys sign, the envelope is
-//            recorded with the signed transaction, and it is sent. Three commits instead of nine, and few statements in
-//            the first: the sealed keys are read beside the chain reads, the lock and the sequence number's read go in
-//            one round trip, and the record, its history line and its count in one statement (store.ts). Without a
-//            wait for the ledger, `pending` is answered while the sent mark is written (sendInTurn).
+//            recorded (a denial is recorded and nothing signed), then one statement records the build already
+//            claimed, with its sequence number, its history line and count, the day's operations and the key.decrypt
+//            entries of every key that signs it (planKeyUses: no key opens before it commits); the keys sign, the
+//            envelope is recorded with the signed transaction, and it is sent. Two statements, each its own commit,
+//            instead of nine: the sealed keys and the wallet's highest live sequence number are read beside the chain
+//            reads, and a number another build took meanwhile is refused by a unique index and the next one taken
+//            (sequences.ts). Without a wait for the ledger, `pending` is answered while the sent mark is written
+//            (sendInTurn).
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { OperationTypes } from '../../../generated/server/catalogue.gen';
 import { DEFAULT_TRANSACTION_SETTINGS } from '../../config';
@@ -42,17 +43,17 @@ import {
   TransactionUnconfirmedError,
 } from '../../infra/stellar/errors';
 import type { StellarGateway, TransactionDetails } from '../../infra/stellar/gateway';
-import { recordAudit, type AuditActor } from '../audit/auditLog';
+import { auditEntriesSql, recordAudit, type AuditActor } from '../audit/auditLog';
 import type { App } from '../apps/store';
 import { runInBackground } from '../background';
 import { AppError } from '../errors';
-import { opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
+import { dailyOpsReservationSql, opsUsedToday, reserveDailyOps } from '../feePolicy/dailyOps';
 import { dailyCapReason, policyError, type PolicyReason } from '../feePolicy/evaluate';
 import type { FeePolicy } from '../feePolicy/policy';
 import { appWalletFor } from '../wallets/treasuryWallets';
 import {
   externalWalletCannotSign,
-  prepareKeyUses,
+  planKeyUses,
   readSealedKeys,
   withWalletKeypair,
   type PreparedKeyUses,
@@ -66,12 +67,22 @@ import { describeTransaction, recordFieldsOf, type TxDescription } from './descr
 import { feeBumpFeeOf, MAX_FEE_RAISES, raisedFeeUnderPolicy, sponsorFee, unsignedFeeBump } from './feeBump';
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSentAndHandOver, releaseClaim } from './finalize';
 import { decidePolicy, readPolicyState, type PolicyDecision } from './policyCheck';
-import { isInTurn, reserveSequence, withSequence } from './sequences';
+import {
+  claimSequence,
+  highestLiveSequence,
+  isInTurn,
+  isSequenceTaken,
+  LIVE_STAGES,
+  SEQUENCE_TAKEN,
+  withSequence,
+} from './sequences';
 import { assertUserTransaction, isSignedBy, parseInnerTransaction } from './signable';
 import {
   findTransaction,
   findTransactionByInnerHash,
   insertTransaction,
+  insertTransactionWith,
+  type StatementPart,
   toTxRecord,
   type HistoryEntry,
   type NewTx,
@@ -180,17 +191,28 @@ async function recordUnsigned(
   input: UnsignedTx & { chainSequence?: bigint },
 ): Promise<TxRecord> {
   const now = deps.clock.now();
-  let hash = txHashOf(input.tx);
-  const record = await deps.db.transaction(async (trx) => {
-    let tx = input.tx;
-    if (input.chainSequence !== undefined) {
-      const sequence = await reserveSequence(trx, ctx.wallet.id, input.chainSequence, now);
-      tx = withSequence(tx, sequence, input.chainSequence, gateway(deps, ctx).networkPassphrase);
-      hash = txHashOf(tx);
-    }
-    return insertTransaction(trx, ...newRecordOf(ctx, input, tx, now));
+  const { chainSequence } = input;
+  if (chainSequence === undefined) {
+    const inserted = await insertTransaction(deps.db, ...newRecordOf(ctx, input, input.tx, now));
+    return inserted ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(input.tx)))!;
+  }
+  const networkPassphrase = gateway(deps, ctx).networkPassphrase;
+  return claimSequence(deps.db, ctx.wallet.id, chainSequence, async (sequence) => {
+    const tx = withSequence(input.tx, sequence, chainSequence, networkPassphrase);
+    const inserted = await insertTransaction(deps.db, ...newRecordOf(ctx, input, tx, now));
+    return inserted ?? (await recordOfNumberNeverSent(deps, ctx, tx)) ?? SEQUENCE_TAKEN;
   });
-  return record ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, hash))!;
+}
+
+/**
+ * When a built transaction was not inserted: the wallet's record of this very transaction if it never went out (the
+ * number of a denied record is taken again, so the same payment within the same second is the same transaction, and
+ * that record goes on). Undefined when the number is another live record's, another build's of the same payment or
+ * not: the build takes the next number.
+ */
+async function recordOfNumberNeverSent(deps: TxDeps, ctx: TxContext, tx: Transaction): Promise<TxRecord | undefined> {
+  const same = await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(tx));
+  return same && !LIVE_STAGES.includes(same.stage) ? same : undefined;
 }
 
 /**
@@ -799,22 +821,23 @@ async function resequence(
       message: `The wallet's account does not exist on ${ctx.wallet.network}`,
     });
   const chainSequence = BigInt(account.sequence);
-  const unsigned = await deps.db.transaction(async (trx) => {
-    const sequence = await reserveSequence(trx, ctx.wallet.id, chainSequence, deps.clock.now());
-    const tx = withSequence(
-      parseInnerTransaction(record.unsignedXdr!, gw.networkPassphrase),
-      sequence,
-      chainSequence,
-      gw.networkPassphrase,
-    );
-    await trx('transactions')
-      .where({ id: record.id })
-      .update({
-        unsigned_xdr: tx.toXDR(),
-        inner_hash: txHashOf(tx),
-        seq_num: sequence.toString(),
-        updated_at: deps.clock.now(),
-      });
+  const original = parseInnerTransaction(record.unsignedXdr!, gw.networkPassphrase);
+  const unsigned = await claimSequence(deps.db, ctx.wallet.id, chainSequence, async (sequence) => {
+    const tx = withSequence(original, sequence, chainSequence, gw.networkPassphrase);
+    try {
+      await deps
+        .db('transactions')
+        .where({ id: record.id })
+        .update({
+          unsigned_xdr: tx.toXDR(),
+          inner_hash: txHashOf(tx),
+          seq_num: sequence.toString(),
+          updated_at: deps.clock.now(),
+        });
+    } catch (err) {
+      if (isSequenceTaken(err)) return SEQUENCE_TAKEN;
+      throw err;
+    }
     return tx;
   });
   const inner = await signUnsigned(deps, ctx, record, unsigned.toXDR());
@@ -859,9 +882,12 @@ export async function runUserTransaction(
       : statePromise.then((state) =>
           readSealedKeys(deps.db, [ctx.wallet.id, ...(state.live.gasWallet ? [state.live.gasWallet.id] : [])]),
         );
-  // Awaited only once the run records its claim: a run that ends before (a build error, a denial) must not leave it
+  // And the wallet's highest live sequence number, which the claim's number starts from (sequences.ts).
+  const liveMax = sealedKeys && highestLiveSequence(deps.db, ctx.wallet.id);
+  // Awaited only once the run records its claim: a run that ends before (a build error, a denial) must not leave them
   // rejected and unobserved.
   sealedKeys?.catch(() => undefined);
+  liveMax?.catch(() => undefined);
   const [built, state] = await Promise.all([
     buildUserTransaction(deps, {
       app: ctx.app,
@@ -900,6 +926,7 @@ export async function runUserTransaction(
     gasWallet,
     cosigners,
     sealedKeys: await sealedKeys,
+    liveMax: await liveMax,
   });
   if (!claimed) {
     // The very same transaction was recorded before (a denied run repeated within the second): its record goes on.
@@ -940,11 +967,12 @@ export async function runUserTransaction(
 }
 
 /**
- * Records a built transaction already claimed for submission, in one database transaction: the wallet's next
- * sequence number (sequences.ts), the record (stage `submitted`, the claim's timeout set), the user's operations for
- * the day, and the `key.decrypt` audit entries of the user's key, the co-signers' and the gas wallet's (in that order
- * in `keys`). No `keys` when the day's operations ran out since the decision: the record is claimed, nothing reserved.
- * Undefined, with nothing written, when the wallet has a record of this very transaction already.
+ * Records a built transaction already claimed for submission, in one statement: the record with the wallet's next
+ * sequence number (stage `submitted`, the claim's timeout set: sequences.ts claimSequence, from `liveMax` read before),
+ * its history line and count, the user's operations for the day, and the `key.decrypt` audit entries of the user's
+ * key, the co-signers' and the gas wallet's (in that order in `keys`). No `keys` when the day's operations ran out
+ * since the decision: the record is claimed, nothing reserved or audited. Undefined, with nothing written, when the
+ * wallet has a record of this very transaction already.
  */
 async function recordClaimed(
   deps: TxDeps,
@@ -955,8 +983,10 @@ async function recordClaimed(
     decision: PolicyDecision;
     gasWallet: WalletRecord;
     cosigners: WalletRecord[];
-    /** Sealed keys read before (readSealedKeys); the others are read in the transaction. */
+    /** Sealed keys read before (readSealedKeys); the others are read here. */
     sealedKeys?: SealedKeys;
+    /** The wallet's highest live sequence number, read before (highestLiveSequence). */
+    liveMax?: bigint;
   },
 ): Promise<{ record: TxRecord; tx: Transaction; keys?: PreparedKeyUses } | undefined> {
   const { built, decision } = input;
@@ -967,41 +997,57 @@ async function recordClaimed(
     actor: ctx.actor,
     ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
   });
-  return deps.db.transaction(async (trx) => {
-    const sequence = await reserveSequence(trx, ctx.wallet.id, built.chainSequence, now);
-    const tx = withSequence(built.tx, sequence, built.chainSequence, gw.networkPassphrase);
-    const [fields, history] = newRecordOf(ctx, builtInput(built), tx, now);
-    const record = await insertTransaction(
-      trx,
-      {
-        ...fields,
-        stage: 'submitted',
-        submittedAt: now,
-        nextCheckAt: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
-      },
-      history,
-    );
-    // The number of a record that never went out (denied) is taken again, so the same payment within the same
-    // second is the same transaction: nothing was written, and the caller goes on with that record.
-    if (!record) return undefined;
-    const reserved = await reserveDailyOps(trx, {
+  const keyUses = await planKeyUses(
+    deps,
+    [
+      use(ctx.wallet.id, 'tx.sign'),
+      ...input.cosigners.map((w) => use(w.id, 'trustline.sponsor')),
+      use(input.gasWallet.id, 'tx.fee_bump'),
+    ],
+    input.sealedKeys,
+  );
+  // The day's operations are counted only if the record is inserted, and the keys' uses audited only if they were.
+  const ops = dailyOpsReservationSql(
+    {
       appId: ctx.app.id,
       userId: ctx.userId,
       at: now,
       ops: built.description.opsCount,
       cap: decision.policy.dailyOpsCap,
-    });
-    if (!reserved) return { record, tx };
-    const keys = await prepareKeyUses(
-      deps,
-      trx,
-      [
-        use(ctx.wallet.id, 'tx.sign'),
-        ...input.cosigners.map((w) => use(w.id, 'trustline.sponsor')),
-        use(input.gasWallet.id, 'tx.fee_bump'),
-      ],
-      input.sealedKeys,
-    );
-    return { record, tx, keys };
-  });
+    },
+    'tx',
+  );
+  const parts: StatementPart[] = ops
+    ? [
+        { name: 'ops', ...ops },
+        { name: 'audited', ...auditEntriesSql(keyUses.audits, 'ops') },
+      ]
+    : [];
+  return claimSequence(
+    deps.db,
+    ctx.wallet.id,
+    built.chainSequence,
+    async (sequence) => {
+      const tx = withSequence(built.tx, sequence, built.chainSequence, gw.networkPassphrase);
+      const [fields, history] = newRecordOf(ctx, builtInput(built), tx, now);
+      const inserted = await insertTransactionWith(
+        deps.db,
+        {
+          ...fields,
+          stage: 'submitted',
+          submittedAt: now,
+          nextCheckAt: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
+        },
+        history,
+        parts,
+      );
+      // Nothing written: this very transaction's record never went out (the caller goes on with it), or another
+      // build holds the number.
+      if (!inserted) return (await recordOfNumberNeverSent(deps, ctx, tx)) ? undefined : SEQUENCE_TAKEN;
+      const { record } = inserted;
+      if (!inserted.rows.ops) return { record, tx };
+      return { record, tx, keys: keyUses.recorded() };
+    },
+    input.liveMax,
+  );
 }

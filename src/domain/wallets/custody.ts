@@ -2,8 +2,8 @@
 // once with a fresh data key from the key management (AES-256-GCM, the encryption context {appId, walletId, network}
 // as AAD, so a sealed secret moved to another row does not open); the data key is stored only wrapped. To use a key,
 // withWalletKeypair records a `key.decrypt` audit entry first, then unwraps, lends the keypair to one function, and
-// zeroes every plaintext copy it holds afterwards (data key, seed, the keypair's own copy). prepareKeyUses writes the
-// entries of several uses in a caller's database transaction instead, and opens no key until that has committed.
+// zeroes every plaintext copy it holds afterwards (data key, seed, the keypair's own copy). planKeyUses hands the
+// entries of several uses to a caller's statement instead, and its keys are taken once that has committed.
 // The keypairs sign natively (infra/stellar/nativeKeypair.ts).
 import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
@@ -20,7 +20,7 @@ import {
   type EncryptionContext,
   type KeyManagement,
 } from '../../infra/kms/keyManagement';
-import { recordAudits, type AuditActor } from '../audit/auditLog';
+import { recordAudits, type AuditActor, type AuditInput } from '../audit/auditLog';
 import { AppError } from '../errors';
 import { newId } from '../ids';
 import {
@@ -227,13 +227,13 @@ interface SealedKey {
 /**
  * Wallets' sealed keys as read, by wallet id (ciphertext only: nothing here opens a key). A wallet's key material is
  * written once, with its row, and never changes, so keys read before the transaction that audits their use are the
- * ones it would read (readSealedKeys, prepareKeyUses).
+ * ones it would read (readSealedKeys, planKeyUses).
  */
 export interface SealedKeys {
   readonly rows: ReadonlyMap<string, SealedWalletRow>;
 }
 
-/** Reads the sealed keys of `walletIds` (those that exist), to be handed to prepareKeyUses later. */
+/** Reads the sealed keys of `walletIds` (those that exist), to be handed to planKeyUses later. */
 export async function readSealedKeys(db: Knex, walletIds: string[]): Promise<SealedKeys> {
   const ids = [...new Set(walletIds)];
   if (ids.length === 0) return { rows: new Map() };
@@ -267,20 +267,22 @@ async function sealedKeysOf(db: Knex, walletIds: string[], known?: SealedKeys): 
   return walletIds.map((id) => sealedKeyOf(known?.rows.get(id) ?? read?.get(id)));
 }
 
+/** The `key.decrypt` audit entries of `uses`. */
+function keyDecryptAudits(keys: SealedKey[], uses: KeyUse[], at: Date): AuditInput[] {
+  return uses.map((use, i) => ({
+    appId: keys[i]!.appId,
+    action: 'key.decrypt' as const,
+    actor: use.actor,
+    walletId: use.walletId,
+    purpose: use.purpose,
+    ...(use.ip !== undefined ? { ip: use.ip } : {}),
+    at,
+  }));
+}
+
 /** The `key.decrypt` audit entries of `uses` (one insert). */
 async function auditKeyUses(db: Knex, keys: SealedKey[], uses: KeyUse[], at: Date): Promise<void> {
-  await recordAudits(
-    db,
-    uses.map((use, i) => ({
-      appId: keys[i]!.appId,
-      action: 'key.decrypt' as const,
-      actor: use.actor,
-      walletId: use.walletId,
-      purpose: use.purpose,
-      ...(use.ip !== undefined ? { ip: use.ip } : {}),
-      at,
-    })),
-  );
+  await recordAudits(db, keyDecryptAudits(keys, uses, at));
 }
 
 /** Unwraps `key`, lends its keypair to `use`, then wipes it (its seed zeroed, it cannot sign any more). */
@@ -315,42 +317,50 @@ export async function withWalletKeypair<T>(
   return lendKeypair(deps.kms, key.walletId, sealed!, use);
 }
 
-/** Key uses whose audit entries were written in a caller's database transaction (prepareKeyUses). */
+/** Key uses whose audit entries are committed (planKeyUses). */
 export interface PreparedKeyUses {
-  /**
-   * Lends the keypair of the `index`th prepared use to `use`, as withWalletKeypair does. It waits for the transaction
-   * holding the audit entries to commit, and refuses when it rolled back: a key is never unwrapped unrecorded. So it
-   * must be called after that transaction's callback has returned (awaiting it inside would never end).
-   */
+  /** Lends the keypair of the `index`th use to `use`, as withWalletKeypair does. */
   withKeypair<T>(index: number, use: (keypair: Keypair) => T | Promise<T>): Promise<T>;
 }
 
 /**
- * Writes the `key.decrypt` audit entries of `uses` in `trx`, the caller's database transaction, so a run that uses
- * several keys alongside its own writes commits once before any key is unwrapped, instead of once per key. The
- * sealed keys come from `known` (readSealedKeys, e.g. read while the caller waited on the network) when it has them,
- * else they are read in `trx`.
+ * Key uses whose `key.decrypt` audit entries the caller writes in a statement of its own, beside its own writes (a
+ * run's record, submission.ts), so that one commit comes before any key is unwrapped instead of one per key.
  */
-export async function prepareKeyUses(
-  deps: Pick<Deps, 'kms' | 'clock'>,
-  trx: Knex.Transaction,
+export interface PlannedKeyUses {
+  /** The entries to write (auditEntriesSql). */
+  audits: AuditInput[];
+  /**
+   * The keys, for the caller to take once the statement that wrote `audits` has committed, and only then: a key is
+   * never unwrapped unrecorded.
+   */
+  recorded(): PreparedKeyUses;
+}
+
+/**
+ * The sealed keys of `uses` and the audit entries of their use, to be written by the caller (PlannedKeyUses). The keys
+ * come from `known` (readSealedKeys, e.g. read while the caller waited on the network) when it has them, else they are
+ * read here: 404 WALLET_NOT_FOUND for an unknown wallet, 422 for an external one.
+ */
+export async function planKeyUses(
+  deps: Pick<Deps, 'db' | 'kms' | 'clock'>,
   uses: KeyUse[],
   known?: SealedKeys,
-): Promise<PreparedKeyUses> {
+): Promise<PlannedKeyUses> {
   const keys = await sealedKeysOf(
-    trx,
+    deps.db,
     uses.map((u) => u.walletId),
     known,
   );
-  await auditKeyUses(trx, keys, uses, deps.clock.now());
-  const committed = trx.executionPromise;
   return {
-    async withKeypair(index, use) {
-      const key = keys[index];
-      if (!key) throw new RangeError(`no prepared key use ${index}`);
-      await committed;
-      return lendKeypair(deps.kms, uses[index]!.walletId, key, use);
-    },
+    audits: keyDecryptAudits(keys, uses, deps.clock.now()),
+    recorded: () => ({
+      async withKeypair(index, use) {
+        const key = keys[index];
+        if (!key) throw new RangeError(`no planned key use ${index}`);
+        return lendKeypair(deps.kms, uses[index]!.walletId, key, use);
+      },
+    }),
   };
 }
 

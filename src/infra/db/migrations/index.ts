@@ -31,6 +31,7 @@ import * as m0029 from './0029_ramps';
 import * as m0030 from './0030_gate_change_notify';
 import * as m0031 from './0031_dpop_jtis_unlogged';
 import * as m0032 from './0032_session_change_notify';
+import * as m0033 from './0033_wallet_sequence_unique';
 
 export interface Migration {
   name: string;
@@ -70,4 +71,5 @@ export const migrations: Migration[] = [
   { name: '0030_gate_change_notify', ...m0030 },
   { name: '0031_dpop_jtis_unlogged', ...m0031 },
   { name: '0032_session_change_notify', ...m0032 },
+  { name: '0033_wallet_sequence_unique', ...m0033 },
 ];
