@@ -37,7 +37,7 @@ const ALL_TESTS = ['src/**/*.test.ts', 'sdk/*/test/**/*.test.ts', 'tests/**/*.te
  * racing, once, in the first pass.
  */
 const SERVER_BEHAVIOUR_TESTS = [
-  'tests/integration/{idempotency,limits,quotaLeases,gateCaches,jobs,channelAccounts,txSequences}.test.ts',
+  'tests/integration/{idempotency,limits,quotaLeases,gateCaches,jobs,channelAccounts,txSequences,walletSequenceIndex}.test.ts',
   'tests/integration/{fundingConcurrency,fundingRecovery,followerRace,distributionConcurrency}.test.ts',
   'tests/integration/{distributionCrash,distributionPushCrash,distributionPushRetryRace}.test.ts',
   'tests/security/{distinctPayments,publicKeyLimits}.test.ts',
