@@ -108,6 +108,7 @@ export function useMigratedDatabase(): Db {
  */
 export async function createMigratedTemplate(url: string): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `onboard_template_${process.pid}`;
+  await dropOrphanTemplates(url);
   await asAdmin(`drop database if exists ${name} with (force)`, url);
   await asAdmin(`create database ${name}`, url);
   const templateUrl = new URL(url);
@@ -115,4 +116,36 @@ export async function createMigratedTemplate(url: string): Promise<{ name: strin
   // migrate() closes its pool: no session may stay connected to a template while it is copied.
   await migrate(templateUrl.toString());
   return { name, drop: () => asAdmin(`drop database if exists ${name} with (force)`, url) };
+}
+
+/**
+ * Drops the templates of earlier passes whose process is gone: a failed pass ends at once (scripts/test.ts exits from
+ * the failing step) and cannot drop its template on the way out. A live pass's template is left alone; the suite's
+ * servers are on this machine, so the pid in a template's name is one of its processes.
+ */
+async function dropOrphanTemplates(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ datname: string }>(
+      `select datname from pg_database where datname ~ '^onboard_template_[0-9]+$'`,
+    );
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice('onboard_template_'.length));
+      if (pid === process.pid || isAlive(pid)) continue;
+      await admin.query(`drop database if exists ${datname} with (force)`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, but another user's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
