@@ -862,7 +862,7 @@ async function resequence(
  *
  * The policy's state is read while the transaction is built (neither needs the other) and the decision taken before
  * anything is recorded or signed. An allowed transaction is then recorded already claimed for submission (recordClaimed:
- * its sequence number, the day's operations and the audit entries of every key that signs it, in one commit), signed
+ * its sequence number, the day's operations and the audit entries of every key that signs it, in one statement), signed
  * by all its keys, its envelope recorded, and sent: three commits where the separate steps take nine.
  */
 export async function runUserTransaction(
