@@ -43,8 +43,8 @@
 // LOAD_LEDGER_SECONDS (5), LOAD_ACCESS_TOKEN_TTL_MINUTES (the app's, 15 by default; shorter makes the users refresh
 // their sessions during the run).
 //
-// Results in bench/results/<date>-load.md. BENCH_SMOKE=1: 4 users for 5 s on 0.5 s ledgers, nothing recorded (with the
-// cluster's start, about 30 s).
+// Results in bench/results/<date>-load.md. BENCH_SMOKE=1: 4 users for 5 s on 0.5 s ledgers, each paying at least once,
+// nothing recorded (with the cluster's start, about 30 s).
 import { cpus, loadavg, totalmem } from 'node:os';
 import { Keypair } from '@stellar/stellar-sdk';
 import autocannon from 'autocannon';
