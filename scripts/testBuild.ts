@@ -21,6 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { isProcessRunning } from '../src/infra/processes';
 import { projectRoot } from '../src/paths';
 import { TEST_BUILDS, testBuildDir } from './testBuildPaths';
 
@@ -67,16 +68,6 @@ const externalPackages: esbuild.Plugin = {
   },
 };
 
-/** Whether a process of this id is running (a folder of a run that was killed is removed by the next run). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the folders of runs that are over (removeTestBuild) or whose process is gone. */
 function removeFinishedBuilds(): void {
   let runs: string[];
@@ -87,7 +78,8 @@ function removeFinishedBuilds(): void {
   }
   for (const run of runs) {
     const pid = Number(run.replace(/^run-/, ''));
-    if (!Number.isInteger(pid) || !isRunning(pid)) rmSync(join(TEST_BUILDS, run), { recursive: true, force: true });
+    if (!Number.isInteger(pid) || !isProcessRunning(pid))
+      rmSync(join(TEST_BUILDS, run), { recursive: true, force: true });
   }
 }
 

@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnCluster } from '../../scripts/clusterProcess';
+import { isProcessRunning } from '../../src/infra/processes';
 import { projectRoot } from '../../src/paths';
 
 const READY_TIMEOUT_MS = 240_000;
@@ -15,15 +16,6 @@ let cluster: ChildProcess;
 let output = '';
 let proxyUrl: string;
 let dataDir: string;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function get(path: string): Promise<{ status: number; backend: string | null }> {
   const res = await fetch(`${proxyUrl}${path}`);
@@ -52,7 +44,7 @@ before(async () => {
 after(async () => {
   if (cluster.exitCode === null) cluster.kill('SIGKILL');
   const pids = JSON.parse(readFileSync(join(dataDir, 'cluster-pids.json'), 'utf8')) as Record<string, number>;
-  for (const pid of Object.values(pids)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of Object.values(pids)) if (isProcessRunning(pid)) process.kill(pid, 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -83,7 +75,7 @@ describe('make cluster', () => {
     const exited = new Promise<number | null>((resolve) => cluster.once('exit', (code) => resolve(code)));
     cluster.kill('SIGTERM');
     assert.equal(await exited, 0, output);
-    for (const [name, pid] of Object.entries(pids)) assert.equal(alive(pid), false, `${name} still runs`);
+    for (const [name, pid] of Object.entries(pids)) assert.equal(isProcessRunning(pid), false, `${name} still runs`);
     assert.match(output, /\[cluster\] stopped/);
     assert.doesNotMatch(output, /Unhandled 'error' event/);
     assert.doesNotMatch(output, /terminating connection due to administrator command/);

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
 import pg from 'pg';
 import { createDb, migrateToLatest, type Db } from '../../src/infra/db/database';
+import { isProcessRunning } from '../../src/infra/processes';
 
 export interface TestDatabase {
   url: string;
@@ -132,20 +133,10 @@ async function dropOrphanTemplates(url: string): Promise<void> {
     );
     for (const { datname } of rows) {
       const pid = Number(datname.slice('onboard_template_'.length));
-      if (pid === process.pid || isAlive(pid)) continue;
+      if (pid === process.pid || isProcessRunning(pid)) continue;
       await admin.query(`drop database if exists ${datname} with (force)`);
     }
   } finally {
     await admin.end();
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
