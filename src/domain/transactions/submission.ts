@@ -872,18 +872,18 @@ export async function runUserTransaction(
 ): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
   const statePromise = readPolicyState(deps, { app: ctx.app, userId: ctx.userId, gw });
-  // The sealed keys of the user's wallet and of the gas wallet the policy state names are read meanwhile too, off the
-  // database transaction that records their use (recordClaimed). Only ciphertext: a key opens only once that
-  // transaction, with its key.decrypt entry, has committed. A key missing here (a co-signer, another gas wallet) is
-  // read in that transaction as before. Nothing is read for a dry run or a wallet the service cannot sign for.
-  const sealedKeys =
-    input.dryRun || ctx.wallet.custody === 'external'
-      ? undefined
-      : statePromise.then((state) =>
-          readSealedKeys(deps.db, [ctx.wallet.id, ...(state.live.gasWallet ? [state.live.gasWallet.id] : [])]),
-        );
-  // And the wallet's highest live sequence number, which the claim's number starts from (sequences.ts).
-  const liveMax = sealedKeys && highestLiveSequence(deps.db, ctx.wallet.id);
+  // The sealed keys of the user's wallet and of the gas wallet the policy state names are read meanwhile too, before
+  // the statement that records their use (recordClaimed). Only ciphertext: a key opens only once that statement, with
+  // its key.decrypt entry, has committed. A key missing here (a co-signer, another gas wallet) is read just before
+  // it. And the wallet's highest live sequence number, which the claim's number starts from (sequences.ts). Nothing
+  // is read for a dry run or a wallet the service cannot sign for.
+  const signs = !input.dryRun && ctx.wallet.custody !== 'external';
+  const sealedKeys = signs
+    ? statePromise.then((state) =>
+        readSealedKeys(deps.db, [ctx.wallet.id, ...(state.live.gasWallet ? [state.live.gasWallet.id] : [])]),
+      )
+    : undefined;
+  const liveMax = signs ? highestLiveSequence(deps.db, ctx.wallet.id) : undefined;
   // Awaited only once the run records its claim: a run that ends before (a build error, a denial) must not leave them
   // rejected and unobserved.
   sealedKeys?.catch(() => undefined);
@@ -928,9 +928,9 @@ export async function runUserTransaction(
     sealedKeys: await sealedKeys,
     liveMax: await liveMax,
   });
-  if (!claimed) {
+  if ('unsent' in claimed) {
     // The very same transaction was recorded before (a denied run repeated within the second): its record goes on.
-    const { record, signed } = await signRecord(deps, ctx, await recordBuilt(deps, ctx, built));
+    const { record, signed } = await signRecord(deps, ctx, claimed.unsent);
     return sponsorAndSubmit(deps, ctx, gw, record, signed, built.description, { resequence: true });
   }
   if (!claimed.keys) return denyOverCap(deps, ctx, claimed.record, decision);
@@ -971,8 +971,8 @@ export async function runUserTransaction(
  * sequence number (stage `submitted`, the claim's timeout set: sequences.ts claimSequence, from `liveMax` read before),
  * its history line and count, the user's operations for the day, and the `key.decrypt` audit entries of the user's
  * key, the co-signers' and the gas wallet's (in that order in `keys`). No `keys` when the day's operations ran out
- * since the decision: the record is claimed, nothing reserved or audited. Undefined, with nothing written, when the
- * wallet has a record of this very transaction already.
+ * since the decision: the record is claimed, nothing reserved or audited. `unsent`, with nothing written, when the
+ * wallet has a record of this very transaction that never went out (recordOfNumberNeverSent).
  */
 async function recordClaimed(
   deps: TxDeps,
@@ -988,7 +988,7 @@ async function recordClaimed(
     /** The wallet's highest live sequence number, read before (highestLiveSequence). */
     liveMax?: bigint;
   },
-): Promise<{ record: TxRecord; tx: Transaction; keys?: PreparedKeyUses } | undefined> {
+): Promise<{ record: TxRecord; tx: Transaction; keys?: PreparedKeyUses } | { unsent: TxRecord }> {
   const { built, decision } = input;
   const now = deps.clock.now();
   const use = (walletId: string, purpose: string) => ({
@@ -1043,7 +1043,10 @@ async function recordClaimed(
       );
       // Nothing written: this very transaction's record never went out (the caller goes on with it), or another
       // build holds the number.
-      if (!inserted) return (await recordOfNumberNeverSent(deps, ctx, tx)) ? undefined : SEQUENCE_TAKEN;
+      if (!inserted) {
+        const unsent = await recordOfNumberNeverSent(deps, ctx, tx);
+        return unsent ? { unsent } : SEQUENCE_TAKEN;
+      }
       const { record } = inserted;
       if (!inserted.rows.ops) return { record, tx };
       return { record, tx, keys: keyUses.recorded() };
