@@ -89,24 +89,25 @@ describe('migration 0033', () => {
     const wallet = await walletRow(db, appId);
     const index = migrations.find((m) => m.name === '0033_wallet_sequence_unique')!;
     await index.down(db);
+    // Two live builds with one number, as the lock allowed once the older's time bound had passed, and a client's.
+    let records: { id: string }[];
     try {
-      const older = await insert(
-        live(appId, wallet.id, 7n, { at: new Date(Date.now() - 60_000), validUntil: new Date(Date.now() - 30_000) }),
-      );
-      const newer = await insert(live(appId, wallet.id, 7n));
-      const client = await insert(live(appId, wallet.id, 7n, { origin: 'client' }));
-      await index.up(db);
-      const seqOf = async (id: string) =>
-        (await db('transactions').where({ id }).first<{ seq_num: string | null }>('seq_num'))?.seq_num;
-      assert.equal(await seqOf(older!.id), null);
-      assert.equal(await seqOf(newer!.id), '7');
-      assert.equal(await seqOf(client!.id), '7', "a client's record keeps the number it brought");
+      records = await Promise.all([
+        insert(
+          live(appId, wallet.id, 7n, { at: new Date(Date.now() - 60_000), validUntil: new Date(Date.now() - 30_000) }),
+        ),
+        insert(live(appId, wallet.id, 7n)),
+        insert(live(appId, wallet.id, 7n, { origin: 'client' })),
+      ]).then((r) => r.map((x) => x!));
     } finally {
-      // The index is back however the test ended (up() above, or here after a failure before it).
-      await db.raw(
-        `create unique index if not exists transactions_wallet_built_live_seq on transactions (wallet_id, seq_num)
-         where seq_num is not null and origin = 'built' and stage in ('built', 'signed', 'submitted')`,
-      );
+      // Run however the inserts went, so the index is back for anything after this test.
+      await index.up(db);
     }
+    const [older, newer, client] = records;
+    const seqOf = async (id: string) =>
+      (await db('transactions').where({ id }).first<{ seq_num: string | null }>('seq_num'))?.seq_num;
+    assert.equal(await seqOf(older!.id), null);
+    assert.equal(await seqOf(newer!.id), '7');
+    assert.equal(await seqOf(client!.id), '7', "a client's record keeps the number it brought");
   });
 });

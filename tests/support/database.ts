@@ -30,14 +30,22 @@ async function createTestDatabase(name: string, template?: string): Promise<void
   await asAdmin(`alter database ${name} set synchronous_commit = off`);
 }
 
-async function asAdmin(sql: string, url = adminUrl()): Promise<void> {
+async function asAdmin<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  sql: string,
+  url = adminUrl(),
+): Promise<Row[]> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
-    await admin.query(sql);
+    return (await admin.query<Row>(sql)).rows;
   } finally {
     await admin.end();
   }
+}
+
+/** Drops database `name` on the server at `url` (the suite's by default), sessions still connected or not. */
+async function dropDatabase(name: string, url = adminUrl()): Promise<void> {
+  await asAdmin(`drop database if exists ${name} with (force)`, url);
 }
 
 /** A unique database name and its URL on the suite's server; nothing is created yet. */
@@ -52,7 +60,7 @@ function newDatabaseName(): { name: string; url: string } {
 export async function freshDatabase(): Promise<TestDatabase> {
   const { name, url } = newDatabaseName();
   await createTestDatabase(name);
-  return { url, drop: () => asAdmin(`drop database if exists ${name} with (force)`) };
+  return { url, drop: () => dropDatabase(name) };
 }
 
 /** The pass's migrated template (scripts/test.ts), when there is one: a PostgreSQL name, checked as such. */
@@ -65,11 +73,16 @@ function migratedTemplate(): string | undefined {
 
 /** A database with the service's schema (a copy of the pass's template, or migrated here), dropped by drop(). */
 export async function freshMigratedDatabase(): Promise<TestDatabase> {
-  const template = migratedTemplate();
   const { name, url } = newDatabaseName();
+  await createMigratedDatabase(name, url);
+  return { url, drop: () => dropDatabase(name) };
+}
+
+/** Creates database `name` (at `url`) with the service's schema: a copy of the pass's template, or migrated here. */
+async function createMigratedDatabase(name: string, url: string): Promise<void> {
+  const template = migratedTemplate();
   await createTestDatabase(name, template);
   if (!template) await migrate(url);
-  return { url, drop: () => asAdmin(`drop database if exists ${name} with (force)`) };
 }
 
 /** Brings the database at `url` to the latest schema, through a pool of its own that it closes. */
@@ -90,14 +103,10 @@ async function migrate(url: string): Promise<void> {
 export function useMigratedDatabase(): Db {
   const { name, url } = newDatabaseName();
   const db = createDb(url, { poolMax: 20 });
-  before(async () => {
-    const template = migratedTemplate();
-    await createTestDatabase(name, template);
-    if (!template) await migrateToLatest(db);
-  });
+  before(() => createMigratedDatabase(name, url));
   after(async () => {
     await db.destroy();
-    await asAdmin(`drop database if exists ${name} with (force)`);
+    await dropDatabase(name);
   });
   return db;
 }
@@ -110,13 +119,13 @@ export function useMigratedDatabase(): Db {
 export async function createMigratedTemplate(url: string): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `onboard_template_${process.pid}`;
   await dropOrphanTemplates(url);
-  await asAdmin(`drop database if exists ${name} with (force)`, url);
+  await dropDatabase(name, url);
   await asAdmin(`create database ${name}`, url);
   const templateUrl = new URL(url);
   templateUrl.pathname = `/${name}`;
   // migrate() closes its pool: no session may stay connected to a template while it is copied.
   await migrate(templateUrl.toString());
-  return { name, drop: () => asAdmin(`drop database if exists ${name} with (force)`, url) };
+  return { name, drop: () => dropDatabase(name, url) };
 }
 
 /**
@@ -125,18 +134,13 @@ export async function createMigratedTemplate(url: string): Promise<{ name: strin
  * servers are on this machine, so the pid in a template's name is one of its processes.
  */
 async function dropOrphanTemplates(url: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ datname: string }>(
-      `select datname from pg_database where datname ~ '^onboard_template_[0-9]+$'`,
-    );
-    for (const { datname } of rows) {
-      const pid = Number(datname.slice('onboard_template_'.length));
-      if (pid === process.pid || isProcessRunning(pid)) continue;
-      await admin.query(`drop database if exists ${datname} with (force)`);
-    }
-  } finally {
-    await admin.end();
+  const templates = await asAdmin<{ datname: string }>(
+    `select datname from pg_database where datname ~ '^onboard_template_[0-9]+$'`,
+    url,
+  );
+  for (const { datname } of templates) {
+    const pid = Number(datname.slice('onboard_template_'.length));
+    if (pid === process.pid || isProcessRunning(pid)) continue;
+    await dropDatabase(datname, url);
   }
 }
