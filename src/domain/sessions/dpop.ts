@@ -2,7 +2,7 @@
 // bind new tokens to a key. Checks, in this order, so that nothing is stored for a forged proof:
 //   1. form: a compact JWS with typ `dpop+jwt`, an asymmetric alg, and a public `jwk` header (its thumbprint is the
 //      proof's jkt; a private member refuses it);
-//   2. signature by that jwk (imported once per key and kept: jose's EmbeddedJWK imports it for every proof);
+//   2. signature by that jwk (imported once per key and kept; verified by node:crypto, proofSignature.ts says why);
 //   3. claims: `jti`, `htm` = the request method, `htu` = the request URL without query or fragment, `iat` within
 //      300 s in the past / 30 s in the future, `ath` = base64url(SHA-256(access token)) when a token is presented;
 //   4. the server nonce (`nonce` claim): missing or stale -> SDK_AUTH_DPOP_USE_NONCE with a fresh `DPoP-Nonce`;
@@ -17,16 +17,17 @@
 // protection exact across that is the `epoch` in the nonce: the database server's start time
 // (pg_postmaster_start_time(), returned by every jti insert). A proof accepted before a restart carries a nonce of the
 // old epoch, so it is refused after it (SDK_AUTH_DPOP_USE_NONCE with a nonce of the new epoch: clients retry once).
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Knex } from 'knex';
-import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTHeaderParameters } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { AppError } from '../errors';
+import { importProofKey, PROOF_ALGORITHMS, proofSignatureIsValid } from './proofSignature';
 import type { ServiceSecrets } from '../../infra/secrets/serviceSecret';
 
 export const DPOP_IAT_PAST_SECONDS = 300;
 export const DPOP_IAT_FUTURE_SECONDS = 30;
 const NONCE_WINDOW_SECONDS = 300;
-const ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'];
+const ALGORITHMS = Object.keys(PROOF_ALGORITHMS);
 const MAX_JTI_LENGTH = 256;
 
 export interface DpopCheck {
@@ -104,25 +105,40 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
   const jtis = createJtiClaims(db);
   // Client public keys already imported, by alg and thumbprint: a thumbprint covers every member that makes up the
   // public key, so the same thumbprint is the same key. Importing costs more than the signature check it serves.
-  const importedKeys = new Map<string, CryptoKey>();
+  const importedKeys = new Map<string, KeyObject>();
 
-  /** The proof's own public key (jose's EmbeddedJWK, with the import cached): never a private or secret key. */
-  async function proofKey(header: JWTHeaderParameters, jkt: string): Promise<CryptoKey> {
-    const id = `${header.alg}:${jkt}`;
+  /** The proof's own public key (its jwk header, the import cached), or why it cannot verify an `alg` proof. */
+  function proofKey(jwk: Record<string, unknown>, alg: string, jkt: string): KeyObject | string {
+    const id = `${alg}:${jkt}`;
     const known = importedKeys.get(id);
     if (known) {
       importedKeys.delete(id);
       importedKeys.set(id, known);
       return known;
     }
-    const key = await importJWK(header.jwk as JWK, header.alg);
-    if (key instanceof Uint8Array || key.type !== 'public') throw new Error('The jwk header must be a public key');
+    const key = importProofKey(jwk, alg);
+    if (typeof key === 'string') return key;
     if (importedKeys.size >= MAX_IMPORTED_KEYS) importedKeys.delete(importedKeys.keys().next().value!);
     importedKeys.set(id, key);
     return key;
   }
 
+  // The nonce of each 5-minute window, computed once: every proof is checked against two windows and every answer
+  // of a DPoP operation names the current one, and an HMAC each time was a measurable part of a request. Keyed by
+  // the epoch too, which changes the nonces of every window.
+  const nonces = new Map<string, string>();
   function nonceFor(window: number): string {
+    const id = `${window}:${epoch ?? ''}`;
+    let nonce = nonces.get(id);
+    if (nonce === undefined) {
+      nonce = computeNonce(window);
+      if (nonces.size >= 8) nonces.clear();
+      nonces.set(id, nonce);
+    }
+    return nonce;
+  }
+
+  function computeNonce(window: number): string {
     const w = Buffer.alloc(8);
     w.writeBigUInt64BE(BigInt(window));
     const mac = createHmac('sha256', nonceKey)
@@ -186,22 +202,23 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     if (header.typ !== 'dpop+jwt') throw invalid('The DPoP proof must have typ "dpop+jwt"');
     if (!header.alg || !ALGORITHMS.includes(header.alg))
       throw invalid(`The DPoP proof must be signed with one of ${ALGORITHMS.join(', ')}`);
+    // An extension the proof says must be understood (RFC 7515 section 4.1.11): this server understands none.
+    if ('crit' in header) throw invalid('The DPoP proof names a crit extension this server does not support');
     const jkt = jwkThumbprint(header.jwk);
     if (!jkt) throw invalid('The DPoP proof needs a public jwk header (EC, OKP or RSA)');
+    const jwk = header.jwk as Record<string, unknown>;
     // A private key in the header shares its public key's thumbprint: refused here, before the key cache could match it.
-    if (PRIVATE_JWK_MEMBERS.some((m) => m in (header.jwk as object)))
-      throw invalid('The DPoP proof jwk header must be a public key');
-    // 2. signature by the embedded public key (a jwk with private parts is refused)
-    let payload;
+    if (PRIVATE_JWK_MEMBERS.some((m) => m in jwk)) throw invalid('The DPoP proof jwk header must be a public key');
+    // 2. signature by the embedded public key
+    const key = proofKey(jwk, header.alg, jkt);
+    if (typeof key === 'string') throw invalid(`The DPoP proof jwk header cannot verify it: ${key}`);
+    if (!(await proofSignatureIsValid(check.proof, header.alg, key)))
+      throw invalid('The DPoP proof signature is not valid');
+    let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(check.proof, (protectedHeader) => proofKey(protectedHeader, jkt), {
-        typ: 'dpop+jwt',
-        algorithms: ALGORITHMS,
-        clockTolerance: 0,
-        currentDate: check.now,
-      }));
+      payload = decodeJwt(check.proof);
     } catch (err) {
-      throw invalid('The DPoP proof signature is not valid', err);
+      throw invalid('The DPoP proof payload is not a JSON object', err);
     }
     // 3. claims
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > MAX_JTI_LENGTH)
@@ -220,6 +237,11 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     ) {
       throw invalid('The DPoP proof iat is too old or in the future');
     }
+    // exp and nbf are not DPoP claims, but a proof that carries them is held to them (as a JWT verifier would).
+    if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= nowSeconds))
+      throw invalid('The DPoP proof has expired (exp)');
+    if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > nowSeconds))
+      throw invalid('The DPoP proof is not valid yet (nbf)');
     if (check.accessToken !== undefined && payload.ath !== athOf(check.accessToken)) {
       throw invalid('The DPoP proof ath does not match the access token');
     }

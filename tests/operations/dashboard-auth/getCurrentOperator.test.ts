@@ -58,6 +58,9 @@ describe('getCurrentOperator', () => {
     ['another access token (ath)', { claims: { ath: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }],
     ['a wrong typ', { header: { typ: 'JWT' } }],
     ['a jwk that is not an object', { header: { jwk: 'not-a-key' } }],
+    ['a crit extension (RFC 7515 section 4.1.11)', { header: { crit: ['b64'], b64: true } }],
+    ['an exp in the past', { claims: { exp: Math.floor(Date.now() / 1000) - 10 } }],
+    ['an nbf in the future', { claims: { nbf: Math.floor(Date.now() / 1000) + 60 } }],
   ] as const) {
     test(`a proof with ${name} is refused (SDK_AUTH_DPOP_INVALID)`, async () => {
       const op = await signInOperator(svc);
