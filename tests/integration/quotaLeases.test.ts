@@ -1,12 +1,18 @@
 // The testnet quota spent from leased blocks (src/domain/limits/quotaLeases.ts) on real PostgreSQL, with two processes
 // (two QuotaLeases, each with its own connection pool, on one database) spending one key's quota at once: never past
 // the quota, exactly the quota once idle leases are given back, a small fraction of the writes a count per request
-// makes, and a process that dies with a lease forfeits at most one block.
+// makes, a process that dies with a lease forfeits at most one block, and the next lease is taken before it is needed.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDb } from '../../src/infra/db/database';
 import { dailyUsage, setDailyUsage } from '../../src/domain/limits/dailyQuota';
-import { EXHAUSTED_RECHECK_MS, IDLE_RETURN_MS, MAX_BLOCK, QuotaLeases } from '../../src/domain/limits/quotaLeases';
+import {
+  EXHAUSTED_RECHECK_MS,
+  IDLE_RETURN_MS,
+  MAX_BLOCK,
+  MAX_LEASE,
+  QuotaLeases,
+} from '../../src/domain/limits/quotaLeases';
 import { seedCredentials } from '../support/credentials';
 import { useMigratedDatabase } from '../support/database';
 
@@ -82,6 +88,45 @@ describe('testnet quota leases', () => {
     const survivor = await spendMany(new QuotaLeases(db), secretKeyId, 1100, 1000);
     assert.equal(survivor, 1000 - leased);
     assert.ok(1 + survivor >= 1000 - MAX_BLOCK);
+  });
+
+  test('the next lease is taken while half of the current one is left: a steady stream of requests never waits for one, and never more than MAX_BLOCK is held', async () => {
+    const { secretKeyId } = await seedCredentials(db);
+    const leases = new QuotaLeases(db);
+    // Lease statements in flight, from knex's own events (the reads of dailyUsage below are not counted).
+    let inFlight = 0;
+    let leasesTaken = 0;
+    const isLease = (q: { sql: string }) => /^insert into api_key_daily_usage/i.test(q.sql.trim());
+    const started = (q: { sql: string }) => {
+      if (!isLease(q)) return;
+      inFlight += 1;
+      leasesTaken += 1;
+    };
+    const ended = (_r: unknown, q: { sql: string }) => {
+      if (isLease(q)) inFlight -= 1;
+    };
+    db.on('query', started).on('query-response', ended).on('query-error', ended);
+    try {
+      const waited: number[] = [];
+      for (let i = 1; i <= 200; i++) {
+        const spending = leases.spend(secretKeyId, DAY, 1_000_000);
+        // A spend from memory settles within this turn of the event loop; one that waits for the database cannot.
+        const fromMemory = await Promise.race([
+          spending.then(() => true),
+          new Promise<boolean>((r) => setImmediate(() => r(false))),
+        ]);
+        assert.ok(await spending);
+        if (!fromMemory) waited.push(i);
+        // A stream with gaps: the lease taken in the background lands before the next request.
+        while (inFlight > 0) await new Promise((r) => setTimeout(r, 1));
+        const held = (await dailyUsage(db, secretKeyId, DAY)) - i;
+        assert.ok(held >= 0 && held <= MAX_BLOCK, `request ${i}: ${held} leased and unspent`);
+      }
+      assert.deepEqual(waited, [1], 'only the first request waited for a lease');
+      assert.ok(leasesTaken >= 200 / MAX_LEASE && leasesTaken <= 200 / (MAX_LEASE / 2) + 1, `${leasesTaken} leases`);
+    } finally {
+      db.off('query', started).off('query-response', ended).off('query-error', ended);
+    }
   });
 
   test('the remaining count answered is what is left as this process knows it', async () => {

@@ -3,9 +3,12 @@
 // leases a block of the day's quota with one atomic statement (dailyQuota.ts leaseDailyQuota: the shared count grows
 // by the whole block only while it stays within the quota) and spends it in memory:
 //   - never over-admitted: what all processes spend is at most what they leased, and leases never pass the quota;
-//   - a crash forfeits at most the unspent part of one block per key;
-//   - blocks shrink as the day's quota runs out (a tenth of what is left, at most MAX_BLOCK), down to single requests
+//   - a crash forfeits at most what one process holds unspent per key, never more than MAX_BLOCK;
+//   - leases shrink as the day's quota runs out (a tenth of what is left, at most MAX_LEASE), down to single requests
 //     counted one by one, so the requests the leases of other processes hold unspent at the end are few;
+//   - the next lease is taken while half of the current one is still unspent, so a steady stream of requests never
+//     waits for one (a request waited a round trip at the end of every block: the gate bench's process sat idle 22%
+//     of the time, bench/results/2026-12-02-http-foundation.md); what a process holds stays within MAX_BLOCK;
 //   - a lease left unspent for IDLE_RETURN_MS (the key's requests stopped here) is given back, and a process that
 //     found the quota used up asks again after EXHAUSTED_RECHECK_MS: what one process leased and did not need is
 //     admitted by another within about a second, so the day's quota is reached exactly, not only never passed.
@@ -13,8 +16,10 @@
 import type { Knex } from 'knex';
 import { consumeDailyQuota, leaseDailyQuota, returnDailyQuota } from './dailyQuota';
 
-/** The largest block one lease takes. */
+/** The most one process holds unspent for a key: the lease in hand (at most half a lease left) and the next. */
 export const MAX_BLOCK = 50;
+/** The largest lease one statement takes. */
+export const MAX_LEASE = 32;
 /** A lease unspent this long (no request of its key here) is given back. */
 export const IDLE_RETURN_MS = 500;
 /** A process that found the day's quota used up asks the database again after this long (leases come back). */
@@ -26,10 +31,14 @@ interface Lease {
   unspent: number;
   /** The shared count after this process's last lease (every process's leases until then). */
   count: number;
+  /** The size of the last lease taken (the next is taken early once half of it is left). */
+  size: number;
   /** A lease being taken, which waiting requests share. */
   pending?: Promise<void>;
   /** When this process last found the quota used up (ms), if it did. */
   exhaustedAtMs?: number;
+  /** When a request of the key was last spent here (ms). */
+  lastSpentMs: number;
   /** Gives the unspent part back once the key's requests stop here. */
   idleReturn?: NodeJS.Timeout;
 }
@@ -57,7 +66,7 @@ export class QuotaLeases {
     }
     let lease = this.leases.get(keyId);
     if (!lease || lease.day !== day) {
-      lease = { day, unspent: 0, count: 0 };
+      lease = { day, unspent: 0, count: 0, size: 0, lastSpentMs: 0 };
       this.leases.set(keyId, lease);
     }
     for (;;) {
@@ -70,32 +79,41 @@ export class QuotaLeases {
         return undefined;
       if (lease.unspent > 0) {
         lease.unspent -= 1;
+        // Half of a lease left: the next one is taken now, in the background, so that it is in hand when this one
+        // runs out. A failure is left for the request that will need it (it takes its own lease and sees the error).
+        if (lease.size > 1 && lease.unspent <= lease.size / 2 && !lease.pending)
+          this.takeLease(lease, keyId, quota).catch(() => undefined);
         this.returnWhenIdle(keyId, lease);
         return { remaining: Math.max(0, quota - lease.count + lease.unspent) };
       }
-      if (lease.pending) {
-        await lease.pending;
-        continue;
-      }
-      let exhausted = false;
-      lease.pending = this.lease(lease, keyId, quota)
-        .then((granted) => {
-          exhausted = !granted;
-        })
-        .finally(() => {
-          lease.pending = undefined;
-        });
-      await lease.pending;
-      if (exhausted && lease.unspent === 0) return undefined;
+      // Nothing in hand: wait for the lease being taken, or take one; then look again (another request may have
+      // spent what came, or the quota was found used up).
+      await (lease.pending ?? this.takeLease(lease, keyId, quota));
     }
   }
 
-  /** (Re)arms the idle return of `lease`: its unspent part goes back unless a request of its key comes first. */
+  /** Takes a lease for `lease`, shared by every request that waits for it. */
+  private takeLease(lease: Lease, keyId: string, quota: number): Promise<void> {
+    const pending = this.lease(lease, keyId, quota).finally(() => {
+      lease.pending = undefined;
+    });
+    lease.pending = pending;
+    return pending;
+  }
+
+  /**
+   * Arms the idle return of `lease` unless it is armed: its unspent part goes back once no request of its key came
+   * for IDLE_RETURN_MS. One timer per lease that looks at the last spend when it fires, not one re-armed per request.
+   */
   private returnWhenIdle(keyId: string, lease: Lease): void {
-    clearTimeout(lease.idleReturn);
-    lease.idleReturn = undefined;
-    if (lease.unspent === 0) return;
-    lease.idleReturn = setTimeout(() => {
+    lease.lastSpentMs = this.nowMs();
+    if (lease.idleReturn || lease.unspent === 0) return;
+    const check = () => {
+      const idleMs = this.nowMs() - lease.lastSpentMs;
+      if (idleMs < IDLE_RETURN_MS) {
+        lease.idleReturn = setTimeout(check, IDLE_RETURN_MS - idleMs).unref();
+        return;
+      }
       lease.idleReturn = undefined;
       const unspent = lease.unspent;
       if (unspent === 0 || lease.pending) return;
@@ -103,31 +121,32 @@ export class QuotaLeases {
       lease.count -= unspent;
       // Lost only if the database is unreachable: then the unspent part stays counted, as after a crash.
       returnDailyQuota(this.db, keyId, lease.day, unspent).catch(() => undefined);
-    }, IDLE_RETURN_MS);
-    lease.idleReturn.unref();
+    };
+    lease.idleReturn = setTimeout(check, IDLE_RETURN_MS).unref();
   }
 
-  /** Takes a block (or a single request) for `lease`; false when the quota is used up. */
-  private async lease(lease: Lease, keyId: string, quota: number): Promise<boolean> {
-    const block = Math.max(1, Math.min(MAX_BLOCK, Math.floor((quota - lease.count) / 10)));
-    if (block > 1) {
-      const count = await leaseDailyQuota(this.db, keyId, lease.day, quota, block);
+  /** Takes a lease (or a single request) for `lease`; when the quota is used up, marks it so. */
+  private async lease(lease: Lease, keyId: string, quota: number): Promise<void> {
+    const size = Math.max(1, Math.min(MAX_LEASE, Math.floor((quota - lease.count) / 10)));
+    if (size > 1) {
+      const count = await leaseDailyQuota(this.db, keyId, lease.day, quota, size);
       if (count !== undefined) {
         lease.count = count;
         lease.exhaustedAtMs = undefined;
-        lease.unspent += block;
-        return true;
+        lease.unspent += size;
+        lease.size = size;
+        return;
       }
     }
     const count = await consumeDailyQuota(this.db, keyId, lease.day, quota);
+    lease.size = 1;
     if (count === undefined) {
       lease.count = quota;
       lease.exhaustedAtMs = this.nowMs();
-      return false;
+      return;
     }
     lease.count = count;
     lease.exhaustedAtMs = undefined;
     lease.unspent += 1;
-    return true;
   }
 }
