@@ -7,18 +7,12 @@
 import { cpus, totalmem } from 'node:os';
 import { Account, Asset, Keypair, Operation, TransactionBuilder, hash, xdr } from '@stellar/stellar-sdk';
 import { startLocalnet, type Localnet } from '../src/localnet';
-import { recordReport, sized } from './support';
+import { median, recordReport, sized } from './support';
 
 const SIZES = (process.env.BENCH_LOCALNET_ACCOUNTS ?? sized('10000,100000', '200')).split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(5, 1));
 const TXS_PER_ROUND = sized(1000, 50);
 const CONNECTIONS = 16;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 /** Deterministic keys, so building 100,000 of them costs no entropy and runs are comparable. */
 function keyAt(i: number): Keypair {

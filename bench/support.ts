@@ -35,6 +35,22 @@ export function recordReport(fileName: string, report: string): void {
   console.log(`\n${report}\nrecorded in ${file}`);
 }
 
+/** The median of `values` (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/**
+ * The median over rounds of `of[i] / baseline[i]`: each ratio is of two samples taken one after the other in the
+ * same round, so a slow spell of the shared machine that spans a round divides out, which a ratio of the two
+ * medians does not do.
+ */
+export function medianRoundRatio(of: number[], baseline: number[]): number {
+  return median(of.map((v, i) => v / baseline[i]!));
+}
+
 /** The p-th percentile (nearest rank) of `values`. */
 export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
