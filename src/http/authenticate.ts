@@ -10,7 +10,9 @@
 // an end-user token must belong to the key's app. A missing token answers INVALID_CREDENTIALS on the Dashboard and
 // SDK_AUTH_INVALID_TOKEN on the SDK API. Keys and live sessions come from in-process caches that every process's
 // triggers keep exact (domain/apiKeys/keyCache.ts, domain/sessions/sessionCache.ts): a revocation or sign-out in any
-// process refuses the next request everywhere. DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
+// process refuses the next request everywhere. Both caches wait for the change feed before they trust an entry; a
+// request waits once, from the moment it enters the gate, so that wait runs beside the token and proof checks and a
+// DPoP proof's jti insert instead of after them (and an SDK request's key and session share it). DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
 // invalid or signed by another key than the token's -> SDK_AUTH_DPOP_INVALID, no fresh nonce ->
 // SDK_AUTH_DPOP_USE_NONCE.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -25,6 +27,7 @@ import { createDpopVerifier } from '../domain/sessions/dpop';
 import { sessionServiceFor } from '../domain/sessions/sessions';
 import { AppError } from '../domain/errors';
 import { runInBackground } from '../domain/background';
+import { feedCaughtUp } from '../infra/db/notifiedCache';
 import type { AuthContext } from '../operations/caller';
 import type { Audience } from '../domain/sessions/accessTokens';
 
@@ -48,7 +51,11 @@ export interface Gate {
   dpopNonce(): string;
 }
 
-type SchemeCheck = (request: GateRequest, auth: AuthContext) => void | Promise<void>;
+/**
+ * One requirement's check. `caughtUp` is the request's wait for the change feed, started as it entered the gate: the
+ * caches trust what they hold once it resolves true.
+ */
+type SchemeCheck = (request: GateRequest, auth: AuthContext, caughtUp: Promise<boolean>) => void | Promise<void>;
 
 const DPOP_ALGORITHMS = 'EdDSA ES256';
 
@@ -85,7 +92,7 @@ export function createGate(
   }
 
   function requireKeyOfType(type: ApiKeyType): SchemeCheck {
-    return async ({ headers, onOriginAllowed }, auth) => {
+    return async ({ headers, onOriginAllowed }, auth, caughtUp) => {
       // 1. form: present and of the spec's shape (no database work for garbage)
       const raw = header(headers, 'x-service-api-key');
       if (!raw) throw new AppError('INVALID_CREDENTIALS', { message: 'Missing x-service-api-key header' });
@@ -93,7 +100,7 @@ export function createGate(
       if (!presented) throw new AppError('INVALID_CREDENTIALS', { message: 'Malformed API key' });
       // 2. lookup by hash (the process's key cache, exact on revocation): unknown or revoked, then expired
       const now = deps.clock.now();
-      const found = await keys.find(hashApiKey(presented.raw), now.getTime());
+      const found = await keys.find(hashApiKey(presented.raw), now.getTime(), caughtUp);
       if (!found || found.key.revokedAt)
         throw new AppError('API_KEY_NOT_FOUND', { message: 'The API key does not exist or was revoked' });
       if (found.key.expiresAt && found.key.expiresAt.getTime() <= now.getTime()) {
@@ -197,6 +204,8 @@ export function createGate(
     request: GateRequest,
   ): Promise<AuthContext> {
     if (requirements.length === 0) return {};
+    // Started now, after the request arrived: every change answered before it is heard by the time this resolves.
+    const caughtUp = feedCaughtUp(deps.changes);
     let firstError: unknown;
     for (const requirement of requirements) {
       const auth: AuthContext = {};
@@ -204,12 +213,12 @@ export function createGate(
         const schemes = [...requirement].sort(
           (a, b) => ORDER.indexOf(a as SecuritySchemeName) - ORDER.indexOf(b as SecuritySchemeName),
         );
-        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth);
+        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth, caughtUp);
         // Last, the session must be live (sign-out ends its tokens at once). After the proof, so that a replayed proof
         // is refused as such even when its first use ended the session.
         if (auth.sessionToCheck) {
           const { sessionId, audience, subjectId } = auth.sessionToCheck;
-          await liveSessions.requireLive(sessionId, audience, subjectId, deps.clock.now().getTime());
+          await liveSessions.requireLive(sessionId, audience, subjectId, deps.clock.now().getTime(), caughtUp);
           delete auth.sessionToCheck;
         }
         return auth;

@@ -125,6 +125,38 @@ describe('the gate caches across two API processes', () => {
     }
   });
 
+  test('a request waits for the change feed once, from when it enters the gate: an SDK call (key, session, proof) and an operator call make one sync each', async () => {
+    const creds = await withSessions(b.deps, await seedCredentials(b.deps.db));
+    const feed = b.deps.changes!;
+    const sync = feed.sync.bind(feed);
+    let syncs = 0;
+    // The caches and the gate call the feed's sync through the object: counted here, passed on unchanged.
+    (feed as { sync: () => Promise<void> }).sync = () => ((syncs += 1), sync());
+    try {
+      const sdk = async () => {
+        const target = { method: 'GET', url: `${b.url}/v1/wallet` };
+        const headers = await headersFor(['publishableKey', 'userSession', 'dpopProof'], creds, target);
+        return call(b.url, 'getWallet', 'GET', '/v1/wallet', { headers });
+      };
+      const operator = async () => {
+        const target = { method: 'GET', url: `${b.url}/api/v1/me` };
+        const headers = await headersFor(['operatorSession', 'dpopProof'], creds, target);
+        return call(b.url, 'getCurrentOperator', 'GET', '/api/v1/me', { headers });
+      };
+      for (const [name, request] of [
+        ['SDK', sdk],
+        ['operator', operator],
+      ] as const) {
+        await request(); // the key, session and proof key seen once (a first use reads the database)
+        syncs = 0;
+        for (let i = 0; i < 5; i++) assert.ok((await request()).status < 500);
+        assert.equal(syncs, 5, `${name}: ${syncs} syncs for 5 requests`);
+      }
+    } finally {
+      (feed as { sync: () => Promise<void> }).sync = sync;
+    }
+  });
+
   test("an origin removed from the app's list: a browser request from it is refused at once on the other process", async () => {
     const creds = await seedCredentials(a.deps.db, { origins: ['https://shop.example.com'] });
     const origin = { origin: 'https://shop.example.com' };

@@ -9,8 +9,11 @@ import { findKeyForGateByHash, type KeyForGate } from './apiKeys';
 export const GATE_CHANNEL = 'onboard_gate';
 
 export interface KeyCache {
-  /** The key behind `keyHash` (from the cache when it may be trusted, else from the database), or undefined. */
-  find(keyHash: string, nowMs: number): Promise<KeyForGate | undefined>;
+  /**
+   * The key behind `keyHash` (from the cache when it may be trusted, else from the database), or undefined.
+   * `caughtUp`: the request's own wait for the change feed (notifiedCache.ts feedCaughtUp), when it started one.
+   */
+  find(keyHash: string, nowMs: number, caughtUp?: Promise<boolean>): Promise<KeyForGate | undefined>;
   readonly size: number;
 }
 
@@ -21,7 +24,7 @@ export function createKeyCache(db: Knex, feed: ChangeFeed | undefined, opts = DE
     ...opts,
   });
   return {
-    find: (keyHash, nowMs) => cache.get(keyHash, nowMs, () => findKeyForGateByHash(db, keyHash)),
+    find: (keyHash, nowMs, caughtUp) => cache.get(keyHash, nowMs, () => findKeyForGateByHash(db, keyHash), caughtUp),
     get size() {
       return cache.size;
     },

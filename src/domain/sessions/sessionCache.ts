@@ -18,8 +18,17 @@ interface LiveSession {
 }
 
 export interface SessionCache {
-  /** SDK_AUTH_INVALID_TOKEN unless the session exists, is not revoked, and is of this audience and subject. */
-  requireLive(sessionId: string, audience: Audience, subjectId: string, nowMs: number): Promise<void>;
+  /**
+   * SDK_AUTH_INVALID_TOKEN unless the session exists, is not revoked, and is of this audience and subject.
+   * `caughtUp`: the request's own wait for the change feed (notifiedCache.ts feedCaughtUp), when it started one.
+   */
+  requireLive(
+    sessionId: string,
+    audience: Audience,
+    subjectId: string,
+    nowMs: number,
+    caughtUp?: Promise<boolean>,
+  ): Promise<void>;
 }
 
 export function createSessionCache(db: Knex, feed: ChangeFeed | undefined, opts = DEFAULT_CACHE_BOUNDS): SessionCache {
@@ -38,8 +47,8 @@ export function createSessionCache(db: Knex, feed: ChangeFeed | undefined, opts 
   }
 
   return {
-    async requireLive(sessionId, audience, subjectId, nowMs) {
-      const live = await cache.get(sessionId, nowMs, () => loadLive(sessionId));
+    async requireLive(sessionId, audience, subjectId, nowMs, caughtUp) {
+      const live = await cache.get(sessionId, nowMs, () => loadLive(sessionId), caughtUp);
       if (!live || live.audience !== audience || live.subjectId !== subjectId) {
         throw new AppError('SDK_AUTH_INVALID_TOKEN', { message: 'The session ended; sign in again' });
       }

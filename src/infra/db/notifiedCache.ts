@@ -2,7 +2,9 @@
 // recently used out first) and age, and told of every change by a trigger that NOTIFYs a channel (changeFeed.ts).
 // Before trusting an entry, a lookup waits for the feed's sync (one shared `select 1` on the listening connection per
 // batch of lookups): a change another process has already answered for is then always heard first, so it takes
-// effect on the very next lookup everywhere. While the feed is down nothing is served from the cache, and on
+// effect on the very next lookup everywhere. A caller may start that wait itself (feedCaughtUp) and hand it to its
+// lookups, as long as it starts after what it answers began (the gate: as a request enters it), so that the
+// lookups of one request share one round trip, which can run beside the request's other work. While the feed is down nothing is served from the cache, and on
 // reconnection everything is dropped (notifications sent meanwhile are lost).
 //
 // A lookup racing a change cannot put a stale row back: each load notes the cache's generation before it reads, and
@@ -28,9 +30,31 @@ export interface NotifiedCacheOptions<V> extends CacheBounds {
 }
 
 export interface NotifiedCache<V> {
-  /** The value for `key`: from the cache when it may be trusted, else from `load` (kept when found). */
-  get(key: string, nowMs: number, load: () => Promise<V | undefined>): Promise<V | undefined>;
+  /**
+   * The value for `key`: from the cache when it may be trusted, else from `load` (kept when found). `caughtUp`, when
+   * given, is a feedCaughtUp of the same feed started after the caller's request arrived; else one starts here.
+   */
+  get(
+    key: string,
+    nowMs: number,
+    load: () => Promise<V | undefined>,
+    caughtUp?: Promise<boolean>,
+  ): Promise<V | undefined>;
   readonly size: number;
+}
+
+/**
+ * Resolves once every change committed before this call has been heard: true, or false when the feed is down (then
+ * nothing cached may be trusted). Never rejects.
+ */
+export async function feedCaughtUp(feed: ChangeFeed | undefined): Promise<boolean> {
+  if (!feed?.connected) return false;
+  try {
+    await feed.sync();
+    return feed.connected;
+  } catch {
+    return false;
+  }
 }
 
 interface Entry<V> {
@@ -54,19 +78,13 @@ export function createNotifiedCache<V>(feed: ChangeFeed | undefined, opts: Notif
     },
   });
 
-  /** Every change committed before now heard (false: the feed is down, so nothing cached may be trusted). */
-  async function caughtUp(): Promise<boolean> {
-    if (!feed?.connected) return false;
-    try {
-      await feed.sync();
-      return feed.connected;
-    } catch {
-      return false;
-    }
-  }
-
-  async function get(key: string, nowMs: number, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    const usable = await caughtUp();
+  async function get(
+    key: string,
+    nowMs: number,
+    load: () => Promise<V | undefined>,
+    caughtUp?: Promise<boolean>,
+  ): Promise<V | undefined> {
+    const usable = await (caughtUp ?? feedCaughtUp(feed));
     if (usable) {
       const hit = entries.get(key);
       if (hit && nowMs - hit.loadedAtMs < opts.maxAgeMs) {
