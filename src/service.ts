@@ -223,8 +223,8 @@ export async function startService(
     if (!worker) {
       const app = await buildApp(deps, { document: loadBundledSpec(), trustProxy: config.trustProxy });
       server = await new Promise<Server>((resolve, reject) => {
-        const s = app.listen(config.port, config.host, () => resolve(s));
-        s.once('error', reject);
+        // Express 5 calls back with the error when the port cannot be had (in use, not allowed).
+        const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
       });
       http = trackRequests(server);
     }
