@@ -1,14 +1,12 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
 // -> the rate limit in the sender's bucket (429; RateLimit-* headers on every keyed answer) -> validate against the
-// bundled contract with openapi-backend (400) -> the testnet quota (429) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
+// bundled contract (400; requestValidation.ts) -> the testnet quota (429) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
 // raw body of a non-JSON success, e.g. a CSV export).
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { operations, type OperationId } from '../../generated/server/catalogue.gen';
 import type { HandlerRegistry, OperationRequest, OperationResult } from '../operations/types';
@@ -19,33 +17,12 @@ import { AppError } from '../domain/errors';
 import { toFieldErrors } from './fieldErrors';
 import { unsafeTextErrors } from './textSafety';
 import { createRouteTable } from './routeTable';
+import { createRequestValidation } from './requestValidation';
 
 /** Per-request values the router needs from Express (set by app.ts). */
 export interface RequestLocals {
   requestId: string;
   log: Logger;
-}
-
-function createAjv(opts: object): Ajv2020 {
-  // OpenAPI 3.1 schemas are JSON Schema 2020-12; x-* and example keywords are annotations, hence strict: false.
-  const ajv = new Ajv2020({ ...opts, strict: false, allErrors: true });
-  addFormats(ajv);
-  return ajv;
-}
-
-/**
- * The document as the validator needs it: examples removed. They are annotations only, and openapi-backend's
- * dereferencer turns an examples array shared by two $ref sites into an internal {$ref}, which Ajv rejects as a
- * schema. /openapi.json still serves the original bundle.
- */
-function withoutExamples<T>(node: T): T {
-  if (Array.isArray(node)) return node.map(withoutExamples) as T;
-  if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(
-    Object.entries(node)
-      .filter(([key]) => key !== 'example' && key !== 'examples')
-      .map(([key, value]) => [key, withoutExamples(value)]),
-  ) as T;
 }
 
 /** Request headers a browser may send cross-origin (the preflight's Access-Control-Allow-Headers). */
@@ -71,20 +48,9 @@ export async function createOperationRouter(
   /** Idempotency-Key handling (idempotency.ts) for the operations whose contract declares the header. */
   idempotency?: Idempotency,
 ): Promise<RequestHandler> {
-  // openapi-backend is the request validator (with Ajv 2020); routing is our compiled table (routeTable.ts).
-  const api = new OpenAPIBackend({
-    definition: withoutExamples(document),
-    validate: true,
-    coerceTypes: true,
-    strict: true,
-    quick: true, // validators compile on an operation's first request, so start-up stays fast
-    customizeAjv: (_ajv, ajvOpts) => createAjv(ajvOpts),
-  });
-  // openapi-backend's own definition check only knows OpenAPI 3.0; the bundle is linted by redocly instead.
-  api.validateDefinition = () => api.document;
-  await api.init();
   const route = createRouteTable();
-  const operationObjects = new Map((Object.keys(operations) as OperationId[]).map((id) => [id, api.getOperation(id)!]));
+  // Routing by our compiled table (routeTable.ts), validation by the contract's compiled validators (requestValidation.ts).
+  const validate = await createRequestValidation(document);
 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -136,7 +102,9 @@ export async function createOperationRouter(
       if (rate) for (const [name, value] of Object.entries(headersOf(rate))) res.setHeader(name, value);
       // 3. validate: no U+0000 or unpaired surrogate in any string (textSafety.ts), then the contract, with query and
       // path parameters coerced to their schema types (req.query parses the query string again on every read)
-      const query = req.query as Record<string, string>;
+      // A plain object: Express's parser gives one without a prototype (spread defines even a `__proto__` key as an
+      // ordinary own property), and this is what validation coerces in place and the handler receives.
+      const query: Record<string, unknown> = { ...(req.query as Record<string, unknown>) };
       const unsafe = unsafeTextErrors({
         body: req.body,
         query,
@@ -148,27 +116,18 @@ export async function createOperationRouter(
           message: 'Request validation failed',
           details: { fieldErrors: unsafe },
         });
-      const operation = operationObjects.get(operationId)!;
-      const raw = {
-        method: req.method,
-        path: req.path,
-        query,
-        headers: req.headers as Record<string, string>,
-        body: req.body as unknown,
-      };
-      const validation = api.validateRequest(raw, operation);
+      const validation = validate(operationId, { params: match.params, query, headers: req.headers, body: req.body });
       if (!validation.valid) {
         throw new AppError('VALIDATION_ERROR', {
           message: 'Request validation failed',
-          details: { fieldErrors: toFieldErrors(validation.errors as never) },
+          details: { fieldErrors: toFieldErrors(validation.errors) },
         });
       }
       // 3b. the testnet key's quota of the day, counted only for requests that passed validation
       const quota = auth.apiKey && limits ? await limits.quota(auth.apiKey) : undefined;
       if (quota) for (const [name, value] of Object.entries(headersOf(rate, quota))) res.setHeader(name, value);
-      // The validated request itself: its body and query were coerced in place to their schema types (openapi-backend
-      // parsed the request once, for validation; parsing the coerced request again would only copy them).
-      const { body, query: coercedQuery } = validation.coerced as { body?: unknown; query?: unknown };
+      // The validated request itself: its path, query and body values coerced in place to their schema types.
+      const { body, query: coercedQuery, params } = validation;
       // 4. the handler
       const handler = handlers[operationId] as (
         r: OperationRequest<OperationId>,
@@ -177,8 +136,8 @@ export async function createOperationRouter(
       const request = {
         operationId,
         body: body as never,
-        query: coercedQuery as never,
-        path: match.params as never,
+        query: coercedQuery,
+        path: params as never,
         headers: req.headers,
         auth,
         ip,
