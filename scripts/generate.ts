@@ -37,6 +37,7 @@ interface OperationNode {
   responses: Record<string, ResponseNode>;
   security?: Record<string, string[]>[];
   parameters?: ParameterNode[];
+  'x-read-only'?: unknown;
 }
 type PathItem = Partial<Record<(typeof METHODS)[number], OperationNode | { $ref: string }>>;
 interface BundledDocument {
@@ -54,6 +55,8 @@ interface CatalogueEntry {
   successCode: string;
   statuses: number[];
   idempotent: boolean;
+  /** `x-read-only: true` (openapi/README.md, rule 8): its handling writes nothing. */
+  readOnly: boolean;
 }
 
 function pascal(id: string): string {
@@ -86,6 +89,16 @@ function resolveRef<T extends { $ref?: string }>(doc: BundledDocument, node: T):
   return target as T;
 }
 
+/** An operation's `x-read-only` mark: true or absent, and only on a GET (a method that changes state cannot be). */
+function readOnlyOf(op: OperationNode, method: string): boolean {
+  const mark = op['x-read-only'];
+  if (mark === undefined) return false;
+  if (mark !== true) throw new Error(`${op.operationId}: x-read-only must be true or absent`);
+  if (method !== 'get')
+    throw new Error(`${op.operationId}: x-read-only on a ${method.toUpperCase()}; only a GET may be`);
+  return true;
+}
+
 function renderCatalogue(doc: BundledDocument): string {
   const groups = operationGroups();
   const ops: CatalogueEntry[] = [];
@@ -114,6 +127,7 @@ function renderCatalogue(doc: BundledDocument): string {
         successCode,
         statuses,
         idempotent: (op.parameters ?? []).some((p) => resolveRef(doc, p).name === 'Idempotency-Key'),
+        readOnly: readOnlyOf(op, method),
       });
     }
   }

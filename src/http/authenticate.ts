@@ -14,7 +14,10 @@
 // request waits once, from the moment it enters the gate, so that wait runs beside the token and proof checks and a
 // DPoP proof's jti insert instead of after them (and an SDK request's key and session share it). DPoP proofs (domain/sessions/dpop.ts): missing -> SDK_AUTH_DPOP_REQUIRED,
 // invalid or signed by another key than the token's -> SDK_AUTH_DPOP_INVALID, no fresh nonce ->
-// SDK_AUTH_DPOP_USE_NONCE.
+// SDK_AUTH_DPOP_USE_NONCE. A replayed proof (its jti recorded before) -> SDK_AUTH_DPOP_INVALID: for an operation
+// that writes nothing (x-read-only), authenticate resolves while the record is still in flight and hands it back
+// (Authenticated.proofRecorded), so that its round trip runs beside the handler's reads; the router answers only once
+// it is settled, and a replay's refusal then replaces whatever the handler found.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SecuritySchemeName } from '../../generated/server/catalogue.gen';
 import type { Deps } from '../domain/deps';
@@ -43,19 +46,39 @@ export interface GateRequest {
    * could never follow them.
    */
   onOriginAllowed?: (origin: string) => void;
+  /**
+   * The operation writes nothing (`x-read-only` in the contract): its DPoP proof's first use may still be being
+   * recorded when authenticate resolves (see Authenticated.proofRecorded).
+   */
+  readOnly?: boolean;
+}
+
+export interface Authenticated {
+  auth: AuthContext;
+  /**
+   * Resolves once the request's DPoP proof is recorded as used for the first time; rejects with the refusal of a
+   * replay. Already settled unless the request is readOnly: then the handler may run meanwhile, and the caller must
+   * wait for it before it answers anything (a replay is refused, whatever the handler found).
+   */
+  proofRecorded: Promise<void>;
 }
 
 export interface Gate {
-  authenticate(requirements: readonly (readonly string[])[], request: GateRequest): Promise<AuthContext>;
+  authenticate(requirements: readonly (readonly string[])[], request: GateRequest): Promise<Authenticated>;
   /** The DPoP nonce clients should use now (sent as `DPoP-Nonce` on every answer of a DPoP operation). */
   dpopNonce(): string;
 }
 
-/**
- * One requirement's check. `caughtUp` is the request's wait for the change feed, started as it entered the gate: the
- * caches trust what they hold once it resolves true.
- */
-type SchemeCheck = (request: GateRequest, auth: AuthContext, caughtUp: Promise<boolean>) => void | Promise<void>;
+/** What the checks of one requirement share. */
+interface Attempt {
+  /** The request's wait for the change feed, started as it entered the gate: the caches trust what they hold once it resolves true. */
+  caughtUp: Promise<boolean>;
+  /** The DPoP proof's first use being recorded, when the dpopProof check left it pending (a readOnly request). */
+  proofRecorded?: Promise<void>;
+}
+
+/** One requirement's check. */
+type SchemeCheck = (request: GateRequest, auth: AuthContext, attempt: Attempt) => void | Promise<void>;
 
 const DPOP_ALGORITHMS = 'EdDSA ES256';
 
@@ -92,7 +115,7 @@ export function createGate(
   }
 
   function requireKeyOfType(type: ApiKeyType): SchemeCheck {
-    return async ({ headers, onOriginAllowed }, auth, caughtUp) => {
+    return async ({ headers, onOriginAllowed }, auth, { caughtUp }) => {
       // 1. form: present and of the spec's shape (no database work for garbage)
       const raw = header(headers, 'x-service-api-key');
       if (!raw) throw new AppError('INVALID_CREDENTIALS', { message: 'Missing x-service-api-key header' });
@@ -164,21 +187,25 @@ export function createGate(
     };
   }
 
-  const dpopProof: SchemeCheck = async ({ method, url, headers }, auth) => {
+  const dpopProof: SchemeCheck = async ({ method, url, headers, readOnly }, auth, attempt) => {
     const proof = header(headers, 'dpop');
     if (!proof)
       throw new AppError('SDK_AUTH_DPOP_REQUIRED', {
         message: 'Missing DPoP proof header',
         headers: { 'WWW-Authenticate': `DPoP algs="${DPOP_ALGORITHMS}"` },
       });
-    const { jkt } = await dpop.verify({
+    const { jkt, recorded } = await dpop.verifyAhead({
       proof,
       method,
       url,
       now: deps.clock.now(),
       ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
     });
+    // A replay is refused as such before any later refusal (the error of the first check that fails is the answer).
+    if (readOnly) attempt.proofRecorded = recorded;
+    else await recorded;
     if (auth.tokenJkt && auth.tokenJkt !== jkt) {
+      await recorded;
       throw new AppError('SDK_AUTH_DPOP_INVALID', {
         message: 'The DPoP proof is signed by another key than the access token is bound to',
         headers: { 'WWW-Authenticate': 'DPoP error="invalid_dpop_proof"' },
@@ -202,26 +229,32 @@ export function createGate(
   async function authenticate(
     requirements: readonly (readonly string[])[],
     request: GateRequest,
-  ): Promise<AuthContext> {
-    if (requirements.length === 0) return {};
+  ): Promise<Authenticated> {
+    if (requirements.length === 0) return { auth: {}, proofRecorded: Promise.resolve() };
     // Started now, after the request arrived: every change answered before it is heard by the time this resolves.
     const caughtUp = feedCaughtUp(deps.changes);
     let firstError: unknown;
     for (const requirement of requirements) {
       const auth: AuthContext = {};
+      const attempt: Attempt = { caughtUp };
       try {
         const schemes = [...requirement].sort(
           (a, b) => ORDER.indexOf(a as SecuritySchemeName) - ORDER.indexOf(b as SecuritySchemeName),
         );
-        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth, caughtUp);
+        for (const scheme of schemes) await checks[scheme as SecuritySchemeName](request, auth, attempt);
         // Last, the session must be live (sign-out ends its tokens at once). After the proof, so that a replayed proof
         // is refused as such even when its first use ended the session.
         if (auth.sessionToCheck) {
           const { sessionId, audience, subjectId } = auth.sessionToCheck;
-          await liveSessions.requireLive(sessionId, audience, subjectId, deps.clock.now().getTime(), caughtUp);
+          try {
+            await liveSessions.requireLive(sessionId, audience, subjectId, deps.clock.now().getTime(), caughtUp);
+          } catch (err) {
+            await attempt.proofRecorded;
+            throw err;
+          }
           delete auth.sessionToCheck;
         }
-        return auth;
+        return { auth, proofRecorded: attempt.proofRecorded ?? Promise.resolve() };
       } catch (err) {
         firstError ??= err;
       }

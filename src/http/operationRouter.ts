@@ -1,7 +1,8 @@
 // Binds the contract to the handlers. Per request: route to the operationId (404/405) -> authenticate (401/403/404)
 // -> the rate limit in the sender's bucket (429; RateLimit-* headers on every keyed answer) -> validate against the
 // bundled contract (400; requestValidation.ts) -> the testnet quota (429) -> Idempotency-Key (replay, 409, 422; idempotency.ts) -> handler -> success envelope (or the
-// raw body of a non-JSON success, e.g. a CSV export).
+// raw body of a non-JSON success, e.g. a CSV export). A read-only operation's handler (x-read-only) may run before
+// its DPoP proof is recorded as first used; nothing is answered until it is (authenticate.ts).
 // CORS: a preflight (OPTIONS on a contract path) is answered 204 for any origin, since it carries no key to name the
 // app; the real request is then checked against the key's app origins by the gate, and only an allowed origin gets
 // Access-Control-Allow-Origin back.
@@ -53,6 +54,8 @@ export async function createOperationRouter(
   const validate = await createRequestValidation(document);
 
   return async (req: Request, res: Response, next: NextFunction) => {
+    // The request's DPoP proof being recorded as first used, while the handler of a read-only operation runs.
+    let proofRecorded: Promise<void> | undefined;
     try {
       // 1. route (OPTIONS is never an operation: it is the CORS preflight of the path's operations)
       const match = route(req.method, req.path);
@@ -84,7 +87,7 @@ export async function createOperationRouter(
       // Every answer of a DPoP operation, errors included, carries the nonce the next proof should use.
       if (usesDpop) res.setHeader('DPoP-Nonce', gate.dpopNonce());
       // An allowed browser origin may read every answer from here on, the gate's own refusals included.
-      const auth = await gate.authenticate(op.security, {
+      const gated = await gate.authenticate(op.security, {
         method: req.method,
         url: requestUrl(req, publicUrl),
         headers: req.headers,
@@ -93,7 +96,11 @@ export async function createOperationRouter(
           res.setHeader('Access-Control-Allow-Origin', origin);
           res.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
         },
+        // An operation that writes nothing (x-read-only) runs while its proof's first use is recorded.
+        readOnly: op.readOnly,
       });
+      const { auth } = gated;
+      proofRecorded = gated.proofRecorded;
       // 2b. the rate limit, only for an authenticated key, in the sender's own bucket (limits.ts: per secret key, per
       // signed-in user, or per publishable key and client address), before validation so garbage is limited too
       const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
@@ -151,6 +158,8 @@ export async function createOperationRouter(
         op.idempotent && idempotency
           ? await idempotency(request, () => handler(request) as Promise<OperationResult<OperationId>>)
           : await handler(request);
+      // Nothing is answered before the proof is recorded as used for the first time.
+      await proofRecorded;
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       // 5a. a success the contract documents in another media type (a CSV export): sent as is, without the envelope
       if ('raw' in result) {
@@ -160,7 +169,13 @@ export async function createOperationRouter(
       // 5b. the success envelope, with the operation's success code from the contract
       res.status(op.successStatus).json({ content: result.content, code: op.successCode, success: true });
     } catch (err) {
-      next(err);
+      // A replayed proof is refused as such, whatever a read-only operation's handler ran into meanwhile.
+      next(
+        await (proofRecorded?.then(
+          () => err,
+          (refusal: unknown) => refusal,
+        ) ?? err),
+      );
     }
   };
 }

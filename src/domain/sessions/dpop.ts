@@ -43,6 +43,12 @@ export interface DpopCheck {
 export interface DpopVerifier {
   /** The key thumbprint (jkt) of a valid, fresh, never-seen proof; AppError SDK_AUTH_DPOP_* otherwise. */
   verify(check: DpopCheck): Promise<{ jkt: string }>;
+  /**
+   * verify() up to the replay record: the jkt of a valid, fresh proof, and `recorded`, its first use being recorded,
+   * which rejects with the AppError of a replay (or of a nonce of the database server's previous epoch). For a caller
+   * that runs work that changes nothing while the record is written, and answers only once it resolves.
+   */
+  verifyAhead(check: DpopCheck): Promise<{ jkt: string; recorded: Promise<void> }>;
   /** The nonce clients should put in their next proof (sent as `DPoP-Nonce`). */
   currentNonce(now: Date): string;
   /** Resolves once the database server's epoch is known, so that currentNonce's nonces are accepted. */
@@ -192,6 +198,12 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
   }
 
   async function verify(check: DpopCheck): Promise<{ jkt: string }> {
+    const { jkt, recorded } = await verifyAhead(check);
+    await recorded;
+    return { jkt };
+  }
+
+  async function verifyAhead(check: DpopCheck): Promise<{ jkt: string; recorded: Promise<void> }> {
     // 1. form
     let header;
     try {
@@ -252,18 +264,21 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets): DpopVerif
     const keepUntil = new Date(
       Math.max(payload.iat * 1000, check.now.getTime()) + (DPOP_IAT_PAST_SECONDS + DPOP_IAT_FUTURE_SECONDS) * 1000,
     );
-    const firstUse = await jtis.claim({ jkt, jti: payload.jti, keepUntil });
-    if (!firstUse) throw invalid('The DPoP proof was already used');
-    if (firstUse.epoch !== epoch) {
-      // The database server restarted since this process minted the proof's nonce: the replay table may have been
-      // emptied, so a nonce of the old epoch proves nothing any more.
-      epoch = firstUse.epoch;
-      throw useNonce(check.now);
-    }
-    return { jkt };
+    const recorded = jtis.claim({ jkt, jti: payload.jti, keepUntil }).then((firstUse) => {
+      if (!firstUse) throw invalid('The DPoP proof was already used');
+      if (firstUse.epoch !== epoch) {
+        // The database server restarted since this process minted the proof's nonce: the replay table may have been
+        // emptied, so a nonce of the old epoch proves nothing any more.
+        epoch = firstUse.epoch;
+        throw useNonce(check.now);
+      }
+    });
+    // A caller that stops at a later check of its own leaves the record unawaited: its refusal is not lost, only unread.
+    recorded.catch(() => undefined);
+    return { jkt, recorded };
   }
 
-  return { verify, currentNonce, ready: knownEpoch };
+  return { verify, verifyAhead, currentNonce, ready: knownEpoch };
 }
 
 export interface JtiClaim {
