@@ -1,0 +1,39 @@
+// preparedQuery (src/infra/db/database.ts): a named statement on a connection of the knex pool, on real PostgreSQL.
+// Its connection goes back to the pool whether the statement succeeds or fails, and a prepared statement is reused
+// per connection with the values of each call.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDb, preparedQuery } from '../../src/infra/db/database';
+import { useMigratedDatabase } from '../support/database';
+
+describe('preparedQuery', () => {
+  const migrated = useMigratedDatabase();
+
+  test('the same named statement, called many times at once, answers each call with its own values', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        preparedQuery<{ n: number; label: string }>(migrated, 'test-echo', 'select $1::int as n, $2::text as label', [
+          i,
+          `call ${i}`,
+        ]),
+      ),
+    );
+    answers.forEach((a, i) => assert.deepEqual(a.rows, [{ n: i, label: `call ${i}` }]));
+  });
+
+  test('a failing statement rejects with the database error and hands its connection back', async () => {
+    // A pool of 2: were a failed call to keep its connection, the third call would wait forever.
+    const url = migrated.client.config.connection as string;
+    const db = createDb(url, { poolMax: 2 });
+    try {
+      for (let i = 0; i < 5; i++) {
+        await assert.rejects(preparedQuery(db, 'test-fail', 'select 1 / $1::int as n', [0]), /division by zero/);
+      }
+      const ok = await preparedQuery<{ n: number }>(db, 'test-fail', 'select 1 / $1::int as n', [1]);
+      assert.deepEqual(ok.rows, [{ n: 1 }]);
+      assert.equal(db.client.pool.numUsed(), 0, 'no connection is left checked out');
+    } finally {
+      await db.destroy();
+    }
+  });
+});
