@@ -1,6 +1,6 @@
 // preparedQuery (src/infra/db/database.ts): a named statement on a connection of the knex pool, on real PostgreSQL.
 // Its connection goes back to the pool whether the statement succeeds or fails, and a prepared statement is reused
-// per connection with the values of each call.
+// per connection with the values of each call. Given a transaction, it runs inside it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDb, preparedQuery } from '../../src/infra/db/database';
@@ -35,5 +35,19 @@ describe('preparedQuery', () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  test('given a transaction, it runs on that transaction’s connection, and refuses one already complete', async () => {
+    const setting = (db: typeof migrated) =>
+      preparedQuery<{ v: string | null }>(db, 'test-setting', "select current_setting('onboard.test', true) as v", []);
+    let completed: Parameters<Parameters<typeof migrated.transaction>[0]>[0] | undefined;
+    await migrated.transaction(async (trx) => {
+      // A setting local to the transaction: only a statement on its own connection, inside it, sees it.
+      await trx.raw("select set_config('onboard.test', 'inside', true)");
+      assert.deepEqual((await setting(trx)).rows, [{ v: 'inside' }]);
+      completed = trx;
+    });
+    assert.notEqual((await setting(migrated)).rows[0]?.v, 'inside');
+    await assert.rejects(setting(completed!), /already complete/);
   });
 });

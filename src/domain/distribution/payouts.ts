@@ -44,6 +44,7 @@ import type { WalletRecord } from '../wallets/store';
 import type { TreasuryDuty } from '../wallets/treasuryWallets';
 import { gatewayFor } from '../chain/gateways';
 import { AppError } from '../errors';
+import { signTransaction, transactionHashHex } from '../../infra/stellar/transactionHash';
 
 export type PayoutDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
 
@@ -326,7 +327,7 @@ export class PayoutQueue {
       });
       for (const entry of batch) for (const op of payoutOperations(entry.item, wallets)) builder.addOperation(op);
       const tx = builder.build();
-      if (channel) tx.sign(channel.keypair);
+      if (channel) signTransaction(tx, channel.keypair);
       const alone = batch.length === 1 ? batch[0]!.item : undefined;
       const batchActor = alone?.actor ?? SYSTEM_ACTOR;
       const signers = [distribution];
@@ -426,7 +427,7 @@ export class PayoutQueue {
   private async signWith(wallets: WalletRecord[], tx: Transaction, actor: AuditActor): Promise<void> {
     for (const wallet of wallets) {
       await withWalletKeypair(this.deps, { walletId: wallet.id, purpose: 'distribution.payout', actor }, (kp) => {
-        tx.sign(kp);
+        signTransaction(tx, kp);
       });
     }
   }
@@ -502,8 +503,8 @@ export async function recordFailedPayout(
 function transactionOf(bump: FeeBumpTransaction, validUntil: Date): PayoutTransaction {
   const inner = bump.innerTransaction;
   return {
-    hash: Buffer.from(bump.hash()).toString('hex'),
-    innerHash: Buffer.from(inner.hash()).toString('hex'),
+    hash: transactionHashHex(bump),
+    innerHash: transactionHashHex(inner),
     envelopeXdr: bump.toXDR(),
     sourceAccount: inner.source,
     feeSource: bump.feeSource,

@@ -4,16 +4,22 @@
 // nothing charged). The day is always taken from the same instant the caller passes to reserve and release.
 import type { Knex } from 'knex';
 import { utcDay } from '../limits/dailyQuota';
+import { preparedQuery } from '../../infra/db/database';
 
 export { utcDay };
 
 /** The user's operations counted on the UTC day of `at` (0 when none). */
 export async function opsUsedToday(db: Knex, input: { appId: string; userId: string; at: Date }): Promise<number> {
-  const row = await db('daily_op_counts')
-    .where({ app_id: input.appId, user_id: input.userId, day: utcDay(input.at) })
-    .first<{ ops: number } | undefined>('ops');
-  return row?.ops ?? 0;
+  const { rows } = await preparedQuery<{ ops: number }>(db, 'daily-ops-used', OPS_USED_SQL, [
+    input.appId,
+    input.userId,
+    utcDay(input.at),
+  ]);
+  return rows[0]?.ops ?? 0;
 }
+
+/** A prepared statement: every sponsored transaction's policy reads it (database.ts preparedQuery). */
+const OPS_USED_SQL = 'select ops from daily_op_counts where app_id = $1 and user_id = $2 and day = $3::date';
 
 /** A reservation of the user's operations for the day, with the cap it must stay under (null: no cap). */
 export interface DailyOpsReservation {

@@ -5,7 +5,7 @@ import { StrKey } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import { fromStroops, STROOPS_PER_XLM, toStroops } from '../money/amounts';
 import { recordAudit, type AuditActor } from '../audit/auditLog';
-import { onlyRow } from '../../infra/db/database';
+import { onlyRow, preparedQuery } from '../../infra/db/database';
 
 export interface FeePolicy {
   /** The largest fee-bump fee the gas wallet pays for one transaction. */
@@ -70,9 +70,14 @@ function toPolicy(row: FeePolicyRow): FeePolicy {
 
 /** The app's policy: its stored row, or the defaults when it never changed it. */
 export async function loadFeePolicy(db: Knex, appId: string): Promise<FeePolicy> {
-  const row = await db<FeePolicyRow>('fee_policies').where({ app_id: appId }).first();
+  const [row] = (await preparedQuery<FeePolicyRow>(db, 'fee-policy-of-app', FEE_POLICY_SQL, [appId])).rows;
   return row ? toPolicy(row) : { ...DEFAULT_FEE_POLICY, approvedAssets: [], accountMergeDestinations: [] };
 }
+
+/** A prepared statement: every sponsored transaction reads its app's policy (database.ts preparedQuery). */
+const FEE_POLICY_SQL = `select app_id, max_fee_stroops, daily_ops_cap, approved_assets, gas_minimum_stroops, allow_account_merge,
+    account_merge_destinations
+  from fee_policies where app_id = $1`;
 
 /**
  * Replaces the app's policy and records who did it (`fee_policy.updated`) in one database transaction, so the audit

@@ -33,6 +33,7 @@ import { recordAttempt, type ActivationTransaction } from './store';
 import { BatchQueue, type BatchEntry, type BatchTurn } from '../chain/batchQueue';
 import { registerOwnSubmission } from '../transactions/store';
 import type { WalletRecord } from '../wallets/store';
+import { signTransaction, transactionHashHex } from '../../infra/stellar/transactionHash';
 
 export type QueueDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'secrets' | 'funding'>;
 
@@ -93,8 +94,8 @@ interface SponsorContext extends ChannelHolder {
 export function activationTransactionOf(bump: FeeBumpTransaction, envelopeXdr = bump.toXDR()): ActivationTransaction {
   const inner = bump.innerTransaction;
   return {
-    hash: Buffer.from(bump.hash()).toString('hex'),
-    innerHash: Buffer.from(inner.hash()).toString('hex'),
+    hash: transactionHashHex(bump),
+    innerHash: transactionHashHex(inner),
     envelopeXdr,
     sourceAccount: inner.source,
     feeSource: bump.feeSource,
@@ -229,7 +230,7 @@ export class ActivationQueue {
         validUntil: validUntilSeconds,
       });
       built = true;
-      if (channel) tx.sign(channel.keypair);
+      if (channel) signTransaction(tx, channel.keypair);
       const alone = batch.length === 1 ? batch[0]!.item : undefined;
       const batchActor = alone?.actor ?? SYSTEM_ACTOR;
       await this.signWith([sponsor], tx, batchActor, alone?.ip);
@@ -325,7 +326,7 @@ export class ActivationQueue {
         this.deps,
         { walletId: wallet.id, purpose: 'wallet.activate', actor, ...(ip !== undefined ? { ip } : {}) },
         (kp) => {
-          tx.sign(kp);
+          signTransaction(tx, kp);
         },
       );
     }

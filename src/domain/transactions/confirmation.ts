@@ -25,6 +25,7 @@ import { StellarUnavailableError, TransactionRejectedError } from '../../infra/s
 import { finalizeApplied, finalizeRejected, headlineResultCode, markSent, releaseClaim } from './finalize';
 import { isInTurn, TIME_BOUND_GRACE_MS } from './sequences';
 import { toTxRecord, type TransactionRow, type TxRecord } from './store';
+import { transactionHashHex } from '../../infra/stellar/transactionHash';
 
 export type ConfirmationDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'stellar' | 'jobs' | 'kms'> &
   Partial<Pick<Deps, 'transactions'>>;
@@ -153,7 +154,7 @@ async function raiseFee(
     .db('transactions')
     .where({ id: record.id, stage: 'submitted', hash: record.hash })
     .update({
-      hash: Buffer.from(bump.hash()).toString('hex'),
+      hash: transactionHashHex(bump),
       envelope_xdr: bump.toXDR(),
       fee_stroops: feeStroops.toString(),
       next_check_at: now,

@@ -10,6 +10,7 @@ import { withWalletKeypair } from '../wallets/custody';
 import type { WalletRecord } from '../wallets/store';
 import { networkFeeReason, type PolicyReason } from '../feePolicy/evaluate';
 import type { FeePolicy } from '../feePolicy/policy';
+import { signTransaction } from '../../infra/stellar/transactionHash';
 
 /** ceil(inner fee / ops) x (ops + 1) stroops. */
 export function feeBumpFeeStroops(innerFeeStroops: bigint, innerOps: number): bigint {
@@ -98,7 +99,7 @@ export async function sponsorFee(
       ...(input.ip !== undefined ? { ip: input.ip } : {}),
     },
     (kp) => {
-      bump.sign(kp);
+      signTransaction(bump, kp);
     },
   );
   return bump;

@@ -3,6 +3,7 @@
 // UPDATE (stage still `submitted`) makes the first writer the only one, so events are never emitted twice.
 import type { Knex } from 'knex';
 import type { Deps } from '../deps';
+import { preparedQuery } from '../../infra/db/database';
 import type { ResultCodes } from '../../infra/stellar/resultCodes';
 import type { TransactionDetails } from '../../infra/stellar/gateway';
 import { releaseDailyOps } from '../feePolicy/dailyOps';
@@ -128,13 +129,11 @@ export async function markSent(deps: Pick<Deps, 'db' | 'clock'>, txId: string): 
  * keeps its own next check.
  */
 export async function markSentAndHandOver(deps: Pick<Deps, 'db' | 'clock'>, txId: string): Promise<void> {
-  const now = deps.clock.now();
-  await deps
-    .db('transactions')
-    .where({ id: txId })
-    .update({
-      sent_at: deps.db.raw('coalesce(sent_at, ?)', [now]),
-      next_check_at: deps.db.raw("case when stage = 'submitted' then ?::timestamptz else next_check_at end", [now]),
-      checks: deps.db.raw("case when stage = 'submitted' then 0 else checks end"),
-    });
+  await preparedQuery(deps.db, 'tx-mark-sent', MARK_SENT_SQL, [txId, deps.clock.now()]);
 }
+
+/** A prepared statement, as every submission marks its send (database.ts preparedQuery). */
+const MARK_SENT_SQL = `update transactions set sent_at = coalesce(sent_at, $2),
+    next_check_at = case when stage = 'submitted' then $2::timestamptz else next_check_at end,
+    checks = case when stage = 'submitted' then 0 else checks end
+  where id = $1`;

@@ -23,6 +23,7 @@
 import { Transaction, xdr } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import type { TransactionRow, TxRecord } from './store';
+import { preparedQuery } from '../../infra/db/database';
 
 /** Stages in which a record still holds its sequence number. */
 export const LIVE_STAGES: TxRecord['stage'][] = ['built', 'signed', 'submitted'];
@@ -53,14 +54,16 @@ export const LIVE_SEQUENCE_INDEX = 'transactions_wallet_built_live_seq';
  * past their time bound count too until they are settled: a new number must not collide with one in the index.
  */
 export async function highestLiveSequence(db: Knex, walletId: string): Promise<bigint> {
-  const row = (await db<TransactionRow>('transactions')
-    .where({ wallet_id: walletId })
-    .whereNotNull('seq_num')
-    .whereIn('stage', LIVE_STAGES)
-    .max('seq_num as max')
-    .first()) as { max: string | null } | undefined;
-  return row?.max ? BigInt(row.max) : 0n;
+  const { rows } = await preparedQuery<{ max: string | null }>(db, 'tx-highest-live-seq', HIGHEST_LIVE_SQL, [walletId]);
+  return rows[0]?.max ? BigInt(rows[0].max) : 0n;
 }
+
+/**
+ * A prepared statement (every run reads it: database.ts preparedQuery). The stages are written out, not a parameter,
+ * so that the plan can use the indexes whose predicate names them (migrations 0017 and 0033).
+ */
+const HIGHEST_LIVE_SQL = `select max(seq_num)::text as max from transactions
+  where wallet_id = $1 and seq_num is not null and stage in (${LIVE_STAGES.map((s) => `'${s}'`).join(', ')})`;
 
 /** What a write of a record with a sequence number answers when another live record of the wallet holds it already. */
 export const SEQUENCE_TAKEN = Symbol('sequence taken');

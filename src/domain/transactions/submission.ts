@@ -90,6 +90,8 @@ import {
   type TxRecord,
 } from './store';
 import { sleep } from '../../infra/stellar/retry';
+import { preparedQuery } from '../../infra/db/database';
+import { signTransaction, transactionHashHex } from '../../infra/stellar/transactionHash';
 
 export type TxOutcome = OperationTypes['submitTransaction']['content'];
 export type TxDeps = Pick<Deps, 'db' | 'kms' | 'clock' | 'log' | 'stellar' | 'transactions' | 'jobs' | 'background'>;
@@ -111,10 +113,6 @@ export const CLAIM_TIMEOUT_MS = 60_000;
 const TURN_POLL_MS = 100;
 /** How many times runTransaction takes a new sequence number when the account overtook its transaction's. */
 const MAX_RESEQUENCES = 2;
-
-function txHashOf(tx: { hash(): Uint8Array }): string {
-  return Buffer.from(tx.hash()).toString('hex');
-}
 
 function policyView(reasons: PolicyReason[]): NonNullable<TxOutcome['policy']> {
   return {
@@ -141,7 +139,7 @@ function newRecordOf(ctx: TxContext, input: UnsignedTx, tx: Transaction, now: Da
   const { description: d } = input;
   const maxTime = tx.timeBounds?.maxTime ? Number(tx.timeBounds.maxTime) : 0;
   const summary = d.summaryFor(ctx.wallet.publicKey).text;
-  const hash = txHashOf(tx);
+  const hash = transactionHashHex(tx);
   return [
     {
       appId: ctx.app.id,
@@ -194,7 +192,7 @@ async function recordUnsigned(
   const { chainSequence } = input;
   if (chainSequence === undefined) {
     const inserted = await insertTransaction(deps.db, ...newRecordOf(ctx, input, input.tx, now));
-    return inserted ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(input.tx)))!;
+    return inserted ?? (await findTransactionByInnerHash(deps.db, ctx.wallet.network, transactionHashHex(input.tx)))!;
   }
   const networkPassphrase = gateway(deps, ctx).networkPassphrase;
   return claimSequence(deps.db, ctx.wallet.id, chainSequence, async (sequence) => {
@@ -211,7 +209,7 @@ async function recordUnsigned(
  * not: the build takes the next number.
  */
 async function recordOfNumberNeverSent(deps: TxDeps, ctx: TxContext, tx: Transaction): Promise<TxRecord | undefined> {
-  const same = await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(tx));
+  const same = await findTransactionByInnerHash(deps.db, ctx.wallet.network, transactionHashHex(tx));
   return same && !LIVE_STAGES.includes(same.stage) ? same : undefined;
 }
 
@@ -230,7 +228,7 @@ async function recordClientTransaction(
   inner: Transaction,
   description: TxDescription,
 ): Promise<TxRecord> {
-  const existing = await findTransactionByInnerHash(deps.db, ctx.wallet.network, txHashOf(inner));
+  const existing = await findTransactionByInnerHash(deps.db, ctx.wallet.network, transactionHashHex(inner));
   return (
     existing ??
     recordUnsigned(deps, ctx, {
@@ -272,7 +270,7 @@ async function signAsCosigners(
         ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
       },
       (kp) => {
-        tx.sign(kp);
+        signTransaction(tx, kp);
       },
     );
   }
@@ -294,7 +292,7 @@ async function signUnsigned(deps: TxDeps, ctx: TxContext, record: TxRecord, unsi
         ...(ctx.ip !== undefined ? { ip: ctx.ip } : {}),
       },
       (kp) => {
-        tx.sign(kp);
+        signTransaction(tx, kp);
       },
     );
     await signAsCosigners(deps, ctx, tx, cosigners);
@@ -424,7 +422,7 @@ export async function submitUserTransaction(
 ): Promise<TxOutcome> {
   const gw = gateway(deps, ctx);
   const inner = parseInnerTransaction(input.signedXdr, gw.networkPassphrase);
-  const innerHash = txHashOf(inner);
+  const innerHash = transactionHashHex(inner);
   const known = await findTransactionByInnerHash(deps.db, ctx.wallet.network, innerHash);
   const cosigners = known ? await cosignerWallets(deps, known) : [];
   assertUserTransaction(inner, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
@@ -678,27 +676,29 @@ async function recordEnvelope(
   const recorded: TxRecord = {
     ...record,
     ...(signedXdr !== undefined ? { signedXdr } : {}),
-    hash: txHashOf(bump),
+    hash: transactionHashHex(bump),
     envelopeXdr: bump.toXDR(),
     feeStroops: BigInt(bump.fee),
     feeSource: gasWallet.publicKey,
   };
-  await deps
-    .db('transactions')
-    .where({ id: record.id })
-    .update({
-      ...(signedXdr !== undefined ? { signed_xdr: signedXdr } : {}),
-      hash: recorded.hash,
-      envelope_xdr: recorded.envelopeXdr,
-      fee_stroops: recorded.feeStroops!.toString(),
-      fee_source: recorded.feeSource,
-      sent_at: null,
-      // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
-      next_check_at: new Date(now.getTime() + CLAIM_TIMEOUT_MS),
-      updated_at: now,
-    });
+  await preparedQuery(deps.db, 'tx-record-envelope', RECORD_ENVELOPE_SQL, [
+    record.id,
+    signedXdr ?? null,
+    recorded.hash,
+    recorded.envelopeXdr,
+    recorded.feeStroops!.toString(),
+    recorded.feeSource,
+    // The request sends it (or hands it over when its wait ends); the worker takes it over only if the request dies.
+    new Date(now.getTime() + CLAIM_TIMEOUT_MS),
+    now,
+  ]);
   return recorded;
 }
+
+/** A prepared statement, as every run records its envelope (database.ts preparedQuery); no signed XDR keeps the one recorded. */
+const RECORD_ENVELOPE_SQL = `update transactions set signed_xdr = coalesce($2, signed_xdr), hash = $3, envelope_xdr = $4,
+    fee_stroops = $5, fee_source = $6, sent_at = null, next_check_at = $7, updated_at = $8
+  where id = $1`;
 
 /** Nothing was sent: the claim and the day's operations are given back, and the failure answered as a signing one. */
 async function signingFailed(deps: TxDeps, record: TxRecord, err: unknown): Promise<never> {
@@ -830,7 +830,7 @@ async function resequence(
         .where({ id: record.id })
         .update({
           unsigned_xdr: tx.toXDR(),
-          inner_hash: txHashOf(tx),
+          inner_hash: transactionHashHex(tx),
           seq_num: sequence.toString(),
           updated_at: deps.clock.now(),
         });
@@ -850,7 +850,7 @@ async function resequence(
       ...record,
       unsignedXdr: unsigned.toXDR(),
       signedXdr: inner.toXDR(),
-      innerHash: txHashOf(unsigned),
+      innerHash: transactionHashHex(unsigned),
       seqNum: BigInt(unsigned.sequence),
     },
     inner,
@@ -942,10 +942,10 @@ export async function runUserTransaction(
   let signed: TxRecord;
   try {
     assertUserTransaction(inner, ctx.wallet.publicKey, { allowedCosigners: cosigners.map((w) => w.publicKey) });
-    await keys.withKeypair(0, (kp) => inner.sign(kp));
-    for (let i = 0; i < cosigners.length; i++) await keys.withKeypair(1 + i, (kp) => inner.sign(kp));
+    await keys.withKeypair(0, (kp) => signTransaction(inner, kp));
+    for (let i = 0; i < cosigners.length; i++) await keys.withKeypair(1 + i, (kp) => signTransaction(inner, kp));
     bump = unsignedFeeBump(gasWallet, inner, gw.networkPassphrase);
-    await keys.withKeypair(1 + cosigners.length, (kp) => bump.sign(kp));
+    await keys.withKeypair(1 + cosigners.length, (kp) => signTransaction(bump, kp));
     signed = await recordEnvelope(deps, record, bump, gasWallet, inner.toXDR());
   } catch (err) {
     return signingFailed(deps, record, err);

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import type { Knex } from 'knex';
 import { recordOutboxEvent } from '../events/outbox';
-import { withTx } from '../../infra/db/database';
+import { preparedQuery, withTx } from '../../infra/db/database';
 import type { NetworkName } from '../../config';
 import type { Deps } from '../deps';
 import { open, seal } from '../../infra/kms/aesGcm';
@@ -237,11 +237,13 @@ export interface SealedKeys {
 export async function readSealedKeys(db: Knex, walletIds: string[]): Promise<SealedKeys> {
   const ids = [...new Set(walletIds)];
   if (ids.length === 0) return { rows: new Map() };
-  const rows = await db<SealedWalletRow>('wallets')
-    .whereIn('id', ids)
-    .select('id', 'app_id', 'network', 'public_key', 'custody', 'sealed_secret', 'wrapped_data_key', 'kms_key_id');
+  const { rows } = await preparedQuery<SealedWalletRow>(db, 'wallet-sealed-keys', SEALED_KEYS_SQL, [ids]);
   return { rows: new Map(rows.map((r) => [r.id, r])) };
 }
+
+/** A prepared statement: every sponsored run reads the keys that sign it (database.ts preparedQuery). */
+const SEALED_KEYS_SQL = `select id, app_id, network, public_key, custody, sealed_secret, wrapped_data_key, kms_key_id
+  from wallets where id = any($1::text[])`;
 
 /** The sealed key a wallet row holds: 404 WALLET_NOT_FOUND when there is no row, 422 for an external wallet. */
 function sealedKeyOf(row: SealedWalletRow | undefined): SealedKey {

@@ -2,6 +2,7 @@
 // handed around the service never carries key material, even encrypted. Sealing and unsealing live in custody.ts.
 import type { Knex } from 'knex';
 import type { NetworkName } from '../../config';
+import { preparedQuery } from '../../infra/db/database';
 
 export type AppWalletRole = 'global' | 'funding' | 'gas' | 'distribution';
 export type FundingState = 'unfunded' | 'activating' | 'funded';
@@ -116,10 +117,10 @@ export async function listWalletsOfUsers(db: Knex, userIds: readonly string[]): 
 
 /** An app's own wallets (not its users'), by role. */
 export async function listAppWallets(db: Knex, appId: string): Promise<WalletRecord[]> {
-  const rows = await db<WalletRow>('wallets')
-    .where({ app_id: appId })
-    .whereNotNull('role')
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select(PUBLIC_COLUMNS);
+  const { rows } = await preparedQuery<WalletRow>(db, 'wallets-of-app', APP_WALLETS_SQL, [appId]);
   return rows.map(toWalletRecord);
 }
+
+/** A prepared statement: every sponsored transaction finds its app's gas wallet here (database.ts preparedQuery). */
+const APP_WALLETS_SQL = `select ${PUBLIC_COLUMNS.join(', ')} from wallets
+  where app_id = $1 and role is not null order by created_at, id`;

@@ -20,6 +20,7 @@ import {
 import { requiredFeeOf, resultCodes, type ResultCodes } from './resultCodes';
 import { DEFAULT_RETRY, sleep, withRetry, type RetryPolicy } from './retry';
 import { probeRpcHealth, type RpcHealth } from './rpcHealth';
+import { transactionHashHex } from './transactionHash';
 
 /** The parts of an account the service reasons about (AccountEntry plus the entry's own sponsor). */
 export interface AccountState {
@@ -383,7 +384,7 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
   }
 
   async function submit(tx: Transaction | FeeBumpTransaction): Promise<string> {
-    const hash = Buffer.from(tx.hash()).toString('hex');
+    const hash = transactionHashHex(tx);
     try {
       return await withRetry(
         policy,
