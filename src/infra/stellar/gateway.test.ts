@@ -1,4 +1,6 @@
 // The chain gateway against the in-process localnet (Stellar RPC semantics, ledgers closed on demand).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -267,5 +269,89 @@ describe('Stellar gateway (localnet)', () => {
     ]);
     await assert.rejects(down.submit(tx), StellarUnavailableError);
     assert.equal((await down.health()).healthy, false);
+  });
+
+  /**
+   * A gateway on an RPC that relays to the localnet and lets `tamper` rewrite a method's result (the chain's answers
+   * are hostile until checked), with the real gateway's answers to compare against.
+   */
+  async function withTamperedRpc(
+    tamper: (method: string, result: Record<string, unknown>) => void,
+    run: (tampered: StellarGateway) => Promise<void>,
+  ): Promise<void> {
+    const relay = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        void (async () => {
+          const method = (JSON.parse(body) as { method: string }).method;
+          const answer = (await (
+            await fetch(net.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          ).json()) as { result?: Record<string, unknown> };
+          if (answer.result) tamper(method, answer.result);
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      await run(
+        createStellarGateway({
+          network: 'testnet',
+          rpcUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/rpc`,
+          networkPassphrase: net.networkPassphrase,
+          retry: FAST_RETRY,
+        }),
+      );
+    } finally {
+      relay.closeAllConnections();
+      await new Promise((resolve) => relay.close(resolve));
+    }
+  }
+
+  test('ledgerFigures reads only the header: a ledger meta it cannot decode is no matter, a header of another ledger is', async () => {
+    await net.closeLedger();
+    const figures = await gw.ledgerFigures();
+    await withTamperedRpc(
+      (method, result) => {
+        if (method === 'getLatestLedger') result.metadataXdr = 'not XDR at all';
+      },
+      async (tampered) => assert.deepEqual(await tampered.ledgerFigures(), figures),
+    );
+    await withTamperedRpc(
+      (method, result) => {
+        if (method === 'getLatestLedger') result.sequence = (result.sequence as number) + 1;
+      },
+      async (tampered) => await assert.rejects(tampered.ledgerFigures(), StellarUnavailableError),
+    );
+  });
+
+  test('transaction lookups decode only the result: an unreadable meta is no matter, a missing result is', async () => {
+    const { hash, ledger } = await submitAndClose(
+      await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]),
+    );
+    const details = await gw.transactionDetails(hash);
+    assert.equal(details?.ledger, ledger);
+    await withTamperedRpc(
+      (method, result) => {
+        if (method === 'getTransaction') {
+          result.resultMetaXdr = 'not XDR at all';
+          result.diagnosticEventsXdr = ['not XDR either'];
+        }
+      },
+      async (tampered) => {
+        assert.deepEqual(await tampered.transactionDetails(hash), details);
+        assert.deepEqual(await tampered.transactionStatus(hash), { status: 'SUCCESS', hash, ledger });
+      },
+    );
+    await withTamperedRpc(
+      (method, result) => {
+        if (method === 'getTransaction') delete result.resultXdr;
+      },
+      async (tampered) => {
+        await assert.rejects(tampered.transactionDetails(hash), StellarUnavailableError);
+        await assert.rejects(tampered.transactionStatus(hash), StellarUnavailableError);
+      },
+    );
   });
 });

@@ -59,11 +59,66 @@ export interface LedgerFigures {
   baseFeeStroops: number;
 }
 
+/**
+ * The figures of a getLatestLedger answer (chain data, checked: an answer without them throws, and the RPC read that
+ * asked is retried and then reported as unavailable).
+ */
+export function ledgerFiguresOf(raw: rpc.Api.RawGetLatestLedgerResponse): LedgerFigures {
+  const header = xdr.LedgerHeader.fromXdr(raw.headerXdr, 'base64');
+  const closeTime = Number(raw.closeTime);
+  if (header.ledgerSeq !== raw.sequence || !Number.isSafeInteger(closeTime) || closeTime < 0)
+    throw new TypeError(
+      `getLatestLedger answered sequence ${raw.sequence} with the header of ${header.ledgerSeq}, closeTime ${raw.closeTime}`,
+    );
+  return {
+    sequence: raw.sequence,
+    closeTime,
+    baseReserveStroops: BigInt(header.baseReserve),
+    baseFeeStroops: header.baseFee,
+  };
+}
+
 export type TransactionStatus =
   | { status: 'SUCCESS'; hash: string; ledger: number }
   | { status: 'FAILED'; hash: string; ledger: number; codes: ResultCodes }
   /** Unknown to the RPC (not yet applied, never submitted, or older than its retention window). */
   | { status: 'NOT_FOUND'; hash: string; latestLedger: number; latestLedgerCloseTime: number };
+
+type NotFound = Extract<TransactionStatus, { status: 'NOT_FOUND' }>;
+
+/**
+ * An applied transaction of a raw getTransaction or getTransactions answer: the result decoded, the envelope and the
+ * result kept base64 as the RPC sent them, the meta never decoded. Chain data, checked: an answer without its ledger
+ * or a readable result throws (an envelope left out reads as empty, and fails where it is decoded).
+ */
+function appliedDetails(t: {
+  status: rpc.Api.GetTransactionStatus;
+  txHash: string;
+  ledger?: number;
+  createdAt?: number | string;
+  feeBump?: boolean;
+  envelopeXdr?: string;
+  resultXdr?: string;
+}): TransactionDetails {
+  if (
+    (t.status !== rpc.Api.GetTransactionStatus.SUCCESS && t.status !== rpc.Api.GetTransactionStatus.FAILED) ||
+    !Number.isSafeInteger(t.ledger) ||
+    typeof t.resultXdr !== 'string'
+  )
+    throw new TypeError(`transaction ${t.txHash}: the RPC answered ${t.status} without its ledger or result`);
+  const result = xdr.TransactionResult.fromXdr(t.resultXdr, 'base64');
+  return {
+    status: t.status === rpc.Api.GetTransactionStatus.SUCCESS ? 'SUCCESS' : 'FAILED',
+    hash: t.txHash,
+    ledger: t.ledger!,
+    createdAt: Number(t.createdAt),
+    feeBump: t.feeBump === true,
+    envelopeXdr: t.envelopeXdr ?? '',
+    resultXdr: t.resultXdr,
+    codes: resultCodes(result),
+    feeChargedStroops: result.feeCharged,
+  };
+}
 
 /** getTransaction's full answer for a transaction in a ledger (raw XDR kept base64, as the RPC gives it). */
 export interface TransactionDetails {
@@ -296,14 +351,13 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     return (await read('getLedgerEntries', () => server._getLedgerEntries(...keys))).entries ?? [];
   }
 
+  /**
+   * The raw answer with only its header decoded: the SDK's getLatestLedger also decodes metadataXdr, the ledger's
+   * whole LedgerCloseMeta (every transaction's meta and events), which nothing here reads. For a localnet ledger of
+   * 200 transactions that is 10 ms on the thread that answers requests; a public network's ledgers are larger.
+   */
   async function latestFigures(): Promise<LedgerFigures> {
-    const latest = await read('getLatestLedger', () => server.getLatestLedger());
-    return {
-      sequence: latest.sequence,
-      closeTime: Number(latest.closeTime),
-      baseReserveStroops: BigInt(latest.headerXdr.baseReserve),
-      baseFeeStroops: latest.headerXdr.baseFee,
-    };
+    return read('getLatestLedger', async () => ledgerFiguresOf(await server._getLatestLedger()));
   }
   const recentFigures = recentReads<LedgerFigures>(1);
   const recentAccounts = recentReads<AccountState | undefined>(RECENT_ACCOUNTS_KEPT);
@@ -319,33 +373,35 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     return out;
   }
 
+  /**
+   * getTransaction's raw answer with only the result decoded: the SDK's getTransaction also decodes the envelope (to
+   * have it re-encoded here), the meta (every ledger entry the transaction changed: its largest part) and the events,
+   * none of which a lookup reads.
+   */
+  async function lookUp(hash: string): Promise<TransactionDetails | NotFound> {
+    return read('getTransaction', async () => {
+      const got = await server._getTransaction(hash);
+      if (got.status === rpc.Api.GetTransactionStatus.NOT_FOUND)
+        return {
+          status: 'NOT_FOUND',
+          hash,
+          latestLedger: got.latestLedger,
+          latestLedgerCloseTime: Number(got.latestLedgerCloseTime),
+        };
+      return appliedDetails({ ...got, txHash: hash });
+    });
+  }
+
   async function transactionStatus(hash: string): Promise<TransactionStatus> {
-    const got = await read('getTransaction', () => server.getTransaction(hash));
-    if (got.status === rpc.Api.GetTransactionStatus.SUCCESS) return { status: 'SUCCESS', hash, ledger: got.ledger };
-    if (got.status === rpc.Api.GetTransactionStatus.FAILED)
-      return { status: 'FAILED', hash, ledger: got.ledger, codes: resultCodes(got.resultXdr) };
-    return {
-      status: 'NOT_FOUND',
-      hash,
-      latestLedger: got.latestLedger,
-      latestLedgerCloseTime: Number(got.latestLedgerCloseTime),
-    };
+    const got = await lookUp(hash);
+    if (got.status === 'NOT_FOUND') return got;
+    if (got.status === 'SUCCESS') return { status: 'SUCCESS', hash, ledger: got.ledger };
+    return { status: 'FAILED', hash, ledger: got.ledger, codes: got.codes };
   }
 
   async function transactionDetails(hash: string): Promise<TransactionDetails | undefined> {
-    const got = await read('getTransaction', () => server.getTransaction(hash));
-    if (got.status === rpc.Api.GetTransactionStatus.NOT_FOUND) return undefined;
-    return {
-      status: got.status === rpc.Api.GetTransactionStatus.SUCCESS ? 'SUCCESS' : 'FAILED',
-      hash,
-      ledger: got.ledger,
-      createdAt: Number(got.createdAt),
-      feeBump: got.feeBump,
-      envelopeXdr: got.envelopeXdr.toXDR('base64'),
-      resultXdr: got.resultXdr.toXDR('base64'),
-      codes: resultCodes(got.resultXdr),
-      feeChargedStroops: got.resultXdr.feeCharged,
-    };
+    const got = await lookUp(hash);
+    return got.status === 'NOT_FOUND' ? undefined : got;
   }
 
   async function transactionsFrom(opts: {
@@ -363,20 +419,7 @@ export function createStellarGateway(options: GatewayOptions): StellarGateway {
     // The raw answer: envelopes and results stay base64 as the RPC sends them; the (large) metas are never decoded.
     const got = await read('getTransactions', () => server._getTransactions(request));
     return {
-      transactions: (got.transactions ?? []).map((t): TransactionDetails => {
-        const result = xdr.TransactionResult.fromXdr(t.resultXdr ?? '', 'base64');
-        return {
-          status: t.status === rpc.Api.GetTransactionStatus.SUCCESS ? 'SUCCESS' : 'FAILED',
-          hash: t.txHash,
-          ledger: t.ledger,
-          createdAt: Number(t.createdAt),
-          feeBump: t.feeBump,
-          envelopeXdr: t.envelopeXdr ?? '',
-          resultXdr: t.resultXdr ?? '',
-          codes: resultCodes(result),
-          feeChargedStroops: result.feeCharged,
-        };
-      }),
+      transactions: (got.transactions ?? []).map(appliedDetails),
       cursor: got.cursor,
       latestLedger: got.latestLedger,
       oldestLedger: got.oldestLedger,
