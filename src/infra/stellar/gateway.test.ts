@@ -309,7 +309,7 @@ describe('Stellar gateway (localnet)', () => {
     }
   }
 
-  test('ledgerFigures reads only the header: a ledger meta it cannot decode is no matter, a header of another ledger is', async () => {
+  test('ledgerFigures reads only the header: a ledger meta it cannot decode is no matter, a hostile header is', async () => {
     await net.closeLedger();
     const figures = await gw.ledgerFigures();
     await withTamperedRpc(
@@ -318,15 +318,23 @@ describe('Stellar gateway (localnet)', () => {
       },
       async (tampered) => assert.deepEqual(await tampered.ledgerFigures(), figures),
     );
-    await withTamperedRpc(
-      (method, result) => {
-        if (method === 'getLatestLedger') result.sequence = (result.sequence as number) + 1;
-      },
-      async (tampered) => await assert.rejects(tampered.ledgerFigures(), StellarUnavailableError),
-    );
+    const hostile: [string, (result: Record<string, unknown>) => void][] = [
+      ['a header of another ledger', (r) => (r.sequence = (r.sequence as number) + 1)],
+      ['a header with a NUL and invalid UTF-8', (r) => (r.headerXdr = '\u0000\ud800')],
+      ['a megabyte of header', (r) => (r.headerXdr = 'A'.repeat(1 << 20))],
+      ['a close time named after Object.prototype', (r) => (r.closeTime = '__proto__')],
+      ['a sequence that is an object', (r) => (r.sequence = { valueOf: 1 })],
+    ];
+    for (const [what, rewrite] of hostile)
+      await withTamperedRpc(
+        (method, result) => {
+          if (method === 'getLatestLedger') rewrite(result);
+        },
+        async (tampered) => await assert.rejects(tampered.ledgerFigures(), StellarUnavailableError, what),
+      );
   });
 
-  test('transaction lookups decode only the result: an unreadable meta is no matter, a missing result is', async () => {
+  test('transaction lookups decode only the result: an unreadable meta is no matter, a missing or hostile result is', async () => {
     const { hash, ledger } = await submitAndClose(
       await build(root, [Operation.createAccount({ destination: Keypair.random().publicKey(), startingBalance: '1' })]),
     );
@@ -344,14 +352,22 @@ describe('Stellar gateway (localnet)', () => {
         assert.deepEqual(await tampered.transactionStatus(hash), { status: 'SUCCESS', hash, ledger });
       },
     );
-    await withTamperedRpc(
-      (method, result) => {
-        if (method === 'getTransaction') delete result.resultXdr;
-      },
-      async (tampered) => {
-        await assert.rejects(tampered.transactionDetails(hash), StellarUnavailableError);
-        await assert.rejects(tampered.transactionStatus(hash), StellarUnavailableError);
-      },
-    );
+    const hostile: [string, (result: Record<string, unknown>) => void][] = [
+      ['no result', (r) => delete r.resultXdr],
+      ['a result with a NUL and invalid UTF-8', (r) => (r.resultXdr = '\u0000\ud800')],
+      ['a megabyte of result', (r) => (r.resultXdr = 'A'.repeat(1 << 20))],
+      ['a ledger named after Object.prototype', (r) => (r.ledger = 'constructor')],
+      ['a status named after Object.prototype', (r) => (r.status = 'toString')],
+    ];
+    for (const [what, rewrite] of hostile)
+      await withTamperedRpc(
+        (method, result) => {
+          if (method === 'getTransaction') rewrite(result);
+        },
+        async (tampered) => {
+          await assert.rejects(tampered.transactionDetails(hash), StellarUnavailableError, what);
+          await assert.rejects(tampered.transactionStatus(hash), StellarUnavailableError, what);
+        },
+      );
   });
 });
