@@ -101,7 +101,7 @@ export function createGate(
   const keys = createKeyCache(deps.db, deps.changes);
   const liveSessions = createSessionCache(deps.db, deps.changes);
   const sessions = sessionServiceFor(deps);
-  const dpop = createDpopVerifier(deps.db, deps.secrets);
+  const dpop = createDpopVerifier(deps.db, deps.secrets, deps.changes);
 
   function touch(keyId: string, now: Date): void {
     const last = lastTouched.get(keyId);

@@ -189,6 +189,8 @@ describe('the key cache itself', () => {
         feed.subscriber = s;
       },
       sync: async () => undefined,
+      queuedSync: () => undefined,
+      carry: () => undefined,
       close: async () => undefined,
     };
     return feed;

@@ -1,4 +1,4 @@
-// The signature check of a DPoP proof (a compact JWS, RFC 7515) by node:crypto on a KeyObject, on libuv's thread pool.
+// The signature check of a DPoP proof (a compact JWS, RFC 7515) by node:crypto on a KeyObject.
 //
 // Written here rather than left to jose's jwtVerify, which the rest of the session code keeps using (decoding, access
 // tokens): jose 6 verifies only through WebCrypto, which on Node 24 ran the signature on the event loop behind its
@@ -57,19 +57,23 @@ export function importProofKey(jwk: Record<string, unknown>, alg: string): KeyOb
 
 /**
  * Whether the compact JWS `proof` is signed by `key` with `alg` (as imported by importProofKey for that alg). False
- * for anything that is not three strict base64url segments. The signature is checked on libuv's thread pool
- * (node:crypto.verify with a callback), off the event loop: about 15-20 us of the loop's time instead of 65-90 us
- * (ES256, EdDSA) here, so one request's proof does not hold up the others.
+ * for anything that is not three strict base64url segments. The signature is checked on the event loop
+ * (node:crypto.verify without a callback: 80 us for ES256, 120-130 us for EdDSA on a 2-core AMD EPYC, as the
+ * machine's own `openssl speed` has them). On libuv's thread pool it took less of the loop's time alone, but under
+ * load on 2 cores, where the pool's thread, PostgreSQL and the loop share the cores, handing each proof to a thread
+ * and waking the loop for its answer cost more than it saved: paired whole runs of BENCH=sessions, the DPoP request
+ * at 0.78-0.79 (ES256) and 0.84-0.88 (EdDSA) of its baseline on the loop against 0.70-0.72 and 0.66-0.77 on the pool
+ * (bench/results/2026-12-03-sessions.md).
  */
-export function proofSignatureIsValid(proof: string, alg: string, key: KeyObject): Promise<boolean> {
+export function proofSignatureIsValid(proof: string, alg: string, key: KeyObject): boolean {
   const spec = Object.hasOwn(PROOF_ALGORITHMS, alg) ? PROOF_ALGORITHMS[alg] : undefined;
-  if (!spec) return Promise.resolve(false);
+  if (!spec) return false;
   const parts = proof.split('.');
-  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return Promise.resolve(false);
+  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return false;
   const signingInput = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
   let signature: Buffer = Buffer.from(parts[2]!, 'base64url');
   if (spec.ecdsaHalf !== undefined) {
-    if (signature.length !== 2 * spec.ecdsaHalf) return Promise.resolve(false);
+    if (signature.length !== 2 * spec.ecdsaHalf) return false;
     signature = ecdsaDer(signature, spec.ecdsaHalf);
   }
   // The KeyObject itself where no option is needed: node takes an options object through a slower path (about 40 us
@@ -78,14 +82,12 @@ export function proofSignatureIsValid(proof: string, alg: string, key: KeyObject
   const keyOrOptions = spec.pss
     ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
     : key;
-  return new Promise((resolve) => {
-    try {
-      // A signature node cannot even parse for this key is not a valid one, whether it says so by error or by throw.
-      verify(spec.digest, signingInput, keyOrOptions, signature, (err, valid) => resolve(!err && valid));
-    } catch {
-      resolve(false);
-    }
-  });
+  try {
+    return verify(spec.digest, signingInput, keyOrOptions, signature);
+  } catch {
+    // A signature node cannot even parse for this key is not a valid one.
+    return false;
+  }
 }
 
 /** A JWS ECDSA signature (r || s, each `half` bytes) as DER: SEQUENCE { INTEGER r, INTEGER s }. */

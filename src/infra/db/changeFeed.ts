@@ -6,6 +6,10 @@
 // LISTEN lives only as long as its session). While it is not connected a cache must not serve anything: `connected`
 // is false, and each (re)connection calls every subscriber's `onReset`, because notifications sent while it was away
 // are lost.
+//
+// The listening connection's round trips also carry other work (FeedCarrier): any statement is a sync, so a statement
+// that has to reach the database anyway (a DPoP proof's replay record) can be the round trip instead of `select 1`,
+// one statement where there were two.
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -14,6 +18,23 @@ export interface ChangeSubscriber {
   onChange(payload: string): void;
   /** The feed lost or (re)gained its connection: anything cached may be stale. */
   onReset(): void;
+}
+
+/** A statement run as one of the listening connection's round trips. */
+export interface FeedStatement {
+  /** Its prepared statement's name on the connection. */
+  name: string;
+  text: string;
+  values: unknown[];
+  /** Its rows, once it has run; before the round trip's other callers are answered. */
+  done(rows: Record<string, unknown>[]): void;
+  /** It failed, or the connection did while it ran: whether it took effect is unknown. */
+  failed(err: unknown): void;
+}
+
+/** Work that may leave with the feed's round trips: asked for one statement as each is sent. */
+export interface FeedCarrier {
+  take(): FeedStatement | undefined;
 }
 
 export interface ChangeFeed {
@@ -27,6 +48,13 @@ export interface ChangeFeed {
    * made while one is on its way share the next round trip: one per batch of requests, not one per request.
    */
   sync(): Promise<void>;
+  /**
+   * The round trip waiting behind the one on the wire, not sent yet, if there is one: what a carrier has for the feed
+   * by the time it is sent leaves with it. Rejects as sync() does (then nothing was taken from the carriers).
+   */
+  queuedSync(): Promise<void> | undefined;
+  /** Where round trips take a statement from as they are sent: the first carrier with one gives it. */
+  carry(carrier: FeedCarrier): void;
   subscribe(channel: string, subscriber: ChangeSubscriber): void;
   close(): Promise<void>;
 }
@@ -81,13 +109,32 @@ export function startChangeFeed(databaseUrl: string, log: Pick<Logger, 'warn'>):
     }
   }
 
+  const carriers: FeedCarrier[] = [];
+  function carried(): FeedStatement | undefined {
+    for (const carrier of carriers) {
+      const statement = carrier.take();
+      if (statement) return statement;
+    }
+    return undefined;
+  }
+
   // The round trip on the wire, and the one that starts when it is back (for calls made after the first was sent).
   let syncing: Promise<void> | undefined;
   let nextSync: Promise<void> | undefined;
   function startSync(): Promise<void> {
     const c = client;
     if (!connected || !c) return Promise.reject(new Error('the change feed is not connected'));
-    const p: Promise<void> = c.query('select 1').then(
+    const statement = carried();
+    const sent = statement
+      ? c.query({ name: statement.name, text: statement.text, values: statement.values }).then(
+          (result) => statement.done(result.rows as Record<string, unknown>[]),
+          (err: unknown) => {
+            statement.failed(err);
+            throw err;
+          },
+        )
+      : c.query('select 1');
+    const p: Promise<void> = sent.then(
       () => {
         if (syncing === p) syncing = undefined;
       },
@@ -115,6 +162,10 @@ export function startChangeFeed(databaseUrl: string, log: Pick<Logger, 'warn'>):
       return connected;
     },
     sync,
+    queuedSync: () => nextSync,
+    carry(carrier) {
+      carriers.push(carrier);
+    },
     subscribe(channel, subscriber) {
       if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
       const list = subscribers.get(channel);
