@@ -3,7 +3,8 @@
 // validation that reads nothing; a secret-key GET that reads in two round trips as /me does) and the unauthenticated
 // GET /health, alternating in the same run; proofs signed with ES256 (the client library's keys) and EdDSA. Proofs
 // are single use, so each request takes a proof signed beforehand (with the server's current nonce) from a pool;
-// signing is the client's cost and is kept out of the measured window. In-process figures for the two verification steps alone complete it.
+// signing is the client's cost and is kept out of the measured window. In-process figures for the two verification
+// steps alone complete it, and each target's CPU per request, in this process and in PostgreSQL, says where it goes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +17,11 @@ import { OPERATOR_SESSION_POLICY } from '../src/domain/operators/operators';
 import { createDpopVerifier } from '../src/domain/sessions/dpop';
 import { findOrCreateUser, setExternalId } from '../src/domain/users/users';
 import { createSessionService, DEFAULT_SESSION_SETTINGS } from '../src/domain/sessions/sessions';
-import { startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
+import { reachableDataDir, startEmbeddedPostgres } from '../src/infra/db/embeddedPostgres';
 import { freePort } from '../src/infra/freePort';
 import { startService } from '../src/service';
 import { createDpopKey, dpopProof } from '../tests/support/dpop';
-import { median, medianRoundRatio, recordReport, sized } from './support';
+import { median, medianRoundRatio, postgresCpuMicros, recordReport, sized } from './support';
 
 // Many short rounds rather than a few long ones: the machine's slow spells last seconds, and a ratio is taken within a
 // round, between samples seconds apart.
@@ -96,10 +97,22 @@ export async function runSessions(): Promise<void> {
     );
   };
 
-  type Sample = { rps: number; p50: number; p99: number; non2xx: number };
+  // Where a request's CPU goes: this process (the service and the load generator) and the PostgreSQL server.
+  type Sample = { rps: number; p50: number; p99: number; non2xx: number; processUs: number; postgresUs?: number };
+  const pgDataDir = reachableDataDir(pgDir);
   const run = async (opts: autocannon.Options): Promise<Sample> => {
+    const [cpu0, pg0] = [process.cpuUsage(), postgresCpuMicros(pgDataDir)];
     const r = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+    const [cpu, pg1] = [process.cpuUsage(cpu0), postgresCpuMicros(pgDataDir)];
+    const n = Math.max(1, r.requests.total);
+    return {
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      processUs: (cpu.user + cpu.system) / n,
+      ...(pg0 !== undefined && pg1 !== undefined ? { postgresUs: (pg1 - pg0) / n } : {}),
+    };
   };
   const targets: { name: string; measure(): Promise<Sample> }[] = [
     { name: 'unauthenticated GET /health', measure: () => run({ url: `${service.url}/health` }) },
@@ -153,7 +166,7 @@ export async function runSessions(): Promise<void> {
         const m = await t.measure();
         samples.get(t.name)!.push(m);
         console.log(
-          `round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}`,
+          `round ${round}/${ROUNDS}  ${t.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, non-2xx ${m.non2xx}, CPU per request ${m.processUs.toFixed(0)} us here, ${m.postgresUs?.toFixed(0) ?? '-'} us PostgreSQL`,
         );
       }
     }
@@ -200,7 +213,8 @@ export async function runSessions(): Promise<void> {
   const [health, keyed, keyedRead] = [targets[0]!, targets[1]!, targets[2]!];
   const rows = targets.map((t) => {
     const s = samples.get(t.name)!;
-    return `| ${t.name} | ${Math.round(rpsOf(t))} | ${median(s.map((m) => m.p50))} | ${median(s.map((m) => m.p99))} | ${ratio(t, keyed)} | ${ratio(t, keyedRead)} | ${ratio(t, health)} |`;
+    const pgUs = s.every((m) => m.postgresUs !== undefined) ? median(s.map((m) => m.postgresUs!)).toFixed(0) : '-';
+    return `| ${t.name} | ${Math.round(rpsOf(t))} | ${median(s.map((m) => m.p50))} | ${median(s.map((m) => m.p99))} | ${ratio(t, keyed)} | ${ratio(t, keyedRead)} | ${ratio(t, health)} | ${median(s.map((m) => m.processUs)).toFixed(0)} | ${pgUs} |`;
   });
   const date = new Date().toISOString().slice(0, 10);
   const dpopRatios = bound.map((session, i) => {
@@ -218,8 +232,8 @@ export async function runSessions(): Promise<void> {
     `Command: \`BENCH=sessions make bench\` (bench/sessions.ts), autocannon ${CONNECTIONS} connections, ${SECONDS} s per sample, ${ROUNDS} alternating rounds; req/s and latencies are medians over rounds, ratios the median of each round's ratio; proofs (ES256 and EdDSA) signed before each sample.`,
     `Machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; load generator in the same process (shared, noisy machine: read the ratios).`,
     '',
-    '| target | req/s (median) | p50 ms | p99 ms | vs secret-key request without DPoP | vs secret-key GET with reads | vs unauthenticated GET /health |',
-    '|---|---|---|---|---|---|---|',
+    '| target | req/s (median) | p50 ms | p99 ms | vs secret-key request without DPoP | vs secret-key GET with reads | vs unauthenticated GET /health | CPU per request, this process (service + load generator), us | CPU per request, PostgreSQL, us |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `**DPoP ratio**: an operator request with its access token and DPoP proof runs ${dpopRatios.join('; ')}.`,

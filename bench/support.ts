@@ -1,6 +1,6 @@
 // What the scenario benchmarks share: the real service on a throwaway embedded PostgreSQL and data directory, the
 // percentile they report, where their reports go, and the smoke run's sizes.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -49,6 +49,39 @@ export function median(values: number[]): number {
  */
 export function medianRoundRatio(of: number[], baseline: number[]): number {
   return median(of.map((v, i) => v / baseline[i]!));
+}
+
+/** Linux's clock tick for /proc CPU times (USER_HZ): 100 per second on every architecture Node supports there. */
+const CLOCK_TICK_US = 10_000;
+
+/**
+ * The CPU time (us) used so far by the local PostgreSQL server of data directory `dataDir`: its postmaster (with the
+ * processes it has reaped) and the processes now running under it (backends, background workers), from Linux's
+ * /proc in 10 ms ticks; undefined where there is no /proc or no such server. So a bench can say where a request's CPU
+ * goes: the service's process or the database's.
+ */
+export function postgresCpuMicros(dataDir: string): number | undefined {
+  try {
+    const postmaster = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone since the listing
+      }
+      // After "pid (comm) ": state, ppid, ..., utime (12th), stime, cutime, cstime. comm may hold spaces or parens.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const own = Number(fields[11]) + Number(fields[12]);
+      if (pid === postmaster) ticks += own + Number(fields[13]) + Number(fields[14]);
+      else if (fields[1] === postmaster) ticks += own;
+    }
+    return ticks * CLOCK_TICK_US;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The p-th percentile (nearest rank) of `values`. */
