@@ -6,23 +6,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
 import { createDpopVerifier, createJtiClaims } from '../../src/domain/sessions/dpop';
-import { AppError } from '../../src/domain/errors';
 import { useMigratedDatabase } from '../support/database';
-import { createDpopKey, dpopProof } from '../support/dpop';
+import { createDpopKey, dpopProof, proofOutcomes } from '../support/dpop';
 
 const URL_ = 'http://127.0.0.1:8080/v1/wallet';
-
-function outcomes(results: PromiseSettledResult<unknown>[]): { accepted: number; replays: number; other: unknown[] } {
-  let accepted = 0;
-  let replays = 0;
-  const other: unknown[] = [];
-  for (const r of results) {
-    if (r.status === 'fulfilled') accepted += 1;
-    else if (r.reason instanceof AppError && r.reason.code === 'SDK_AUTH_DPOP_INVALID') replays += 1;
-    else other.push(r.reason);
-  }
-  return { accepted, replays, other };
-}
 
 describe('DPoP proofs recorded in groups', () => {
   const db = useMigratedDatabase();
@@ -36,7 +23,7 @@ describe('DPoP proofs recorded in groups', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, () => verifier.verify({ proof, method: 'GET', url: URL_, now: new Date() })),
     );
-    assert.deepEqual(outcomes(results), { accepted: 1, replays: 49, other: [] });
+    assert.deepEqual(proofOutcomes(results), { accepted: 1, replays: 49, other: [] });
   });
 
   test('one proof sent 40 times at once, half to each of two processes: accepted once', async () => {
@@ -50,7 +37,7 @@ describe('DPoP proofs recorded in groups', () => {
         (i % 2 ? a : b).verify({ proof, method: 'GET', url: URL_, now: new Date() }),
       ),
     );
-    assert.deepEqual(outcomes(results), { accepted: 1, replays: 39, other: [] });
+    assert.deepEqual(proofOutcomes(results), { accepted: 1, replays: 39, other: [] });
   });
 
   test('300 distinct proofs at once (more than one group holds), with a replay of each behind them: 300 accepted, 300 replays', async () => {
@@ -64,8 +51,8 @@ describe('DPoP proofs recorded in groups', () => {
     const results = await Promise.allSettled(
       [...proofs, ...proofs].map((proof) => verifier.verify({ proof, method: 'GET', url: URL_, now: new Date() })),
     );
-    assert.deepEqual(outcomes(results.slice(0, 300)), { accepted: 300, replays: 0, other: [] });
-    assert.deepEqual(outcomes(results.slice(300)), { accepted: 0, replays: 300, other: [] });
+    assert.deepEqual(proofOutcomes(results.slice(0, 300)), { accepted: 300, replays: 0, other: [] });
+    assert.deepEqual(proofOutcomes(results.slice(300)), { accepted: 0, replays: 300, other: [] });
     const rows = await db('dpop_proof_jtis').where({ jkt: key.jkt }).count<{ count: string }[]>('* as count');
     assert.equal(Number(rows[0]!.count), 300);
   });

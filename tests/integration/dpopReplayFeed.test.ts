@@ -12,25 +12,12 @@ import { createDb, type Db } from '../../src/infra/db/database';
 import { startChangeFeed, type ChangeFeed, type FeedCarrier } from '../../src/infra/db/changeFeed';
 import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
 import { createDpopVerifier, createJtiClaims } from '../../src/domain/sessions/dpop';
-import { AppError } from '../../src/domain/errors';
 import { freshMigratedDatabase } from '../support/database';
-import { createDpopKey, dpopProof } from '../support/dpop';
+import { createDpopKey, dpopProof, proofOutcomes } from '../support/dpop';
 
 const URL_ = 'http://127.0.0.1:8080/v1/wallet';
 // A claim that is never settled would hang its test: each has a timeout, so it fails instead.
 const silent = pino({ level: 'silent' });
-
-function outcomes(results: PromiseSettledResult<unknown>[]): { accepted: number; replays: number; other: unknown[] } {
-  let accepted = 0;
-  let replays = 0;
-  const other: unknown[] = [];
-  for (const r of results) {
-    if (r.status === 'fulfilled') accepted += 1;
-    else if (r.reason instanceof AppError && r.reason.code === 'SDK_AUTH_DPOP_INVALID') replays += 1;
-    else other.push(r.reason);
-  }
-  return { accepted, replays, other };
-}
 
 /** The feed, counting the proofs its round trips carried. */
 function counted(feed: ChangeFeed): ChangeFeed & { carried: () => number } {
@@ -54,6 +41,19 @@ function counted(feed: ChangeFeed): ChangeFeed & { carried: () => number } {
     close: () => feed.close(),
     carried: () => carried,
   };
+}
+
+/** A connected feed whose queued round trip is `queued` (settled by the test), keeping the carrier it is given. */
+function feedStandIn(queued: Promise<void>): ChangeFeed & { carrier?: FeedCarrier } {
+  const feed: ChangeFeed & { carrier?: FeedCarrier } = {
+    connected: true,
+    sync: () => queued,
+    queuedSync: () => queued,
+    carry: (c) => (feed.carrier = c),
+    subscribe: () => undefined,
+    close: async () => undefined,
+  };
+  return feed;
 }
 
 async function connected(feed: ChangeFeed): Promise<void> {
@@ -108,8 +108,8 @@ describe('DPoP replay records on the change feed', () => {
         ...Array.from({ length: 50 }, () => verifier.verify({ proof, method: 'GET', url: URL_, now: new Date() })),
         ...distinct.map((p) => verifier.verify({ proof: p, method: 'GET', url: URL_, now: new Date() })),
       ]);
-      assert.deepEqual(outcomes(results.slice(0, 50)), { accepted: 1, replays: 49, other: [] });
-      assert.deepEqual(outcomes(results.slice(50)), { accepted: 20, replays: 0, other: [] });
+      assert.deepEqual(proofOutcomes(results.slice(0, 50)), { accepted: 1, replays: 49, other: [] });
+      assert.deepEqual(proofOutcomes(results.slice(50)), { accepted: 20, replays: 0, other: [] });
       assert.ok(f.carried() > 0, 'the feed carried proofs');
       const rows = await db('dpop_proof_jtis').where({ jkt: key.jkt }).count<{ count: string }[]>('* as count');
       assert.equal(Number(rows[0]!.count), 21);
@@ -135,7 +135,7 @@ describe('DPoP replay records on the change feed', () => {
           (i % 2 ? a : b).verify({ proof, method: 'GET', url: URL_, now: new Date() }),
         ),
       );
-      assert.deepEqual(outcomes(results), { accepted: 1, replays: 39, other: [] });
+      assert.deepEqual(proofOutcomes(results), { accepted: 1, replays: 39, other: [] });
       assert.ok(fa.carried() > 0 && fb.carried() > 0, 'both feeds carried proofs');
     },
   );
@@ -144,17 +144,8 @@ describe('DPoP replay records on the change feed', () => {
     'proofs waiting for a round trip that is never sent (the feed went down) are recorded on the pool',
     { timeout: 20_000 },
     async () => {
-      let carrier: FeedCarrier | undefined;
       let fail!: (err: Error) => void;
-      const queued = new Promise<void>((_, reject) => (fail = reject));
-      const down: ChangeFeed = {
-        connected: true,
-        sync: () => queued,
-        queuedSync: () => queued,
-        carry: (c) => (carrier = c),
-        subscribe: () => undefined,
-        close: async () => undefined,
-      };
+      const down = feedStandIn(new Promise<void>((_, reject) => (fail = reject)));
       const claims = createJtiClaims(db, down);
       const keepUntil = new Date(Date.now() + 60_000);
       const pending = [
@@ -166,7 +157,7 @@ describe('DPoP replay records on the change feed', () => {
       const [one, two, again] = await Promise.all(pending);
       assert.ok(one?.epoch && two?.epoch, 'both first uses recorded');
       assert.equal(again, undefined, 'the copy is a replay');
-      assert.equal(carrier?.take(), undefined, 'nothing is left for the feed');
+      assert.equal(down.carrier?.take(), undefined, 'nothing is left for the feed');
       const rows = await db('dpop_proof_jtis').where({ jkt: 'jkt-down' }).orderBy('jti').pluck('jti');
       assert.deepEqual(rows, ['one', 'two']);
     },
@@ -176,23 +167,14 @@ describe('DPoP replay records on the change feed', () => {
     'a statement that fails on the feed fails its proofs: none is reported as a replay',
     { timeout: 20_000 },
     async () => {
-      let carrier: FeedCarrier | undefined;
-      const queued = new Promise<void>(() => undefined);
-      const feedOf: ChangeFeed = {
-        connected: true,
-        sync: () => queued,
-        queuedSync: () => queued,
-        carry: (c) => (carrier = c),
-        subscribe: () => undefined,
-        close: async () => undefined,
-      };
+      const feedOf = feedStandIn(new Promise<void>(() => undefined));
       const claims = createJtiClaims(db, feedOf);
       const keepUntil = new Date(Date.now() + 60_000);
       const pending = Promise.allSettled([
         claims.claim({ jkt: 'jkt-fail', jti: 'a', keepUntil }),
         claims.claim({ jkt: 'jkt-fail', jti: 'b', keepUntil }),
       ]);
-      const statement = carrier!.take()!;
+      const statement = feedOf.carrier!.take()!;
       assert.deepEqual(statement.values.slice(0, 2), [
         ['jkt-fail', 'jkt-fail'],
         ['a', 'b'],

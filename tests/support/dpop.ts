@@ -1,6 +1,7 @@
 // A DPoP client for tests (RFC 9449): a key pair, proofs signed with jose, and the nonce the server last sent.
 import { randomUUID, createHash } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { AppError } from '../../src/domain/errors';
 
 export interface DpopKey {
   privateKey: CryptoKey;
@@ -41,4 +42,21 @@ export async function dpopProof(key: DpopKey, opts: ProofOptions): Promise<strin
   return new SignJWT(payload)
     .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk, ...opts.header })
     .sign(key.privateKey);
+}
+
+/** How proof checks settled: accepted, refused as a replay (SDK_AUTH_DPOP_INVALID), or anything else. */
+export function proofOutcomes(results: PromiseSettledResult<unknown>[]): {
+  accepted: number;
+  replays: number;
+  other: unknown[];
+} {
+  let accepted = 0;
+  let replays = 0;
+  const other: unknown[] = [];
+  for (const r of results) {
+    if (r.status === 'fulfilled') accepted += 1;
+    else if (r.reason instanceof AppError && r.reason.code === 'SDK_AUTH_DPOP_INVALID') replays += 1;
+    else other.push(r.reason);
+  }
+  return { accepted, replays, other };
 }
