@@ -12,6 +12,7 @@ import { createDb, type Db } from '../../src/infra/db/database';
 import { startChangeFeed, type ChangeFeed, type FeedCarrier } from '../../src/infra/db/changeFeed';
 import { secretsFromBytes } from '../../src/infra/secrets/serviceSecret';
 import { createDpopVerifier, createJtiClaims } from '../../src/domain/sessions/dpop';
+import type { AppError } from '../../src/domain/errors';
 import { freshMigratedDatabase } from '../support/database';
 import { createDpopKey, dpopProof, proofOutcomes } from '../support/dpop';
 
@@ -185,6 +186,40 @@ describe('DPoP replay records on the change feed', () => {
         results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'settled')),
         ['connection terminated', 'connection terminated'],
       );
+    },
+  );
+
+  test(
+    'a hostile jti (NUL, invalid UTF-16, a huge one, Object.prototype names) is refused or recorded as any other: the proofs beside it are accepted',
+    { timeout: 20_000 },
+    async () => {
+      const f = await feed();
+      const verifier = createDpopVerifier(db, secrets, f);
+      await verifier.ready();
+      const key = await createDpopKey('ES256');
+      const nonce = verifier.currentNonce(new Date());
+      const hostile = ['a\u0000b', '\ud800', 'x'.repeat(100_000), '__proto__', 'constructor', 'hasOwnProperty'];
+      const proofs = await Promise.all(
+        hostile.map((jti) => dpopProof(key, { method: 'GET', url: URL_, nonce, claims: { jti } })),
+      );
+      const plain = await Promise.all(
+        Array.from({ length: 5 }, () => dpopProof(key, { method: 'GET', url: URL_, nonce })),
+      );
+      void f.sync();
+      void f.sync();
+      const results = await Promise.allSettled(
+        [...proofs, ...plain].map((proof) => verifier.verify({ proof, method: 'GET', url: URL_, now: new Date() })),
+      );
+      const codes = results.map((r) => (r.status === 'fulfilled' ? 'accepted' : (r.reason as AppError).code));
+      assert.deepEqual(codes, [
+        'SDK_AUTH_DPOP_INVALID',
+        'SDK_AUTH_DPOP_INVALID',
+        'SDK_AUTH_DPOP_INVALID',
+        'accepted',
+        'accepted',
+        'accepted',
+        ...plain.map(() => 'accepted'),
+      ]);
     },
   );
 

@@ -31,6 +31,8 @@ export const DPOP_IAT_FUTURE_SECONDS = 30;
 const NONCE_WINDOW_SECONDS = 300;
 const ALGORITHMS = Object.keys(PROOF_ALGORITHMS);
 const MAX_JTI_LENGTH = 256;
+/** A lone surrogate (a surrogate code point: with the u flag a valid pair reads as one astral code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 export interface DpopCheck {
   proof: string;
@@ -240,6 +242,11 @@ export function createDpopVerifier(db: Knex, secrets: ServiceSecrets, feed?: Cha
     // 3. claims
     if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > MAX_JTI_LENGTH)
       throw invalid('The DPoP proof needs a jti');
+    // What PostgreSQL's text cannot hold as given: a NUL would fail the statement that records the proofs of its group
+    // (and the change feed's round trip that carries it), so other requests' proofs; a lone surrogate would be stored
+    // as U+FFFD, another jti than the proof's.
+    if (payload.jti.includes('\u0000') || LONE_SURROGATE.test(payload.jti))
+      throw invalid('The DPoP proof jti must be well-formed text without NUL');
     if (payload.htm !== check.method.toUpperCase())
       throw invalid('The DPoP proof htm does not match the request method');
     const expectedHtu = htuOf(check.url);
